@@ -1,0 +1,399 @@
+//! The one domain error type: a Kubernetes reason, a message, and the details
+//! (group, kind, name, field causes) that transports turn into gRPC statuses
+//! and HTTP `Status` objects, each in exactly one place.
+
+use std::fmt;
+
+/// The Kubernetes `StatusReason` vocabulary crdstore uses. Each transport maps
+/// every variant with an exhaustive match (`grpc::status`, `gateway::status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Reason {
+    /// The addressed object or resource type does not exist.
+    NotFound,
+    /// An object with that name already exists.
+    AlreadyExists,
+    /// A precondition (resourceVersion, uid) no longer holds.
+    Conflict,
+    /// The object failed validation; `Details::causes` names each field.
+    Invalid,
+    /// The request itself is malformed.
+    BadRequest,
+    /// The requested revision is older than the history window.
+    Expired,
+    /// The request is not allowed in the object's current state.
+    Forbidden,
+    /// The verb is not allowed now (creates while a definition terminates).
+    MethodNotAllowed,
+    /// The body's content type is not supported (strategic merge patch).
+    UnsupportedMediaType,
+    /// The request body is larger than the server accepts.
+    RequestEntityTooLarge,
+    /// The client must slow down (a watcher that fell too far behind).
+    TooManyRequests,
+    /// The server can not serve the request right now.
+    ServiceUnavailable,
+    /// The server gave up waiting (a revision that never arrived).
+    Timeout,
+    /// A bug or an unexpected storage failure.
+    InternalError,
+}
+
+impl Reason {
+    /// The reason as Kubernetes spells it in `Status.reason`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::NotFound => "NotFound",
+            Reason::AlreadyExists => "AlreadyExists",
+            Reason::Conflict => "Conflict",
+            Reason::Invalid => "Invalid",
+            Reason::BadRequest => "BadRequest",
+            Reason::Expired => "Expired",
+            Reason::Forbidden => "Forbidden",
+            Reason::MethodNotAllowed => "MethodNotAllowed",
+            Reason::UnsupportedMediaType => "UnsupportedMediaType",
+            Reason::RequestEntityTooLarge => "RequestEntityTooLarge",
+            Reason::TooManyRequests => "TooManyRequests",
+            Reason::ServiceUnavailable => "ServiceUnavailable",
+            Reason::Timeout => "Timeout",
+            Reason::InternalError => "InternalError",
+        }
+    }
+}
+
+/// The kind of a field error, as Kubernetes' `field.ErrorType`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CauseType {
+    Required,
+    Invalid,
+    TypeInvalid,
+    NotSupported,
+    Duplicate,
+    Forbidden,
+    TooLong,
+    TooMany,
+    NotFound,
+    Internal,
+}
+
+impl CauseType {
+    /// `StatusCause.reason`, e.g. `FieldValueRequired`.
+    pub fn reason(self) -> &'static str {
+        match self {
+            CauseType::Required => "FieldValueRequired",
+            CauseType::Invalid => "FieldValueInvalid",
+            CauseType::TypeInvalid => "FieldValueTypeInvalid",
+            CauseType::NotSupported => "FieldValueNotSupported",
+            CauseType::Duplicate => "FieldValueDuplicate",
+            CauseType::Forbidden => "FieldValueForbidden",
+            CauseType::TooLong => "FieldValueTooLong",
+            CauseType::TooMany => "FieldValueTooMany",
+            CauseType::NotFound => "FieldValueNotFound",
+            CauseType::Internal => "InternalError",
+        }
+    }
+
+    /// The human words Kubernetes puts before the value, e.g. `Invalid value`.
+    fn words(self) -> &'static str {
+        match self {
+            CauseType::Required => "Required value",
+            CauseType::Invalid | CauseType::TypeInvalid => "Invalid value",
+            CauseType::NotSupported => "Unsupported value",
+            CauseType::Duplicate => "Duplicate value",
+            CauseType::Forbidden => "Forbidden",
+            CauseType::TooLong => "Too long",
+            CauseType::TooMany => "Too many",
+            CauseType::NotFound => "Not found",
+            CauseType::Internal => "Internal error",
+        }
+    }
+
+    /// Whether the message shows the offending value (as `field.Error` does).
+    fn shows_value(self) -> bool {
+        !matches!(
+            self,
+            CauseType::Required
+                | CauseType::Forbidden
+                | CauseType::TooLong
+                | CauseType::TooMany
+                | CauseType::Internal
+        )
+    }
+}
+
+/// One invalid field: Kubernetes' `field.Error`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldError {
+    pub cause: CauseType,
+    /// The path as Kubernetes writes it, e.g. `spec.versions[1].name`.
+    pub field: String,
+    /// The offending value, when it is shown.
+    pub value: Option<serde_json::Value>,
+    /// What is wrong, lowercase, no trailing period.
+    pub detail: String,
+}
+
+impl FieldError {
+    fn new(cause: CauseType, field: impl Into<String>, value: Option<serde_json::Value>, detail: impl Into<String>) -> Self {
+        Self { cause, field: field.into(), value, detail: detail.into() }
+    }
+
+    pub fn required(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::new(CauseType::Required, field, None, detail)
+    }
+
+    pub fn invalid(field: impl Into<String>, value: impl Into<serde_json::Value>, detail: impl Into<String>) -> Self {
+        Self::new(CauseType::Invalid, field, Some(value.into()), detail)
+    }
+
+    pub fn forbidden(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::new(CauseType::Forbidden, field, None, detail)
+    }
+
+    pub fn duplicate(field: impl Into<String>, value: impl Into<serde_json::Value>) -> Self {
+        Self::new(CauseType::Duplicate, field, Some(value.into()), "")
+    }
+
+    pub fn type_invalid(field: impl Into<String>, value: impl Into<serde_json::Value>, detail: impl Into<String>) -> Self {
+        Self::new(CauseType::TypeInvalid, field, Some(value.into()), detail)
+    }
+
+    /// `Unsupported value: "x": supported values: "a", "b"`.
+    pub fn not_supported(field: impl Into<String>, value: impl Into<serde_json::Value>, supported: &[&str]) -> Self {
+        let detail = if supported.is_empty() {
+            String::new()
+        } else {
+            let quoted: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
+            format!("supported values: {}", quoted.join(", "))
+        };
+        Self::new(CauseType::NotSupported, field, Some(value.into()), detail)
+    }
+
+    /// The message without the field path (`StatusCause.message`).
+    pub fn body(&self) -> String {
+        let mut s = self.cause.words().to_string();
+        if self.cause.shows_value() {
+            if let Some(value) = &self.value {
+                s.push_str(": ");
+                s.push_str(&render_value(value));
+            }
+        }
+        if !self.detail.is_empty() {
+            s.push_str(": ");
+            s.push_str(&self.detail);
+        }
+        s
+    }
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "{}", self.body())
+        } else {
+            write!(f, "{}: {}", self.field, self.body())
+        }
+    }
+}
+
+/// Values shown the way Go's `%q`/`%v` show them in `field.Error`.
+fn render_value(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => format!("{s:?}"),
+        serde_json::Value::Null => "null".to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// The object an error is about, as in `StatusDetails`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Details {
+    /// The API group of the kind or resource.
+    pub group: String,
+    /// The kind (`CustomResourceDefinition`) or, for not-found, the resource.
+    pub kind: String,
+    /// The object's name, when there is one.
+    pub name: String,
+    /// One entry per invalid field.
+    pub causes: Vec<FieldError>,
+    /// A token that continues a list past an expired page.
+    pub continue_token: Option<String>,
+    /// Seconds after which a retry makes sense.
+    pub retry_after_seconds: Option<u32>,
+}
+
+/// The domain error. Built with the constructors below so messages match
+/// Kubernetes' wording.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct Error {
+    pub reason: Reason,
+    pub message: String,
+    pub details: Details,
+}
+
+/// The result type of the domain.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A group-qualified resource or kind name, as `GroupResource.String()`.
+fn qualified(name: &str, group: &str) -> String {
+    if group.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name}.{group}")
+    }
+}
+
+impl Error {
+    fn plain(reason: Reason, message: impl Into<String>) -> Self {
+        Self { reason, message: message.into(), details: Details::default() }
+    }
+
+    /// `<resource>.<group> "<name>" not found`.
+    pub fn not_found(group: &str, resource: &str, name: &str) -> Self {
+        Self {
+            reason: Reason::NotFound,
+            message: format!("{} {name:?} not found", qualified(resource, group)),
+            details: Details { group: group.into(), kind: resource.into(), name: name.into(), ..Details::default() },
+        }
+    }
+
+    /// A not-found with a message of its own (unknown resource types).
+    pub fn not_found_message(message: impl Into<String>) -> Self {
+        Self::plain(Reason::NotFound, message)
+    }
+
+    /// `<resource>.<group> "<name>" already exists`.
+    pub fn already_exists(group: &str, resource: &str, name: &str) -> Self {
+        Self {
+            reason: Reason::AlreadyExists,
+            message: format!("{} {name:?} already exists", qualified(resource, group)),
+            details: Details { group: group.into(), kind: resource.into(), name: name.into(), ..Details::default() },
+        }
+    }
+
+    /// `Operation cannot be fulfilled on <resource>.<group> "<name>": <why>`.
+    pub fn conflict(group: &str, resource: &str, name: &str, why: impl fmt::Display) -> Self {
+        Self {
+            reason: Reason::Conflict,
+            message: format!("Operation cannot be fulfilled on {} {name:?}: {why}", qualified(resource, group)),
+            details: Details { group: group.into(), kind: resource.into(), name: name.into(), ..Details::default() },
+        }
+    }
+
+    /// The conflict every stale resourceVersion produces.
+    pub fn stale(group: &str, resource: &str, name: &str) -> Self {
+        Self::conflict(
+            group,
+            resource,
+            name,
+            "the object has been modified; please apply your changes to the latest version and try again",
+        )
+    }
+
+    /// `<Kind>.<group> "<name>" is invalid: <causes>`.
+    pub fn invalid(group: &str, kind: &str, name: &str, causes: Vec<FieldError>) -> Self {
+        let subject = format!("{} {name:?} is invalid", qualified(kind, group));
+        let message = match causes.len() {
+            0 => subject,
+            1 => format!("{subject}: {}", causes[0]),
+            _ => {
+                let all: Vec<String> = causes.iter().map(ToString::to_string).collect();
+                format!("{subject}: [{}]", all.join(", "))
+            }
+        };
+        Self {
+            reason: Reason::Invalid,
+            message,
+            details: Details { group: group.into(), kind: kind.into(), name: name.into(), causes, ..Details::default() },
+        }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::plain(Reason::BadRequest, message)
+    }
+
+    /// A revision older than the history window.
+    pub fn expired(message: impl Into<String>) -> Self {
+        Self::plain(Reason::Expired, message)
+    }
+
+    /// An expired continue token, with a fresh one that goes on from the next key.
+    pub fn expired_continue(message: impl Into<String>, continue_token: String) -> Self {
+        let mut err = Self::plain(Reason::Expired, message);
+        err.details.continue_token = Some(continue_token);
+        err
+    }
+
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::plain(Reason::Forbidden, message)
+    }
+
+    pub fn method_not_allowed(message: impl Into<String>) -> Self {
+        Self::plain(Reason::MethodNotAllowed, message)
+    }
+
+    pub fn unsupported_media_type(message: impl Into<String>) -> Self {
+        Self::plain(Reason::UnsupportedMediaType, message)
+    }
+
+    pub fn too_large(message: impl Into<String>) -> Self {
+        Self::plain(Reason::RequestEntityTooLarge, message)
+    }
+
+    pub fn too_many_requests(message: impl Into<String>) -> Self {
+        Self::plain(Reason::TooManyRequests, message)
+    }
+
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        Self::plain(Reason::ServiceUnavailable, message)
+    }
+
+    pub fn timeout(message: impl Into<String>) -> Self {
+        Self::plain(Reason::Timeout, message)
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::plain(Reason::InternalError, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_message_lists_every_cause_like_kubernetes() {
+        let err = Error::invalid(
+            "apiextensions.k8s.io",
+            "CustomResourceDefinition",
+            "foos.example.com",
+            vec![
+                FieldError::required("spec.names.kind", ""),
+                FieldError::not_supported("spec.scope", "Global", &["Cluster", "Namespaced"]),
+            ],
+        );
+        assert_eq!(
+            err.message,
+            "CustomResourceDefinition.apiextensions.k8s.io \"foos.example.com\" is invalid: \
+             [spec.names.kind: Required value, spec.scope: Unsupported value: \"Global\": \
+             supported values: \"Cluster\", \"Namespaced\"]"
+        );
+        assert_eq!(err.details.causes.len(), 2);
+    }
+
+    #[test]
+    fn single_cause_has_no_brackets() {
+        let err = Error::invalid("g", "K", "n", vec![FieldError::invalid("spec.x", 15, "must be small")]);
+        assert_eq!(err.message, "K.g \"n\" is invalid: spec.x: Invalid value: 15: must be small");
+    }
+
+    #[test]
+    fn stale_conflict_uses_kubernetes_words() {
+        let err = Error::stale("example.com", "foos", "a");
+        assert_eq!(
+            err.message,
+            "Operation cannot be fulfilled on foos.example.com \"a\": the object has been modified; \
+             please apply your changes to the latest version and try again"
+        );
+    }
+}

@@ -1,0 +1,142 @@
+//! The whole key space in one place: the storage keys of definitions and
+//! resources, and how the sled backend lays records, the event log and its
+//! metadata out in its single tree.
+//!
+//! Storage keys (what `Storage` callers see), Kubernetes-style:
+//!
+//! | key                                                          | value |
+//! |--------------------------------------------------------------|-------|
+//! | `/registry/apiextensions.k8s.io/customresourcedefinitions/<name>` | a `CustomResourceDefinition` as JSON |
+//! | `/registry/<group>/<plural>/<namespace>/<name>`              | a namespaced custom resource, in the storage version, as JSON |
+//! | `/registry/<group>/<plural>/<name>`                          | a cluster-scoped custom resource, as JSON |
+//!
+//! sled layout (one tree, `crdstore`, so that a commit is one atomic batch):
+//!
+//! | sled key                         | value |
+//! |----------------------------------|-------|
+//! | `d` + storage key                | `codec::Record`: create and mod revision, value bytes |
+//! | `l` + revision (u64 BE) + index (u32 BE) | `codec::LogEntry`: one event of the commit at that revision |
+//! | `m/revision`                     | the latest committed revision (u64 BE) |
+//! | `m/compacted`                    | the newest revision whose log entries are gone (u64 BE) |
+//! | `m/format`                       | the layout version, `FORMAT_VERSION` (u32 BE) |
+//!
+//! Revisions are dense: every revision from 1 to `m/revision` has at least
+//! one log entry unless it is at or below `m/compacted`.
+
+use super::Revision;
+
+/// The version of the sled layout below; bumped on any incompatible change.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The name of the single sled tree.
+pub const TREE: &str = "crdstore";
+
+/// Prefix of current records.
+pub const DATA_PREFIX: u8 = b'd';
+/// Prefix of event-log entries.
+pub const LOG_PREFIX: u8 = b'l';
+/// Key of the latest committed revision.
+pub const META_REVISION: &[u8] = b"m/revision";
+/// Key of the compacted revision.
+pub const META_COMPACTED: &[u8] = b"m/compacted";
+/// Key of the layout version.
+pub const META_FORMAT: &[u8] = b"m/format";
+
+/// The prefix under which every crdstore storage key lives.
+pub const REGISTRY_ROOT: &str = "/registry/";
+
+/// The API group of definitions.
+pub const DEFINITIONS_GROUP: &str = "apiextensions.k8s.io";
+/// The resource name of definitions.
+pub const DEFINITIONS_RESOURCE: &str = "customresourcedefinitions";
+
+/// The key prefix of every definition.
+pub fn definitions_prefix() -> String {
+    format!("{REGISTRY_ROOT}{DEFINITIONS_GROUP}/{DEFINITIONS_RESOURCE}/")
+}
+
+/// The storage key of the definition `name`.
+pub fn definition_key(name: &str) -> String {
+    format!("{}{name}", definitions_prefix())
+}
+
+/// The key prefix of every object of a resource, in every namespace.
+pub fn resource_prefix(group: &str, plural: &str) -> String {
+    format!("{REGISTRY_ROOT}{group}/{plural}/")
+}
+
+/// The key prefix of the objects of a namespaced resource in one namespace.
+pub fn namespace_prefix(group: &str, plural: &str, namespace: &str) -> String {
+    format!("{REGISTRY_ROOT}{group}/{plural}/{namespace}/")
+}
+
+/// The storage key of one object; `namespace` is empty for cluster-scoped ones.
+pub fn resource_key(group: &str, plural: &str, namespace: &str, name: &str) -> String {
+    if namespace.is_empty() {
+        format!("{REGISTRY_ROOT}{group}/{plural}/{name}")
+    } else {
+        format!("{REGISTRY_ROOT}{group}/{plural}/{namespace}/{name}")
+    }
+}
+
+/// The sled key of the current record of a storage key.
+pub fn data_key(key: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(key.len() + 1);
+    k.push(DATA_PREFIX);
+    k.extend_from_slice(key.as_bytes());
+    k
+}
+
+/// The storage key of a sled data key, if it is one.
+pub fn storage_key(data_key: &[u8]) -> Option<&str> {
+    match data_key.split_first() {
+        Some((&DATA_PREFIX, rest)) => std::str::from_utf8(rest).ok(),
+        _ => None,
+    }
+}
+
+/// The sled key of event `index` of the commit at `revision`.
+pub fn log_key(revision: Revision, index: u32) -> [u8; 13] {
+    let mut k = [0u8; 13];
+    k[0] = LOG_PREFIX;
+    k[1..9].copy_from_slice(&(revision as u64).to_be_bytes());
+    k[9..13].copy_from_slice(&index.to_be_bytes());
+    k
+}
+
+/// The first sled log key at or after `revision`.
+pub fn log_start(revision: Revision) -> [u8; 13] {
+    log_key(revision, 0)
+}
+
+/// The revision of a sled log key.
+pub fn log_revision(log_key: &[u8]) -> Option<Revision> {
+    if log_key.len() != 13 || log_key[0] != LOG_PREFIX {
+        return None;
+    }
+    let mut rev = [0u8; 8];
+    rev.copy_from_slice(&log_key[1..9]);
+    Some(u64::from_be_bytes(rev) as Revision)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_keys_sort_by_revision_then_index() {
+        assert!(log_key(1, 5) < log_key(2, 0));
+        assert!(log_key(255, 0) < log_key(256, 0));
+        assert!(log_key(7, 1) < log_key(7, 2));
+        assert_eq!(log_revision(&log_key(300, 2)), Some(300));
+    }
+
+    #[test]
+    fn resource_keys_nest_under_their_prefixes() {
+        let key = resource_key("example.com", "foos", "ns1", "a");
+        assert!(key.starts_with(&namespace_prefix("example.com", "foos", "ns1")));
+        assert!(key.starts_with(&resource_prefix("example.com", "foos")));
+        assert_eq!(resource_key("example.com", "bars", "", "b"), "/registry/example.com/bars/b");
+        assert_eq!(storage_key(&data_key(&key)), Some(key.as_str()));
+    }
+}

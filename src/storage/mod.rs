@@ -1,0 +1,255 @@
+//! The storage contract: a revisioned key-value store with conditional
+//! multi-key commits, consistent ranges at a revision, and watches that
+//! resume from any revision in the history window.
+//!
+//! Revisions: one global revision only grows. Every commit that changes
+//! something gets the next revision; every key changed by it gets that
+//! revision as its `mod_revision` (a key keeps the `create_revision` of its
+//! first write). An object's resourceVersion is its `mod_revision`. A commit
+//! that would change nothing (every put writes the bytes already stored)
+//! consumes no revision and is not logged.
+
+pub mod codec;
+pub mod keys;
+pub mod sled;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use tokio::sync::mpsc;
+
+use crate::error::Error;
+
+/// A revision of the store. Zero means "none": no write has happened yet.
+pub type Revision = i64;
+
+/// One key as stored at some revision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyValue {
+    /// The full storage key, see `keys`.
+    pub key: Arc<str>,
+    /// The value bytes (JSON for everything crdstore stores).
+    pub value: Arc<[u8]>,
+    /// The revision of the commit that created the key.
+    pub create_revision: Revision,
+    /// The revision of the commit that last changed the key.
+    pub mod_revision: Revision,
+}
+
+/// What must hold for an operation of a commit to apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Precondition {
+    /// Nothing: the operation applies whatever the key's state.
+    None,
+    /// The key must not exist (create).
+    Absent,
+    /// The key must exist.
+    Present,
+    /// The key must exist with exactly this `mod_revision`.
+    ModRevision(Revision),
+}
+
+/// What an operation does to its key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mutation {
+    /// Store these bytes. Identical bytes change nothing.
+    Put(Vec<u8>),
+    /// Remove the key. Removing an absent key changes nothing.
+    Delete,
+}
+
+/// One operation of a commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Op {
+    pub key: String,
+    pub precondition: Precondition,
+    pub mutation: Mutation,
+}
+
+impl Op {
+    pub fn create(key: impl Into<String>, value: Vec<u8>) -> Self {
+        Self { key: key.into(), precondition: Precondition::Absent, mutation: Mutation::Put(value) }
+    }
+
+    pub fn update(key: impl Into<String>, expected: Revision, value: Vec<u8>) -> Self {
+        Self { key: key.into(), precondition: Precondition::ModRevision(expected), mutation: Mutation::Put(value) }
+    }
+
+    pub fn delete(key: impl Into<String>, expected: Revision) -> Self {
+        Self { key: key.into(), precondition: Precondition::ModRevision(expected), mutation: Mutation::Delete }
+    }
+}
+
+/// The outcome of one operation of a successful commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpResult {
+    /// The key after the commit; `None` once deleted.
+    pub current: Option<KeyValue>,
+    /// The key before the commit.
+    pub previous: Option<KeyValue>,
+}
+
+/// A successful commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Committed {
+    /// The revision the commit got, or the store's revision when it changed
+    /// nothing.
+    pub revision: Revision,
+    /// Whether anything changed (and so a revision was consumed).
+    pub changed: bool,
+    /// One result per operation, in request order.
+    pub results: Vec<OpResult>,
+}
+
+/// Which revision a range reads at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadAt {
+    /// The latest committed revision.
+    Latest,
+    /// Exactly this revision; it must be in the history window.
+    Revision(Revision),
+}
+
+/// A page of a range read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Range {
+    /// Matching keys in key order.
+    pub items: Vec<KeyValue>,
+    /// The revision the range was read at.
+    pub revision: Revision,
+    /// Whether more matching keys follow the last item.
+    pub more: bool,
+}
+
+/// One change to one key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// The key was created or changed; `previous` is its state before.
+    Put { current: KeyValue, previous: Option<KeyValue> },
+    /// The key was removed at `revision`; `previous` is its last state.
+    Delete { previous: KeyValue, revision: Revision },
+}
+
+impl Event {
+    pub fn key(&self) -> &str {
+        match self {
+            Event::Put { current, .. } => &current.key,
+            Event::Delete { previous, .. } => &previous.key,
+        }
+    }
+
+    pub fn revision(&self) -> Revision {
+        match self {
+            Event::Put { current, .. } => current.mod_revision,
+            Event::Delete { revision, .. } => *revision,
+        }
+    }
+}
+
+/// Every event of one commit, in operation order. All share one revision.
+pub type EventBatch = Arc<Vec<Event>>;
+
+/// Why a storage call failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StorageError {
+    /// Operation `index` of a commit found its key in another state;
+    /// `current` is that state. Nothing of the commit was applied.
+    #[error("precondition of operation {index} failed")]
+    PreconditionFailed { index: usize, current: Option<KeyValue> },
+    /// The revision asked for is older than the history window.
+    #[error("required revision {requested} has been compacted (oldest available {compacted})")]
+    Compacted { requested: Revision, compacted: Revision },
+    /// The revision asked for is newer than anything committed.
+    #[error("revision {requested} is newer than the current revision {current}")]
+    FutureRevision { requested: Revision, current: Revision },
+    /// A watcher did not keep up with the event rate and was ended.
+    #[error("watcher fell too far behind")]
+    WatcherTooSlow,
+    /// The store can not accept writes (a failed flush, shutting down).
+    #[error("storage unavailable: {0}")]
+    Unavailable(String),
+    /// Corrupt data or an unexpected engine failure.
+    #[error("storage internal error: {0}")]
+    Internal(String),
+}
+
+impl StorageError {
+    /// The domain error for failures that are not about a particular object
+    /// (preconditions are turned into conflicts by the caller, who knows the
+    /// object's name).
+    pub fn into_error(self) -> Error {
+        match self {
+            StorageError::PreconditionFailed { index, .. } => {
+                Error::internal(format!("unhandled precondition failure of operation {index}"))
+            }
+            StorageError::Compacted { requested, compacted } => {
+                Error::expired(format!("too old resource version: {requested} ({compacted})"))
+            }
+            StorageError::FutureRevision { requested, current } => Error::timeout(format!(
+                "Too large resource version: {requested}, current: {current}"
+            )),
+            StorageError::WatcherTooSlow => Error::too_many_requests(
+                "watcher fell too far behind the event stream; resume from the last resourceVersion received",
+            ),
+            StorageError::Unavailable(msg) => Error::unavailable(msg),
+            StorageError::Internal(msg) => Error::internal(msg),
+        }
+    }
+}
+
+impl From<StorageError> for Error {
+    fn from(err: StorageError) -> Self {
+        err.into_error()
+    }
+}
+
+/// A watch: batches of events in revision order, each revision once. The
+/// stream ends with an error item when the watch can not go on
+/// (`Compacted`, `WatcherTooSlow`, `Unavailable`), and ends without one when
+/// the store shuts down.
+pub type WatchReceiver = mpsc::Receiver<Result<EventBatch, StorageError>>;
+
+/// The revisioned store every domain module writes through.
+#[async_trait]
+pub trait Storage: Send + Sync + 'static {
+    /// The latest committed (durable) revision.
+    fn current_revision(&self) -> Revision;
+
+    /// The newest revision whose history is gone; history after it is kept.
+    fn compacted_revision(&self) -> Revision;
+
+    /// Reads one key at the latest revision.
+    fn get(&self, key: &str) -> Option<KeyValue>;
+
+    /// Reads keys starting with `prefix`, in key order, strictly after
+    /// `start_after` when given, keeping those `filter` accepts, until
+    /// `limit` are found (0: no limit). Every item is as it was at one
+    /// revision: the latest, or the one asked for when it is in the window
+    /// (`Compacted` below it, `FutureRevision` above the latest).
+    fn range(
+        &self,
+        prefix: &str,
+        start_after: Option<&str>,
+        at: ReadAt,
+        limit: usize,
+        filter: &dyn Fn(&KeyValue) -> bool,
+    ) -> Result<Range, StorageError>;
+
+    /// Counts keys starting with `prefix` at the latest revision.
+    fn count(&self, prefix: &str) -> usize;
+
+    /// Applies every operation or none, atomically, and returns once the
+    /// commit is durable. Operations see the effects of earlier operations of
+    /// the same commit. The commit gets the next revision when it changes
+    /// anything; a commit that changes nothing is not written.
+    async fn commit(&self, ops: Vec<Op>) -> Result<Committed, StorageError>;
+
+    /// Streams every change to keys starting with `prefix` after revision
+    /// `after`, in revision order, without gaps or duplicates, from the
+    /// durable history and then live. `after` below the compacted revision
+    /// gives `Compacted` at once.
+    fn watch(&self, prefix: &str, after: Revision) -> Result<WatchReceiver, StorageError>;
+
+    /// Stops accepting writes, waits for those under way, flushes.
+    async fn close(&self);
+}

@@ -1,0 +1,148 @@
+//! Fan-out of committed event batches to watchers. Publishing never waits:
+//! each watcher has a bounded buffer, and a watcher whose buffer is full is
+//! cut off (it sees `lagged`) so that it resumes from its last revision,
+//! instead of holding up the writer or the other watchers.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::mpsc;
+
+use crate::storage::{EventBatch, Revision};
+
+/// Batches a watcher may have buffered before it is cut off.
+pub const WATCHER_BUFFER: usize = 1024;
+
+struct Slot {
+    prefix: Arc<str>,
+    tx: mpsc::Sender<EventBatch>,
+    lagged: Arc<AtomicBool>,
+}
+
+struct Inner {
+    next_id: u64,
+    published: Revision,
+    slots: HashMap<u64, Slot>,
+    closed: bool,
+}
+
+/// The hub. One per store.
+pub struct Hub {
+    inner: Mutex<Inner>,
+}
+
+/// A watcher's end of the hub: live batches published after `from`.
+pub struct Subscription {
+    rx: mpsc::Receiver<EventBatch>,
+    lagged: Arc<AtomicBool>,
+    /// The revision published when the subscription was made; every batch
+    /// received is newer.
+    pub from: Revision,
+}
+
+impl Subscription {
+    /// The next batch; `None` when the hub closed or cut this watcher off
+    /// (then `lagged` tells which).
+    pub async fn recv(&mut self) -> Option<EventBatch> {
+        self.rx.recv().await
+    }
+
+    /// Whether the hub cut this watcher off because its buffer was full.
+    pub fn lagged(&self) -> bool {
+        self.lagged.load(Ordering::Acquire)
+    }
+}
+
+impl Hub {
+    pub fn new(published: Revision) -> Self {
+        Self { inner: Mutex::new(Inner { next_id: 0, published, slots: HashMap::new(), closed: false }) }
+    }
+
+    /// Subscribes to batches that touch keys under `prefix`, atomically with
+    /// reading the last published revision, so history up to `from` plus the
+    /// live batches after it leave no gap.
+    pub fn subscribe(&self, prefix: &str) -> Subscription {
+        let (tx, rx) = mpsc::channel(WATCHER_BUFFER);
+        let lagged = Arc::new(AtomicBool::new(false));
+        let mut inner = self.inner.lock().expect("hub lock");
+        let from = inner.published;
+        if !inner.closed {
+            let id = inner.next_id;
+            inner.next_id += 1;
+            inner.slots.insert(id, Slot { prefix: Arc::from(prefix), tx, lagged: lagged.clone() });
+        }
+        Subscription { rx, lagged, from }
+    }
+
+    /// Publishes the batch committed at `revision`. Never blocks.
+    pub fn publish(&self, revision: Revision, batch: EventBatch) {
+        let mut inner = self.inner.lock().expect("hub lock");
+        inner.published = revision;
+        inner.slots.retain(|_, slot| {
+            if !batch.iter().any(|e| e.key().starts_with(&*slot.prefix)) {
+                return !slot.tx.is_closed();
+            }
+            match slot.tx.try_send(batch.clone()) {
+                Ok(()) => true,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    slot.lagged.store(true, Ordering::Release);
+                    false
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => false,
+            }
+        });
+    }
+
+    /// The number of live watchers (for metrics and tests).
+    pub fn watchers(&self) -> usize {
+        self.inner.lock().expect("hub lock").slots.len()
+    }
+
+    /// Ends every subscription; later ones end at once.
+    pub fn close(&self) {
+        let mut inner = self.inner.lock().expect("hub lock");
+        inner.closed = true;
+        inner.slots.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::{Event, KeyValue};
+
+    fn batch(key: &str, rev: Revision) -> EventBatch {
+        let kv = KeyValue { key: Arc::from(key), value: Arc::from(&b"{}"[..]), create_revision: rev, mod_revision: rev };
+        Arc::new(vec![Event::Put { current: kv, previous: None }])
+    }
+
+    #[tokio::test]
+    async fn delivers_only_matching_prefixes_after_subscription() {
+        let hub = Hub::new(4);
+        let mut sub = hub.subscribe("/a/");
+        assert_eq!(sub.from, 4);
+        hub.publish(5, batch("/b/x", 5));
+        hub.publish(6, batch("/a/x", 6));
+        assert_eq!(sub.recv().await.unwrap()[0].revision(), 6);
+    }
+
+    #[tokio::test]
+    async fn a_full_watcher_is_cut_off_without_blocking_the_publisher() {
+        let hub = Hub::new(0);
+        let mut slow = hub.subscribe("/");
+        let mut fast = hub.subscribe("/");
+        for rev in 1..=(WATCHER_BUFFER as i64 + 1) {
+            hub.publish(rev, batch("/k", rev));
+            fast.recv().await.unwrap();
+        }
+        let mut received = 0;
+        while slow.recv().await.is_some() {
+            received += 1;
+        }
+        assert_eq!(received, WATCHER_BUFFER);
+        assert!(slow.lagged());
+        assert!(!fast.lagged());
+        assert_eq!(hub.watchers(), 1);
+    }
+}
