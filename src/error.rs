@@ -133,15 +133,29 @@ pub struct FieldError {
 }
 
 impl FieldError {
-    fn new(cause: CauseType, field: impl Into<String>, value: Option<serde_json::Value>, detail: impl Into<String>) -> Self {
-        Self { cause, field: field.into(), value, detail: detail.into() }
+    fn new(
+        cause: CauseType,
+        field: impl Into<String>,
+        value: Option<serde_json::Value>,
+        detail: impl Into<String>,
+    ) -> Self {
+        Self {
+            cause,
+            field: field.into(),
+            value,
+            detail: detail.into(),
+        }
     }
 
     pub fn required(field: impl Into<String>, detail: impl Into<String>) -> Self {
         Self::new(CauseType::Required, field, None, detail)
     }
 
-    pub fn invalid(field: impl Into<String>, value: impl Into<serde_json::Value>, detail: impl Into<String>) -> Self {
+    pub fn invalid(
+        field: impl Into<String>,
+        value: impl Into<serde_json::Value>,
+        detail: impl Into<String>,
+    ) -> Self {
         Self::new(CauseType::Invalid, field, Some(value.into()), detail)
     }
 
@@ -153,12 +167,20 @@ impl FieldError {
         Self::new(CauseType::Duplicate, field, Some(value.into()), "")
     }
 
-    pub fn type_invalid(field: impl Into<String>, value: impl Into<serde_json::Value>, detail: impl Into<String>) -> Self {
+    pub fn type_invalid(
+        field: impl Into<String>,
+        value: impl Into<serde_json::Value>,
+        detail: impl Into<String>,
+    ) -> Self {
         Self::new(CauseType::TypeInvalid, field, Some(value.into()), detail)
     }
 
     /// `Unsupported value: "x": supported values: "a", "b"`.
-    pub fn not_supported(field: impl Into<String>, value: impl Into<serde_json::Value>, supported: &[&str]) -> Self {
+    pub fn not_supported(
+        field: impl Into<String>,
+        value: impl Into<serde_json::Value>,
+        supported: &[&str],
+    ) -> Self {
         let detail = if supported.is_empty() {
             String::new()
         } else {
@@ -245,7 +267,11 @@ fn qualified(name: &str, group: &str) -> String {
 
 impl Error {
     fn plain(reason: Reason, message: impl Into<String>) -> Self {
-        Self { reason, message: message.into(), details: Details::default() }
+        Self {
+            reason,
+            message: message.into(),
+            details: Details::default(),
+        }
     }
 
     /// `<resource>.<group> "<name>" not found`.
@@ -253,7 +279,12 @@ impl Error {
         Self {
             reason: Reason::NotFound,
             message: format!("{} {name:?} not found", qualified(resource, group)),
-            details: Details { group: group.into(), kind: resource.into(), name: name.into(), ..Details::default() },
+            details: Details {
+                group: group.into(),
+                kind: resource.into(),
+                name: name.into(),
+                ..Details::default()
+            },
         }
     }
 
@@ -267,7 +298,12 @@ impl Error {
         Self {
             reason: Reason::AlreadyExists,
             message: format!("{} {name:?} already exists", qualified(resource, group)),
-            details: Details { group: group.into(), kind: resource.into(), name: name.into(), ..Details::default() },
+            details: Details {
+                group: group.into(),
+                kind: resource.into(),
+                name: name.into(),
+                ..Details::default()
+            },
         }
     }
 
@@ -275,8 +311,16 @@ impl Error {
     pub fn conflict(group: &str, resource: &str, name: &str, why: impl fmt::Display) -> Self {
         Self {
             reason: Reason::Conflict,
-            message: format!("Operation cannot be fulfilled on {} {name:?}: {why}", qualified(resource, group)),
-            details: Details { group: group.into(), kind: resource.into(), name: name.into(), ..Details::default() },
+            message: format!(
+                "Operation cannot be fulfilled on {} {name:?}: {why}",
+                qualified(resource, group)
+            ),
+            details: Details {
+                group: group.into(),
+                kind: resource.into(),
+                name: name.into(),
+                ..Details::default()
+            },
         }
     }
 
@@ -304,7 +348,13 @@ impl Error {
         Self {
             reason: Reason::Invalid,
             message,
-            details: Details { group: group.into(), kind: kind.into(), name: name.into(), causes, ..Details::default() },
+            details: Details {
+                group: group.into(),
+                kind: kind.into(),
+                name: name.into(),
+                causes,
+                ..Details::default()
+            },
         }
     }
 
@@ -383,8 +433,16 @@ mod tests {
 
     #[test]
     fn single_cause_has_no_brackets() {
-        let err = Error::invalid("g", "K", "n", vec![FieldError::invalid("spec.x", 15, "must be small")]);
-        assert_eq!(err.message, "K.g \"n\" is invalid: spec.x: Invalid value: 15: must be small");
+        let err = Error::invalid(
+            "g",
+            "K",
+            "n",
+            vec![FieldError::invalid("spec.x", 15, "must be small")],
+        );
+        assert_eq!(
+            err.message,
+            "K.g \"n\" is invalid: spec.x: Invalid value: 15: must be small"
+        );
     }
 
     #[test]

@@ -7,21 +7,12 @@ use serde::{Deserialize, Serialize};
 
 use super::{Event, KeyValue, Revision, StorageError};
 
-/// The value of a `d` key: one key's current state.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Record<'a> {
-    pub create_revision: Revision,
-    pub mod_revision: Revision,
-    #[serde(borrow)]
-    pub value: &'a [u8],
-}
-
 /// A stored key-value without its key, as kept inside a log entry.
 #[derive(Debug, Serialize, Deserialize)]
 struct StoredValue<'a> {
     create_revision: Revision,
     mod_revision: Revision,
-    #[serde(borrow)]
+    #[serde(borrow, with = "serde_bytes")]
     value: &'a [u8],
 }
 
@@ -43,23 +34,12 @@ fn internal(err: postcard::Error) -> StorageError {
     StorageError::Internal(format!("corrupt record: {err}"))
 }
 
-pub fn encode_record(kv: &KeyValue) -> Vec<u8> {
-    let record = Record { create_revision: kv.create_revision, mod_revision: kv.mod_revision, value: &kv.value };
-    postcard::to_stdvec(&record).expect("records always encode")
-}
-
-pub fn decode_record(key: &str, bytes: &[u8]) -> Result<KeyValue, StorageError> {
-    let record: Record<'_> = postcard::from_bytes(bytes).map_err(internal)?;
-    Ok(KeyValue {
-        key: Arc::from(key),
-        value: Arc::from(record.value),
-        create_revision: record.create_revision,
-        mod_revision: record.mod_revision,
-    })
-}
-
 fn stored(kv: &KeyValue) -> StoredValue<'_> {
-    StoredValue { create_revision: kv.create_revision, mod_revision: kv.mod_revision, value: &kv.value }
+    StoredValue {
+        create_revision: kv.create_revision,
+        mod_revision: kv.mod_revision,
+        value: &kv.value,
+    }
 }
 
 fn restore(key: &Arc<str>, sv: StoredValue<'_>) -> KeyValue {
@@ -79,9 +59,12 @@ pub fn encode_event(event: &Event, committed_at_ms: i64) -> Vec<u8> {
             current: Some(stored(current)),
             previous: previous.as_ref().map(stored),
         },
-        Event::Delete { previous, .. } => {
-            LogEntry { committed_at_ms, key: &previous.key, current: None, previous: Some(stored(previous)) }
-        }
+        Event::Delete { previous, .. } => LogEntry {
+            committed_at_ms,
+            key: &previous.key,
+            current: None,
+            previous: Some(stored(previous)),
+        },
     };
     postcard::to_stdvec(&entry).expect("log entries always encode")
 }
@@ -93,11 +76,24 @@ pub fn decode_event(revision: Revision, bytes: &[u8]) -> Result<(Event, i64), St
     let key: Arc<str> = Arc::from(entry.key);
     let previous = entry.previous.map(|sv| restore(&key, sv));
     let event = match (entry.current, previous) {
-        (Some(current), previous) => Event::Put { current: restore(&key, current), previous },
+        (Some(current), previous) => Event::Put {
+            current: restore(&key, current),
+            previous,
+        },
         (None, Some(previous)) => Event::Delete { previous, revision },
-        (None, None) => return Err(StorageError::Internal(format!("log entry at {revision} has no state"))),
+        (None, None) => {
+            return Err(StorageError::Internal(format!(
+                "log entry at {revision} has no state"
+            )))
+        }
     };
     Ok((event, entry.committed_at_ms))
+}
+
+/// Only the key of a log entry (compaction reads nothing else).
+pub fn decode_event_key(bytes: &[u8]) -> Result<&str, StorageError> {
+    let entry: LogEntry<'_> = postcard::from_bytes(bytes).map_err(internal)?;
+    Ok(entry.key)
 }
 
 /// Only the commit time of a log entry (compaction reads nothing else).
@@ -111,8 +107,9 @@ pub fn encode_revision(revision: Revision) -> [u8; 8] {
 }
 
 pub fn decode_revision(bytes: &[u8]) -> Result<Revision, StorageError> {
-    let arr: [u8; 8] =
-        bytes.try_into().map_err(|_| StorageError::Internal("corrupt revision metadata".to_string()))?;
+    let arr: [u8; 8] = bytes
+        .try_into()
+        .map_err(|_| StorageError::Internal("corrupt revision metadata".to_string()))?;
     Ok(u64::from_be_bytes(arr) as Revision)
 }
 
@@ -121,22 +118,27 @@ mod tests {
     use super::*;
 
     fn kv(key: &str, value: &str, c: Revision, m: Revision) -> KeyValue {
-        KeyValue { key: Arc::from(key), value: Arc::from(value.as_bytes()), create_revision: c, mod_revision: m }
+        KeyValue {
+            key: Arc::from(key),
+            value: Arc::from(value.as_bytes()),
+            create_revision: c,
+            mod_revision: m,
+        }
     }
 
     #[test]
     fn events_round_trip() {
-        let put = Event::Put { current: kv("/a", "2", 1, 4), previous: Some(kv("/a", "1", 1, 1)) };
+        let put = Event::Put {
+            current: kv("/a", "2", 1, 4),
+            previous: Some(kv("/a", "1", 1, 1)),
+        };
         let (back, at) = decode_event(4, &encode_event(&put, 99)).unwrap();
         assert_eq!(back, put);
         assert_eq!(at, 99);
-        let del = Event::Delete { previous: kv("/a", "2", 1, 4), revision: 7 };
+        let del = Event::Delete {
+            previous: kv("/a", "2", 1, 4),
+            revision: 7,
+        };
         assert_eq!(decode_event(7, &encode_event(&del, 1)).unwrap().0, del);
-    }
-
-    #[test]
-    fn records_round_trip() {
-        let a = kv("/x", "{\"n\":9223372036854775807}", 3, 8);
-        assert_eq!(decode_record("/x", &encode_record(&a)).unwrap(), a);
     }
 }

@@ -14,14 +14,18 @@
 //!
 //! | sled key                         | value |
 //! |----------------------------------|-------|
-//! | `d` + storage key                | `codec::Record`: create and mod revision, value bytes |
-//! | `l` + revision (u64 BE) + index (u32 BE) | `codec::LogEntry`: one event of the commit at that revision |
+//! | `l` + revision (u64 BE) + index (u32 BE) | `codec::LogEntry`: one event of the commit at that revision, with the key's state after and before it |
 //! | `m/revision`                     | the latest committed revision (u64 BE) |
-//! | `m/compacted`                    | the newest revision whose log entries are gone (u64 BE) |
+//! | `m/compacted`                    | the newest revision whose history is gone (u64 BE) |
 //! | `m/format`                       | the layout version, `FORMAT_VERSION` (u32 BE) |
 //!
-//! Revisions are dense: every revision from 1 to `m/revision` has at least
-//! one log entry unless it is at or below `m/compacted`.
+//! The log is the store: a key's current value is its latest log entry. A
+//! commit writes its `l` entries and `m/revision` as one atomic batch,
+//! flushed before it is acknowledged, and nothing else. Every revision from
+//! `m/compacted + 1` to `m/revision` has all its log entries (revisions are
+//! dense); at or below `m/compacted` only the entries that still hold a
+//! key's current value remain. Opening the store replays every entry, in
+//! order, to rebuild the in-memory index.
 
 use super::Revision;
 
@@ -31,8 +35,6 @@ pub const FORMAT_VERSION: u32 = 1;
 /// The name of the single sled tree.
 pub const TREE: &str = "crdstore";
 
-/// Prefix of current records.
-pub const DATA_PREFIX: u8 = b'd';
 /// Prefix of event-log entries.
 pub const LOG_PREFIX: u8 = b'l';
 /// Key of the latest committed revision.
@@ -79,22 +81,6 @@ pub fn resource_key(group: &str, plural: &str, namespace: &str, name: &str) -> S
     }
 }
 
-/// The sled key of the current record of a storage key.
-pub fn data_key(key: &str) -> Vec<u8> {
-    let mut k = Vec::with_capacity(key.len() + 1);
-    k.push(DATA_PREFIX);
-    k.extend_from_slice(key.as_bytes());
-    k
-}
-
-/// The storage key of a sled data key, if it is one.
-pub fn storage_key(data_key: &[u8]) -> Option<&str> {
-    match data_key.split_first() {
-        Some((&DATA_PREFIX, rest)) => std::str::from_utf8(rest).ok(),
-        _ => None,
-    }
-}
-
 /// The sled key of event `index` of the commit at `revision`.
 pub fn log_key(revision: Revision, index: u32) -> [u8; 13] {
     let mut k = [0u8; 13];
@@ -109,14 +95,22 @@ pub fn log_start(revision: Revision) -> [u8; 13] {
     log_key(revision, 0)
 }
 
-/// The revision of a sled log key.
-pub fn log_revision(log_key: &[u8]) -> Option<Revision> {
+/// The revision and index of a sled log key.
+pub fn log_slot(log_key: &[u8]) -> Option<(Revision, u32)> {
     if log_key.len() != 13 || log_key[0] != LOG_PREFIX {
         return None;
     }
-    let mut rev = [0u8; 8];
-    rev.copy_from_slice(&log_key[1..9]);
-    Some(u64::from_be_bytes(rev) as Revision)
+    let rev: [u8; 8] = log_key[1..9].try_into().ok()?;
+    let index: [u8; 4] = log_key[9..13].try_into().ok()?;
+    Some((
+        u64::from_be_bytes(rev) as Revision,
+        u32::from_be_bytes(index),
+    ))
+}
+
+/// The revision of a sled log key.
+pub fn log_revision(log_key: &[u8]) -> Option<Revision> {
+    log_slot(log_key).map(|(rev, _)| rev)
 }
 
 #[cfg(test)]
@@ -129,6 +123,7 @@ mod tests {
         assert!(log_key(255, 0) < log_key(256, 0));
         assert!(log_key(7, 1) < log_key(7, 2));
         assert_eq!(log_revision(&log_key(300, 2)), Some(300));
+        assert_eq!(log_slot(&log_key(300, 2)), Some((300, 2)));
     }
 
     #[test]
@@ -136,7 +131,9 @@ mod tests {
         let key = resource_key("example.com", "foos", "ns1", "a");
         assert!(key.starts_with(&namespace_prefix("example.com", "foos", "ns1")));
         assert!(key.starts_with(&resource_prefix("example.com", "foos")));
-        assert_eq!(resource_key("example.com", "bars", "", "b"), "/registry/example.com/bars/b");
-        assert_eq!(storage_key(&data_key(&key)), Some(key.as_str()));
+        assert_eq!(
+            resource_key("example.com", "bars", "", "b"),
+            "/registry/example.com/bars/b"
+        );
     }
 }

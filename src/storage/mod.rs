@@ -68,15 +68,27 @@ pub struct Op {
 
 impl Op {
     pub fn create(key: impl Into<String>, value: Vec<u8>) -> Self {
-        Self { key: key.into(), precondition: Precondition::Absent, mutation: Mutation::Put(value) }
+        Self {
+            key: key.into(),
+            precondition: Precondition::Absent,
+            mutation: Mutation::Put(value),
+        }
     }
 
     pub fn update(key: impl Into<String>, expected: Revision, value: Vec<u8>) -> Self {
-        Self { key: key.into(), precondition: Precondition::ModRevision(expected), mutation: Mutation::Put(value) }
+        Self {
+            key: key.into(),
+            precondition: Precondition::ModRevision(expected),
+            mutation: Mutation::Put(value),
+        }
     }
 
     pub fn delete(key: impl Into<String>, expected: Revision) -> Self {
-        Self { key: key.into(), precondition: Precondition::ModRevision(expected), mutation: Mutation::Delete }
+        Self {
+            key: key.into(),
+            precondition: Precondition::ModRevision(expected),
+            mutation: Mutation::Delete,
+        }
     }
 }
 
@@ -99,6 +111,13 @@ pub struct Committed {
     pub changed: bool,
     /// One result per operation, in request order.
     pub results: Vec<OpResult>,
+}
+
+impl Committed {
+    /// The key-value an operation left, if any.
+    pub fn current(&self, index: usize) -> Option<&KeyValue> {
+        self.results.get(index).and_then(|r| r.current.as_ref())
+    }
 }
 
 /// Which revision a range reads at.
@@ -125,9 +144,15 @@ pub struct Range {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     /// The key was created or changed; `previous` is its state before.
-    Put { current: KeyValue, previous: Option<KeyValue> },
+    Put {
+        current: KeyValue,
+        previous: Option<KeyValue>,
+    },
     /// The key was removed at `revision`; `previous` is its last state.
-    Delete { previous: KeyValue, revision: Revision },
+    Delete {
+        previous: KeyValue,
+        revision: Revision,
+    },
 }
 
 impl Event {
@@ -155,13 +180,22 @@ pub enum StorageError {
     /// Operation `index` of a commit found its key in another state;
     /// `current` is that state. Nothing of the commit was applied.
     #[error("precondition of operation {index} failed")]
-    PreconditionFailed { index: usize, current: Option<KeyValue> },
+    PreconditionFailed {
+        index: usize,
+        current: Option<KeyValue>,
+    },
     /// The revision asked for is older than the history window.
     #[error("required revision {requested} has been compacted (oldest available {compacted})")]
-    Compacted { requested: Revision, compacted: Revision },
+    Compacted {
+        requested: Revision,
+        compacted: Revision,
+    },
     /// The revision asked for is newer than anything committed.
     #[error("revision {requested} is newer than the current revision {current}")]
-    FutureRevision { requested: Revision, current: Revision },
+    FutureRevision {
+        requested: Revision,
+        current: Revision,
+    },
     /// A watcher did not keep up with the event rate and was ended.
     #[error("watcher fell too far behind")]
     WatcherTooSlow,
@@ -250,6 +284,11 @@ pub trait Storage: Send + Sync + 'static {
     /// gives `Compacted` at once.
     fn watch(&self, prefix: &str, after: Revision) -> Result<WatchReceiver, StorageError>;
 
-    /// Stops accepting writes, waits for those under way, flushes.
+    /// Drops the history outside the history window now (a backend also does
+    /// it periodically); returns the compacted revision.
+    async fn compact(&self) -> Result<Revision, StorageError>;
+
+    /// Stops accepting writes, waits for those under way, flushes, and ends
+    /// every watch.
     async fn close(&self);
 }

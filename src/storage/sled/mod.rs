@@ -1,0 +1,416 @@
+//! The embedded sled backend, the default store: one process on one machine
+//! is a complete system.
+//!
+//! Commits go through one writer task that groups them and writes only their
+//! log entries (`writer`); reads use an immutable in-memory snapshot
+//! (`im::OrdMap`) swapped in after each durable group, so a range sees one
+//! revision and never touches sled; the past is read from the log
+//! (`history`); compaction trims the log to the history window, keeping the
+//! entries that hold current values, because the log is the only copy
+//! (`compaction`).
+
+mod compaction;
+mod history;
+mod index;
+mod writer;
+
+use std::ops::Bound;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use arc_swap::ArcSwap;
+use async_trait::async_trait;
+use tokio::sync::{mpsc, oneshot};
+
+use super::keys;
+use super::{
+    codec, Committed, Event, EventBatch, KeyValue, Op, Range, ReadAt, Revision, Storage,
+    StorageError, WatchReceiver,
+};
+use crate::watch::{HistoryWindow, Hub};
+
+/// Log entries read per chunk when a watch catches up from history.
+const REPLAY_CHUNK: usize = 512;
+/// Buffered batches between a watch's feeder task and its consumer.
+const WATCH_CHANNEL: usize = 256;
+
+/// Options of the sled backend.
+#[derive(Debug, Clone)]
+pub struct SledOptions {
+    /// How much event history to keep.
+    pub window: HistoryWindow,
+    /// How often compaction runs.
+    pub compaction_interval: Duration,
+}
+
+impl Default for SledOptions {
+    fn default() -> Self {
+        Self {
+            window: HistoryWindow::default(),
+            compaction_interval: Duration::from_secs(10),
+        }
+    }
+}
+
+/// The committed, durable state readers see.
+struct State {
+    revision: Revision,
+    map: index::Index,
+}
+
+enum Request {
+    Commit {
+        ops: Vec<Op>,
+        reply: writer::Reply,
+    },
+    Compact {
+        reply: oneshot::Sender<Result<Revision, StorageError>>,
+    },
+    Close {
+        reply: oneshot::Sender<()>,
+    },
+}
+
+/// What the writer, the flusher and the readers share.
+struct Shared {
+    db: sled::Db,
+    tree: sled::Tree,
+    state: ArcSwap<State>,
+    compacted: AtomicI64,
+    hub: Hub,
+    window: HistoryWindow,
+    failed: AtomicBool,
+}
+
+/// The sled-backed store.
+pub struct SledStore {
+    shared: Arc<Shared>,
+    tx: mpsc::Sender<Request>,
+    writer: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+fn sled_err(err: sled::Error) -> StorageError {
+    StorageError::Unavailable(format!("sled: {err}"))
+}
+
+fn closed() -> StorageError {
+    StorageError::Unavailable("storage is shutting down".to_string())
+}
+
+impl SledStore {
+    /// Opens (or creates) the store in `dir`: replays the log to rebuild
+    /// the index, and starts the writer threads and the compaction timer
+    /// (on the current tokio runtime).
+    pub fn open(dir: &Path, options: SledOptions) -> Result<Self, StorageError> {
+        let db = sled::Config::new()
+            .path(dir)
+            .mode(sled::Mode::HighThroughput)
+            .open()
+            .map_err(sled_err)?;
+        let tree = db.open_tree(keys::TREE).map_err(sled_err)?;
+        check_format(&tree)?;
+        let compacted = read_meta(&tree, keys::META_COMPACTED)?;
+        let (revision, map) = replay(&tree, compacted)?;
+        tracing::info!(revision, compacted, keys = map.len(), dir = %dir.display(), "opened sled store");
+        let shared = Arc::new(Shared {
+            db,
+            tree,
+            state: ArcSwap::from_pointee(State { revision, map }),
+            compacted: AtomicI64::new(compacted),
+            hub: Hub::new(revision),
+            window: options.window,
+            failed: AtomicBool::new(false),
+        });
+        let (tx, rx) = mpsc::channel(writer::MAX_GROUP * 4);
+        let writer = {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name("crdstore-writer".into())
+                .spawn(move || writer::run(shared, rx))
+                .map_err(|e| StorageError::Internal(format!("spawn writer thread: {e}")))?
+        };
+        tokio::spawn(compaction::run_timer(
+            tx.downgrade(),
+            options.compaction_interval,
+        ));
+        Ok(Self {
+            shared,
+            tx,
+            writer: std::sync::Mutex::new(Some(writer)),
+        })
+    }
+
+    /// The number of live watchers.
+    pub fn watchers(&self) -> usize {
+        self.shared.hub.watchers()
+    }
+
+    fn check_revision(&self, requested: Revision, current: Revision) -> Result<(), StorageError> {
+        let compacted = self.shared.compacted.load(Ordering::Acquire);
+        if requested < compacted {
+            return Err(StorageError::Compacted {
+                requested,
+                compacted,
+            });
+        }
+        if requested > current {
+            return Err(StorageError::FutureRevision { requested, current });
+        }
+        Ok(())
+    }
+}
+
+fn check_format(tree: &sled::Tree) -> Result<(), StorageError> {
+    match tree.get(keys::META_FORMAT).map_err(sled_err)? {
+        None => {
+            tree.insert(keys::META_FORMAT, &keys::FORMAT_VERSION.to_be_bytes())
+                .map_err(sled_err)?;
+            Ok(())
+        }
+        Some(v) if v.as_ref() == keys::FORMAT_VERSION.to_be_bytes() => Ok(()),
+        Some(_) => Err(StorageError::Internal(
+            "data directory has an unknown layout version".into(),
+        )),
+    }
+}
+
+/// Rebuilds the index from every log entry, in revision order: the retained
+/// current values at or below `compacted`, then the whole history after it,
+/// which must have no gap.
+fn replay(
+    tree: &sled::Tree,
+    compacted: Revision,
+) -> Result<(Revision, index::Index), StorageError> {
+    let mut map = index::Index::default();
+    let mut revision = compacted;
+    for item in tree.scan_prefix([keys::LOG_PREFIX]) {
+        let (k, v) = item.map_err(sled_err)?;
+        let (rev, index) =
+            keys::log_slot(&k).ok_or_else(|| StorageError::Internal("corrupt log key".into()))?;
+        if rev > compacted && rev != revision && rev != revision + 1 {
+            return Err(StorageError::Internal(format!(
+                "event log is missing revision {}",
+                revision + 1
+            )));
+        }
+        revision = revision.max(rev);
+        match codec::decode_event(rev, &v)?.0 {
+            Event::Put { current, .. } => map.insert(current, index),
+            Event::Delete { previous, .. } => map.remove(&previous.key),
+        }
+    }
+    let logged = read_meta(tree, keys::META_REVISION)?;
+    if logged > revision {
+        return Err(StorageError::Internal(format!(
+            "event log ends at {revision}, metadata says {logged}"
+        )));
+    }
+    Ok((revision, map))
+}
+
+fn read_meta(tree: &sled::Tree, key: &[u8]) -> Result<Revision, StorageError> {
+    match tree.get(key).map_err(sled_err)? {
+        None => Ok(0),
+        Some(v) => codec::decode_revision(&v),
+    }
+}
+
+/// Feeds one watch: history after `after` up to what the hub had published
+/// when it subscribed, then live batches; only events under `prefix`.
+async fn feed_watch(
+    shared: std::sync::Weak<Shared>,
+    mut live: crate::watch::Subscription,
+    prefix: Arc<str>,
+    after: Revision,
+    tx: mpsc::Sender<Result<EventBatch, StorageError>>,
+) {
+    let matching = |events: &[Event]| -> Option<EventBatch> {
+        let kept: Vec<Event> = events
+            .iter()
+            .filter(|e| e.key().starts_with(&*prefix))
+            .cloned()
+            .collect();
+        (!kept.is_empty()).then(|| Arc::new(kept))
+    };
+    let mut from = after + 1;
+    while from <= live.from {
+        let Some(strong) = shared.upgrade() else {
+            return;
+        };
+        let to = live.from;
+        let chunk = tokio::task::spawn_blocking(move || {
+            history::read_shared_log(&strong, from, to, REPLAY_CHUNK)
+        })
+        .await;
+        let chunk = match chunk {
+            Ok(Ok(chunk)) => chunk,
+            Ok(Err(err)) => {
+                let _ = tx.send(Err(err)).await;
+                return;
+            }
+            Err(join) => {
+                let _ = tx
+                    .send(Err(StorageError::Internal(format!(
+                        "replay task failed: {join}"
+                    ))))
+                    .await;
+                return;
+            }
+        };
+        from = chunk.last().map_or(to + 1, |(r, _)| r + 1);
+        for (_, events) in chunk {
+            if let Some(batch) = matching(&events) {
+                if tx.send(Ok(batch)).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+    loop {
+        tokio::select! {
+            batch = live.recv() => match batch {
+                Some(batch) => {
+                    if batch.first().is_some_and(|e| e.revision() <= after) {
+                        continue;
+                    }
+                    if let Some(batch) = matching(&batch) {
+                        if tx.send(Ok(batch)).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+                None => {
+                    if live.lagged() {
+                        let _ = tx.send(Err(StorageError::WatcherTooSlow)).await;
+                    }
+                    return;
+                }
+            },
+            _ = tx.closed() => return,
+        }
+    }
+}
+
+#[async_trait]
+impl Storage for SledStore {
+    fn current_revision(&self) -> Revision {
+        self.shared.state.load().revision
+    }
+
+    fn compacted_revision(&self) -> Revision {
+        self.shared.compacted.load(Ordering::Acquire)
+    }
+
+    fn get(&self, key: &str) -> Option<KeyValue> {
+        self.shared.state.load().map.get(key).cloned()
+    }
+
+    fn range(
+        &self,
+        prefix: &str,
+        start_after: Option<&str>,
+        at: ReadAt,
+        limit: usize,
+        filter: &dyn Fn(&KeyValue) -> bool,
+    ) -> Result<Range, StorageError> {
+        let state = self.shared.state.load_full();
+        let lower: Bound<&str> = match start_after {
+            Some(after) if after >= prefix => Bound::Excluded(after),
+            _ => Bound::Included(prefix),
+        };
+        let in_prefix = state
+            .map
+            .range_from(lower)
+            .take_while(|kv| kv.key.starts_with(prefix))
+            .cloned();
+        let (revision, (items, more)) = match at {
+            ReadAt::Revision(rev) if rev != state.revision => {
+                self.check_revision(rev, state.revision)?;
+                let overlay =
+                    history::overlay_at(&self.shared, prefix, start_after, rev, state.revision)?;
+                (
+                    rev,
+                    history::take_page(
+                        history::merge_at_revision(in_prefix, overlay),
+                        limit,
+                        filter,
+                    ),
+                )
+            }
+            _ => (state.revision, history::take_page(in_prefix, limit, filter)),
+        };
+        Ok(Range {
+            items,
+            revision,
+            more,
+        })
+    }
+
+    fn count(&self, prefix: &str) -> usize {
+        let state = self.shared.state.load();
+        state
+            .map
+            .range_from(Bound::Included(prefix))
+            .take_while(|kv| kv.key.starts_with(prefix))
+            .count()
+    }
+
+    async fn commit(&self, ops: Vec<Op>) -> Result<Committed, StorageError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Request::Commit { ops, reply })
+            .await
+            .map_err(|_| closed())?;
+        rx.await.map_err(|_| closed())?
+    }
+
+    fn watch(&self, prefix: &str, after: Revision) -> Result<WatchReceiver, StorageError> {
+        let compacted = self.compacted_revision();
+        if after < compacted {
+            return Err(StorageError::Compacted {
+                requested: after,
+                compacted,
+            });
+        }
+        let live = self.shared.hub.subscribe(prefix);
+        let (tx, rx) = mpsc::channel(WATCH_CHANNEL);
+        // Only a weak reference: a watch must not keep a closed store open.
+        tokio::spawn(feed_watch(
+            Arc::downgrade(&self.shared),
+            live,
+            Arc::from(prefix),
+            after,
+            tx,
+        ));
+        Ok(rx)
+    }
+
+    async fn compact(&self) -> Result<Revision, StorageError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Request::Compact { reply })
+            .await
+            .map_err(|_| closed())?;
+        rx.await.map_err(|_| closed())?
+    }
+
+    async fn close(&self) {
+        let (reply, rx) = oneshot::channel();
+        if self.tx.send(Request::Close { reply }).await.is_ok() {
+            let _ = rx.await;
+        }
+        let writer = self.writer.lock().expect("writer lock").take();
+        if let Some(writer) = writer {
+            let _ = tokio::task::spawn_blocking(move || writer.join()).await;
+        }
+    }
+}

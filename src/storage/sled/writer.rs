@@ -1,0 +1,362 @@
+//! The commit path. One writer task drains the queue of pending commits,
+//! checks each one's preconditions against the state left by the ones before
+//! it, and writes the group's log entries and the new revision to sled as one
+//! atomic batch. A flusher task makes everything applied so far durable with
+//! one flush, then publishes the new state to readers and watchers and
+//! answers the callers, in order. The next group forms while the last one
+//! flushes (group commit). Current records are not written here: the
+//! checkpoint materializes them from the log in the background.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot};
+
+use super::index::{Index, Slot};
+use super::{compaction, now_ms, Request, Shared, State};
+use crate::storage::keys;
+use crate::storage::{
+    codec, Committed, Event, EventBatch, KeyValue, Mutation, Op, OpResult, Precondition, Revision,
+    StorageError,
+};
+
+/// Most commits the writer puts in one group.
+pub(super) const MAX_GROUP: usize = 1024;
+
+pub(super) type Reply = oneshot::Sender<Result<Committed, StorageError>>;
+type Answer = (Reply, Result<Committed, StorageError>);
+
+/// A group applied to sled that is not durable yet.
+struct Applied {
+    /// The state after the group, published once it is durable.
+    state: Arc<State>,
+    /// Whether the group wrote anything to sled.
+    wrote: bool,
+    /// The events of each revision, in order.
+    events: Vec<(Revision, EventBatch)>,
+    answers: Vec<Answer>,
+}
+
+enum Stage {
+    Group(Applied),
+    Close(oneshot::Sender<()>),
+}
+
+/// The writer thread: forms groups, applies them, hands them to the flusher
+/// thread. Dedicated threads, because both do blocking sled work.
+pub(super) fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Request>) {
+    let (stage_tx, stage_rx) = std::sync::mpsc::sync_channel(64);
+    let flusher = {
+        let shared = shared.clone();
+        std::thread::Builder::new()
+            .name("crdstore-flusher".into())
+            .spawn(move || run_flusher(shared, stage_rx))
+            .expect("spawn flusher thread")
+    };
+    let mut pending: Arc<State> = shared.state.load_full();
+    let mut group: Vec<(Vec<Op>, Reply)> = Vec::with_capacity(MAX_GROUP);
+    while let Some(first) = rx.blocking_recv() {
+        let mut next = Some(first);
+        let mut close = None;
+        while let Some(request) = next.take() {
+            match request {
+                Request::Commit { ops, reply } => group.push((ops, reply)),
+                Request::Compact { reply } => {
+                    if !group.is_empty() {
+                        let applied = apply_group(&shared, &pending, std::mem::take(&mut group));
+                        pending = applied.state.clone();
+                        if stage_tx.send(Stage::Group(applied)).is_err() {
+                            break;
+                        }
+                    }
+                    let _ = reply.send(compact_when_drained(&shared, &pending));
+                }
+                Request::Close { reply } => {
+                    close = Some(reply);
+                    break;
+                }
+            }
+            if group.len() < MAX_GROUP {
+                next = rx.try_recv().ok();
+            }
+        }
+        if !group.is_empty() {
+            let applied = apply_group(&shared, &pending, std::mem::take(&mut group));
+            pending = applied.state.clone();
+            if stage_tx.send(Stage::Group(applied)).is_err() {
+                break;
+            }
+        }
+        if let Some(reply) = close {
+            let _ = stage_tx.send(Stage::Close(reply));
+            break;
+        }
+    }
+    drop(stage_tx);
+    let _ = flusher.join();
+}
+
+/// Waits until everything applied is durable and published, then compacts,
+/// so that compaction sees exactly the state a restart would rebuild.
+fn compact_when_drained(shared: &Shared, pending: &Arc<State>) -> Result<Revision, StorageError> {
+    while shared.state.load().revision < pending.revision {
+        if shared.failed.load(Ordering::Acquire) {
+            return Err(StorageError::Unavailable(
+                "storage failed an earlier write".into(),
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+    compaction::compact(shared, pending)
+}
+
+/// What one operation does, decided before anything is mutated.
+enum Outcome {
+    Unchanged(Option<KeyValue>),
+    Put {
+        current: KeyValue,
+        previous: Option<KeyValue>,
+    },
+    Delete(KeyValue),
+}
+
+/// A commit's effect: per-operation results, the events to log (none: it
+/// changes nothing) and the log slots of the values it superseded.
+struct Effect {
+    results: Vec<OpResult>,
+    events: Vec<Event>,
+    superseded: Vec<Slot>,
+}
+
+/// Checks every operation of a commit (each seeing the ones before it) and,
+/// when all hold, applies them to `map` at `revision`.
+fn apply_ops(map: &mut Index, revision: Revision, ops: &[Op]) -> Result<Effect, StorageError> {
+    let mut outcomes: Vec<(Arc<str>, Outcome)> = Vec::with_capacity(ops.len());
+    for (index, op) in ops.iter().enumerate() {
+        let earlier = outcomes.iter().rev().find(|(k, _)| &**k == op.key.as_str());
+        let current = match earlier {
+            Some((_, Outcome::Unchanged(kv))) => kv.clone(),
+            Some((_, Outcome::Put { current, .. })) => Some(current.clone()),
+            Some((_, Outcome::Delete(_))) => None,
+            None => map.get(op.key.as_str()).cloned(),
+        };
+        let holds = match op.precondition {
+            Precondition::None => true,
+            Precondition::Absent => current.is_none(),
+            Precondition::Present => current.is_some(),
+            Precondition::ModRevision(rev) => {
+                current.as_ref().is_some_and(|kv| kv.mod_revision == rev)
+            }
+        };
+        if !holds {
+            return Err(StorageError::PreconditionFailed { index, current });
+        }
+        let key: Arc<str> = current
+            .as_ref()
+            .map_or_else(|| Arc::from(op.key.as_str()), |kv| kv.key.clone());
+        let outcome = match (&op.mutation, current) {
+            (Mutation::Put(value), Some(prev)) if *prev.value == value[..] => {
+                Outcome::Unchanged(Some(prev))
+            }
+            (Mutation::Put(value), previous) => Outcome::Put {
+                current: KeyValue {
+                    key: key.clone(),
+                    value: Arc::from(value.as_slice()),
+                    create_revision: previous.as_ref().map_or(revision, |p| p.create_revision),
+                    mod_revision: revision,
+                },
+                previous,
+            },
+            (Mutation::Delete, None) => Outcome::Unchanged(None),
+            (Mutation::Delete, Some(prev)) => Outcome::Delete(prev),
+        };
+        outcomes.push((key, outcome));
+    }
+    let mut effect = Effect {
+        results: Vec::with_capacity(outcomes.len()),
+        events: Vec::new(),
+        superseded: Vec::new(),
+    };
+    for (key, outcome) in outcomes {
+        if !matches!(outcome, Outcome::Unchanged(_)) {
+            effect.superseded.extend(map.slot(&key));
+        }
+        match outcome {
+            Outcome::Unchanged(kv) => effect.results.push(OpResult {
+                current: kv.clone(),
+                previous: kv,
+            }),
+            Outcome::Put { current, previous } => {
+                map.insert(current.clone(), effect.events.len() as u32);
+                effect.events.push(Event::Put {
+                    current: current.clone(),
+                    previous: previous.clone(),
+                });
+                effect.results.push(OpResult {
+                    current: Some(current),
+                    previous,
+                });
+            }
+            Outcome::Delete(previous) => {
+                map.remove(&key);
+                effect.events.push(Event::Delete {
+                    previous: previous.clone(),
+                    revision,
+                });
+                effect.results.push(OpResult {
+                    current: None,
+                    previous: Some(previous),
+                });
+            }
+        }
+    }
+    Ok(effect)
+}
+
+fn unavailable(answers: impl IntoIterator<Item = Reply>, why: &str) -> Vec<Answer> {
+    answers
+        .into_iter()
+        .map(|reply| (reply, Err(StorageError::Unavailable(why.to_string()))))
+        .collect()
+}
+
+/// Checks and applies one group on top of `base` (which may be ahead of what
+/// readers see) and writes its log entries to sled as one atomic batch, not
+/// yet flushed.
+fn apply_group(shared: &Shared, base: &Arc<State>, group: Vec<(Vec<Op>, Reply)>) -> Applied {
+    let refused = |answers| Applied {
+        state: base.clone(),
+        wrote: false,
+        events: Vec::new(),
+        answers,
+    };
+    if shared.failed.load(Ordering::Acquire) {
+        return refused(unavailable(
+            group.into_iter().map(|(_, r)| r),
+            "storage failed an earlier write",
+        ));
+    }
+    let mut map = base.map.clone();
+    let mut revision = base.revision;
+    let compacted = shared.compacted.load(Ordering::Acquire);
+    let committed_at = now_ms();
+    let mut batch = sled::Batch::default();
+    let mut answers = Vec::with_capacity(group.len());
+    let mut events_out: Vec<(Revision, EventBatch)> = Vec::new();
+    for (ops, reply) in group {
+        match apply_ops(&mut map, revision + 1, &ops) {
+            Err(err) => answers.push((reply, Err(err))),
+            Ok(Effect {
+                results, events, ..
+            }) if events.is_empty() => {
+                answers.push((
+                    reply,
+                    Ok(Committed {
+                        revision,
+                        changed: false,
+                        results,
+                    }),
+                ));
+            }
+            Ok(Effect {
+                results,
+                events,
+                superseded,
+            }) => {
+                revision += 1;
+                for (index, event) in events.iter().enumerate() {
+                    batch.insert(
+                        &keys::log_key(revision, index as u32),
+                        codec::encode_event(event, committed_at),
+                    );
+                }
+                // Above the compacted revision, compaction drops them later.
+                for (rev, index) in superseded.into_iter().filter(|(rev, _)| *rev <= compacted) {
+                    batch.remove(&keys::log_key(rev, index));
+                }
+                answers.push((
+                    reply,
+                    Ok(Committed {
+                        revision,
+                        changed: true,
+                        results,
+                    }),
+                ));
+                events_out.push((revision, Arc::new(events)));
+            }
+        }
+    }
+    let wrote = !events_out.is_empty();
+    if wrote {
+        batch.insert(keys::META_REVISION, &codec::encode_revision(revision));
+        if let Err(err) = shared.tree.apply_batch(batch) {
+            tracing::error!(error = %err, "write failed; refusing further writes");
+            shared.failed.store(true, Ordering::Release);
+            return refused(unavailable(
+                answers.into_iter().map(|(r, _)| r),
+                &format!("commit failed: {err}"),
+            ));
+        }
+    }
+    Applied {
+        state: Arc::new(State { revision, map }),
+        wrote,
+        events: events_out,
+        answers,
+    }
+}
+
+/// Makes applied groups durable with one flush for all that are waiting,
+/// then publishes them and answers, in order.
+fn run_flusher(shared: Arc<Shared>, rx: std::sync::mpsc::Receiver<Stage>) {
+    while let Ok(first) = rx.recv() {
+        let mut groups = Vec::new();
+        let mut close = None;
+        let mut next = Some(first);
+        while let Some(stage) = next.take() {
+            match stage {
+                Stage::Group(applied) => groups.push(applied),
+                Stage::Close(reply) => {
+                    close = Some(reply);
+                    break;
+                }
+            }
+            next = rx.try_recv().ok();
+        }
+        let durable = if groups.iter().any(|g| g.wrote) {
+            shared.db.flush().map(|_| ()).map_err(|e| e.to_string())
+        } else {
+            Ok(())
+        };
+        if let Err(why) = &durable {
+            tracing::error!(error = %why, "flush failed; refusing further writes");
+            shared.failed.store(true, Ordering::Release);
+        }
+        for applied in groups {
+            match &durable {
+                Ok(()) => {
+                    if applied.wrote {
+                        shared.state.store(applied.state);
+                        for (rev, events) in applied.events {
+                            shared.hub.publish(rev, events);
+                        }
+                    }
+                    for (reply, answer) in applied.answers {
+                        let _ = reply.send(answer);
+                    }
+                }
+                Err(why) => {
+                    let replies = applied.answers.into_iter().map(|(r, _)| r);
+                    for (reply, answer) in unavailable(replies, &format!("flush failed: {why}")) {
+                        let _ = reply.send(answer);
+                    }
+                }
+            }
+        }
+        if let Some(reply) = close {
+            shared.hub.close();
+            let _ = reply.send(());
+            return;
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! The integration suite: one binary, a module per area.
+
+mod storage;

@@ -1,0 +1,359 @@
+//! The storage contract, written once and run against every backend
+//! (`backends()`); today the sled backend.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crdstore::storage::sled::{SledOptions, SledStore};
+use crdstore::storage::{Event, Mutation, Op, Precondition, ReadAt, Storage, StorageError};
+use crdstore::watch::HistoryWindow;
+
+/// A backend under test and what reopens it on the same data.
+struct Backend {
+    store: Arc<dyn Storage>,
+    dir: tempfile::TempDir,
+    options: SledOptions,
+}
+
+impl Backend {
+    fn open(window: HistoryWindow) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let options = SledOptions {
+            window,
+            compaction_interval: Duration::from_secs(3600),
+        };
+        let store = Arc::new(SledStore::open(dir.path(), options.clone()).unwrap());
+        Self {
+            store,
+            dir,
+            options,
+        }
+    }
+
+    async fn reopen(self) -> Self {
+        self.store.close().await;
+        drop(self.store);
+        let store = Arc::new(SledStore::open(self.dir.path(), self.options.clone()).unwrap());
+        Self {
+            store,
+            dir: self.dir,
+            options: self.options,
+        }
+    }
+}
+
+fn tiny_window() -> HistoryWindow {
+    HistoryWindow {
+        min_age: Duration::ZERO,
+        min_revisions: 2,
+    }
+}
+
+fn put(key: &str, value: &str) -> Op {
+    Op {
+        key: key.into(),
+        precondition: Precondition::None,
+        mutation: Mutation::Put(value.as_bytes().to_vec()),
+    }
+}
+
+fn all(_: &crdstore::storage::KeyValue) -> bool {
+    true
+}
+
+fn keys_of(range: &crdstore::storage::Range) -> Vec<String> {
+    range
+        .items
+        .iter()
+        .map(|kv| format!("{}={}", kv.key, String::from_utf8_lossy(&kv.value)))
+        .collect()
+}
+
+#[tokio::test]
+async fn revisions_grow_and_preconditions_guard_writes() {
+    let b = Backend::open(HistoryWindow::default());
+    let s = &b.store;
+    let c1 = s
+        .commit(vec![Op::create("/a", b"1".to_vec())])
+        .await
+        .unwrap();
+    assert_eq!((c1.revision, c1.changed), (1, true));
+    let err = s
+        .commit(vec![Op::create("/a", b"2".to_vec())])
+        .await
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        StorageError::PreconditionFailed {
+            index: 0,
+            current: Some(_)
+        }
+    ));
+    let stale = s
+        .commit(vec![Op::update("/a", 0, b"2".to_vec())])
+        .await
+        .unwrap_err();
+    assert!(matches!(stale, StorageError::PreconditionFailed { .. }));
+    let c2 = s
+        .commit(vec![Op::update("/a", 1, b"2".to_vec())])
+        .await
+        .unwrap();
+    assert_eq!(c2.revision, 2);
+    let kv = s.get("/a").unwrap();
+    assert_eq!(
+        (kv.create_revision, kv.mod_revision, &*kv.value),
+        (1, 2, &b"2"[..])
+    );
+    assert_eq!(s.current_revision(), 2);
+}
+
+#[tokio::test]
+async fn an_identical_write_consumes_no_revision() {
+    let b = Backend::open(HistoryWindow::default());
+    let s = &b.store;
+    s.commit(vec![put("/a", "x")]).await.unwrap();
+    let again = s
+        .commit(vec![Op::update("/a", 1, b"x".to_vec())])
+        .await
+        .unwrap();
+    assert!(!again.changed);
+    assert_eq!(again.revision, 1);
+    assert_eq!(s.get("/a").unwrap().mod_revision, 1);
+    assert_eq!(s.current_revision(), 1);
+}
+
+#[tokio::test]
+async fn a_failed_operation_applies_nothing_of_its_commit() {
+    let b = Backend::open(HistoryWindow::default());
+    let s = &b.store;
+    s.commit(vec![put("/b", "1")]).await.unwrap();
+    let err = s
+        .commit(vec![put("/a", "1"), Op::create("/b", b"2".to_vec())])
+        .await
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        StorageError::PreconditionFailed { index: 1, .. }
+    ));
+    assert!(s.get("/a").is_none());
+    assert_eq!(s.current_revision(), 1);
+    let both = s
+        .commit(vec![put("/a", "1"), Op::delete("/b", 1)])
+        .await
+        .unwrap();
+    assert_eq!(both.revision, 2, "one revision for the whole commit");
+    assert_eq!(s.get("/a").unwrap().mod_revision, 2);
+}
+
+#[tokio::test]
+async fn concurrent_commits_each_get_a_distinct_revision() {
+    let b = Backend::open(HistoryWindow::default());
+    let mut tasks = Vec::new();
+    for i in 0..200 {
+        let s = b.store.clone();
+        tasks.push(tokio::spawn(async move {
+            s.commit(vec![put(&format!("/k/{i:03}"), "v")])
+                .await
+                .unwrap()
+                .revision
+        }));
+    }
+    let mut revisions = Vec::new();
+    for t in tasks {
+        revisions.push(t.await.unwrap());
+    }
+    revisions.sort();
+    assert_eq!(revisions, (1..=200).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn ranges_read_one_revision_and_page() {
+    let b = Backend::open(HistoryWindow::default());
+    let s = &b.store;
+    for k in ["/p/a", "/p/b", "/p/c", "/q/a"] {
+        s.commit(vec![put(k, "1")]).await.unwrap();
+    }
+    let first = s.range("/p/", None, ReadAt::Latest, 2, &all).unwrap();
+    assert_eq!(keys_of(&first), ["/p/a=1", "/p/b=1"]);
+    assert!(first.more);
+    assert_eq!(first.revision, 4);
+    // Changes after the first page do not leak into the next one.
+    s.commit(vec![
+        put("/p/c", "2"),
+        put("/p/d", "2"),
+        Op::delete("/p/b", 2),
+    ])
+    .await
+    .unwrap();
+    let next = s
+        .range(
+            "/p/",
+            Some("/p/b"),
+            ReadAt::Revision(first.revision),
+            2,
+            &all,
+        )
+        .unwrap();
+    assert_eq!(keys_of(&next), ["/p/c=1"]);
+    assert!(!next.more);
+    let whole_old = s.range("/p/", None, ReadAt::Revision(4), 0, &all).unwrap();
+    assert_eq!(keys_of(&whole_old), ["/p/a=1", "/p/b=1", "/p/c=1"]);
+    let latest = s.range("/p/", None, ReadAt::Latest, 0, &all).unwrap();
+    assert_eq!(keys_of(&latest), ["/p/a=1", "/p/c=2", "/p/d=2"]);
+    let filtered = s
+        .range("/p/", None, ReadAt::Latest, 1, &|kv| &*kv.value == b"2")
+        .unwrap();
+    assert_eq!(
+        (keys_of(&filtered), filtered.more),
+        (vec!["/p/c=2".to_string()], true)
+    );
+    assert!(matches!(
+        s.range("/p/", None, ReadAt::Revision(99), 0, &all),
+        Err(StorageError::FutureRevision {
+            requested: 99,
+            current: 5
+        })
+    ));
+}
+
+async fn next_revisions(rx: &mut crdstore::storage::WatchReceiver, n: usize) -> Vec<i64> {
+    let mut out = Vec::new();
+    while out.len() < n {
+        let batch = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        out.extend(batch.iter().map(Event::revision));
+    }
+    out
+}
+
+#[tokio::test]
+async fn watch_replays_history_then_goes_live_without_gaps_or_duplicates() {
+    let b = Backend::open(HistoryWindow::default());
+    let s = &b.store;
+    for i in 0..5 {
+        s.commit(vec![put(&format!("/w/{i}"), "1")]).await.unwrap();
+        s.commit(vec![put("/other", &i.to_string())]).await.unwrap();
+    }
+    let mut rx = s.watch("/w/", 2).unwrap();
+    let writer = {
+        let s = s.clone();
+        tokio::spawn(async move {
+            for i in 5..10 {
+                s.commit(vec![put(&format!("/w/{i}"), "1")]).await.unwrap();
+            }
+        })
+    };
+    let seen = next_revisions(&mut rx, 9).await;
+    writer.await.unwrap();
+    assert_eq!(seen, vec![3, 5, 7, 9, 11, 12, 13, 14, 15]);
+    s.commit(vec![Op::delete("/w/0", 1)]).await.unwrap();
+    let batch = rx.recv().await.unwrap().unwrap();
+    match &batch[0] {
+        Event::Delete { previous, revision } => {
+            assert_eq!((&*previous.key, *revision), ("/w/0", 16))
+        }
+        other => panic!("expected a delete, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn history_outside_the_window_is_compacted_and_reported() {
+    let b = Backend::open(tiny_window());
+    let s = &b.store;
+    for i in 0..10 {
+        s.commit(vec![put("/c", &i.to_string())]).await.unwrap();
+    }
+    assert_eq!(s.compact().await.unwrap(), 8);
+    assert_eq!(s.compacted_revision(), 8);
+    assert!(matches!(
+        s.watch("/", 7),
+        Err(StorageError::Compacted {
+            requested: 7,
+            compacted: 8
+        })
+    ));
+    assert!(matches!(
+        s.range("/", None, ReadAt::Revision(7), 0, &all),
+        Err(StorageError::Compacted { .. })
+    ));
+    let mut rx = s.watch("/", 8).unwrap();
+    assert_eq!(next_revisions(&mut rx, 2).await, vec![9, 10]);
+    drop(rx);
+    // The window survives a restart.
+    let b = b.reopen().await;
+    assert_eq!(b.store.compacted_revision(), 8);
+    assert!(matches!(
+        b.store.watch("/", 5),
+        Err(StorageError::Compacted { .. })
+    ));
+}
+
+#[tokio::test]
+async fn data_revisions_and_history_survive_a_restart() {
+    let b = Backend::open(HistoryWindow::default());
+    b.store.commit(vec![put("/r/a", "1")]).await.unwrap();
+    b.store.commit(vec![put("/r/b", "1")]).await.unwrap();
+    b.store.commit(vec![Op::delete("/r/a", 1)]).await.unwrap();
+    let b = b.reopen().await;
+    let s = &b.store;
+    assert_eq!(s.current_revision(), 3);
+    assert!(s.get("/r/a").is_none());
+    assert_eq!(s.get("/r/b").unwrap().mod_revision, 2);
+    let mut rx = s.watch("/r/", 0).unwrap();
+    assert_eq!(next_revisions(&mut rx, 3).await, vec![1, 2, 3]);
+    let old = s.range("/r/", None, ReadAt::Revision(1), 0, &all).unwrap();
+    assert_eq!(keys_of(&old), ["/r/a=1"]);
+    let c = s.commit(vec![put("/r/c", "1")]).await.unwrap();
+    assert_eq!(
+        c.revision, 4,
+        "revisions never go backwards across restarts"
+    );
+}
+
+#[tokio::test]
+async fn writes_after_close_are_refused() {
+    let b = Backend::open(HistoryWindow::default());
+    b.store.close().await;
+    let err = b.store.commit(vec![put("/x", "1")]).await.unwrap_err();
+    assert!(matches!(err, StorageError::Unavailable(_)));
+}
+
+#[tokio::test]
+async fn current_values_outlive_compaction_and_restart() {
+    let b = Backend::open(tiny_window());
+    let s = &b.store;
+    s.commit(vec![put("/keep", "old-but-current")])
+        .await
+        .unwrap();
+    s.commit(vec![put("/gone", "1")]).await.unwrap();
+    for i in 0..10 {
+        s.commit(vec![put("/churn", &i.to_string())]).await.unwrap();
+    }
+    assert_eq!(s.compact().await.unwrap(), 10);
+    // Superseding and deleting values kept below the compacted revision.
+    s.commit(vec![Op::delete("/gone", 2)]).await.unwrap();
+    s.commit(vec![put("/keep", "new")]).await.unwrap();
+    s.commit(vec![put("/keep", "newer")]).await.unwrap();
+    for i in 0..5 {
+        s.commit(vec![put("/churn", &format!("x{i}"))])
+            .await
+            .unwrap();
+    }
+    s.compact().await.unwrap();
+    let b = b.reopen().await;
+    let s = &b.store;
+    assert_eq!(&*s.get("/keep").unwrap().value, b"newer");
+    assert!(s.get("/gone").is_none(), "a deleted key must not come back");
+    assert_eq!(&*s.get("/churn").unwrap().value, b"x4");
+    let all_keys = s.range("/", None, ReadAt::Latest, 0, &all).unwrap();
+    assert_eq!(all_keys.items.len(), 2);
+    assert_eq!(s.current_revision(), 20);
+    // And once more after another compaction and restart.
+    s.compact().await.unwrap();
+    let b = b.reopen().await;
+    assert!(b.store.get("/gone").is_none());
+    assert_eq!(&*b.store.get("/keep").unwrap().value, b"newer");
+}
