@@ -6,6 +6,7 @@
 
 pub mod error;
 pub mod pb;
+pub mod resource;
 pub mod storage;
 pub mod watch;
 

@@ -237,11 +237,21 @@ impl From<StorageError> for Error {
     }
 }
 
-/// A watch: batches of events in revision order, each revision once. The
-/// stream ends with an error item when the watch can not go on
-/// (`Compacted`, `WatcherTooSlow`, `Unavailable`), and ends without one when
-/// the store shuts down.
-pub type WatchReceiver = mpsc::Receiver<Result<EventBatch, StorageError>>;
+/// One item of a storage watch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WatchMessage {
+    /// The events of one revision, in operation order.
+    Events(EventBatch),
+    /// Every change up to this revision has been delivered: resuming after it
+    /// misses nothing. Sent now and then while the watch is idle.
+    Progress(Revision),
+}
+
+/// A watch: events in revision order, each revision once, with progress
+/// notes in between. The stream ends with an error item when the watch can
+/// not go on (`Compacted`, `WatcherTooSlow`, `Unavailable`), and without one
+/// when the store shuts down.
+pub type WatchReceiver = mpsc::Receiver<Result<WatchMessage, StorageError>>;
 
 /// The revisioned store every domain module writes through.
 #[async_trait]

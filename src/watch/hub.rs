@@ -55,6 +55,16 @@ impl Subscription {
 }
 
 impl Hub {
+    /// The last published revision when `sub` has received every batch
+    /// published up to it (nothing buffered), else `None`. Checked under the
+    /// publishing lock, so no batch can be in between.
+    pub fn caught_up(&self, sub: &Subscription) -> Option<Revision> {
+        let inner = self.inner.lock().expect("hub lock");
+        sub.rx.is_empty().then_some(inner.published)
+    }
+}
+
+impl Hub {
     pub fn new(published: Revision) -> Self {
         Self {
             inner: Mutex::new(Inner {

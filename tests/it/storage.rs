@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crdstore::storage::sled::{SledOptions, SledStore};
-use crdstore::storage::{Event, Mutation, Op, Precondition, ReadAt, Storage, StorageError};
+use crdstore::storage::{
+    Event, Mutation, Op, Precondition, ReadAt, Storage, StorageError, WatchMessage,
+};
 use crdstore::watch::HistoryWindow;
 
 /// A backend under test and what reopens it on the same data.
@@ -219,14 +221,26 @@ async fn ranges_read_one_revision_and_page() {
 async fn next_revisions(rx: &mut crdstore::storage::WatchReceiver, n: usize) -> Vec<i64> {
     let mut out = Vec::new();
     while out.len() < n {
-        let batch = tokio::time::timeout(Duration::from_secs(5), rx.recv())
-            .await
-            .unwrap()
-            .unwrap()
-            .unwrap();
-        out.extend(batch.iter().map(Event::revision));
+        if let Some(batch) = next_batch(rx).await {
+            out.extend(batch.iter().map(Event::revision));
+        }
     }
     out
+}
+
+/// The next event batch, or `None` for a progress note.
+async fn next_batch(
+    rx: &mut crdstore::storage::WatchReceiver,
+) -> Option<crdstore::storage::EventBatch> {
+    match tokio::time::timeout(Duration::from_secs(5), rx.recv())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap()
+    {
+        WatchMessage::Events(batch) => Some(batch),
+        WatchMessage::Progress(_) => None,
+    }
 }
 
 #[tokio::test]
@@ -250,10 +264,14 @@ async fn watch_replays_history_then_goes_live_without_gaps_or_duplicates() {
     writer.await.unwrap();
     assert_eq!(seen, vec![3, 5, 7, 9, 11, 12, 13, 14, 15]);
     s.commit(vec![Op::delete("/w/0", 1)]).await.unwrap();
-    let batch = rx.recv().await.unwrap().unwrap();
+    let batch = loop {
+        if let Some(batch) = next_batch(&mut rx).await {
+            break batch;
+        }
+    };
     match &batch[0] {
         Event::Delete { previous, revision } => {
-            assert_eq!((&*previous.key, *revision), ("/w/0", 16))
+            assert_eq!((&*previous.key, revision), ("/w/0", &16))
         }
         other => panic!("expected a delete, got {other:?}"),
     }
@@ -356,4 +374,26 @@ async fn current_values_outlive_compaction_and_restart() {
     let b = b.reopen().await;
     assert!(b.store.get("/gone").is_none());
     assert_eq!(&*b.store.get("/keep").unwrap().value, b"newer");
+}
+
+#[tokio::test]
+async fn an_idle_watch_is_told_its_progress() {
+    let b = Backend::open(HistoryWindow::default());
+    let s = &b.store;
+    let mut rx = s.watch("/mine/", 0).unwrap();
+    s.commit(vec![put("/other/a", "1")]).await.unwrap();
+    s.commit(vec![put("/other/b", "1")]).await.unwrap();
+    let reached = loop {
+        match tokio::time::timeout(Duration::from_secs(5), rx.recv())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap()
+        {
+            WatchMessage::Progress(rev) if rev == 2 => break rev,
+            WatchMessage::Progress(_) => continue,
+            WatchMessage::Events(batch) => panic!("no event under /mine/ was written: {batch:?}"),
+        }
+    };
+    assert_eq!(reached, 2);
 }

@@ -27,7 +27,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::keys;
 use super::{
     codec, Committed, Event, EventBatch, KeyValue, Op, Range, ReadAt, Revision, Storage,
-    StorageError, WatchReceiver,
+    StorageError, WatchMessage, WatchReceiver,
 };
 use crate::watch::{HistoryWindow, Hub};
 
@@ -35,6 +35,8 @@ use crate::watch::{HistoryWindow, Hub};
 const REPLAY_CHUNK: usize = 512;
 /// Buffered batches between a watch's feeder task and its consumer.
 const WATCH_CHANNEL: usize = 256;
+/// How often an idle watch is told how far it has got.
+const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 
 /// Options of the sled backend.
 #[derive(Debug, Clone)]
@@ -231,7 +233,7 @@ async fn feed_watch(
     mut live: crate::watch::Subscription,
     prefix: Arc<str>,
     after: Revision,
-    tx: mpsc::Sender<Result<EventBatch, StorageError>>,
+    tx: mpsc::Sender<Result<WatchMessage, StorageError>>,
 ) {
     let matching = |events: &[Event]| -> Option<EventBatch> {
         let kept: Vec<Event> = events
@@ -269,12 +271,15 @@ async fn feed_watch(
         from = chunk.last().map_or(to + 1, |(r, _)| r + 1);
         for (_, events) in chunk {
             if let Some(batch) = matching(&events) {
-                if tx.send(Ok(batch)).await.is_err() {
+                if tx.send(Ok(WatchMessage::Events(batch))).await.is_err() {
                     return;
                 }
             }
         }
     }
+    let mut reached = live.from.max(after);
+    let mut progress = tokio::time::interval(PROGRESS_EVERY);
+    progress.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             batch = live.recv() => match batch {
@@ -283,7 +288,7 @@ async fn feed_watch(
                         continue;
                     }
                     if let Some(batch) = matching(&batch) {
-                        if tx.send(Ok(batch)).await.is_err() {
+                        if tx.send(Ok(WatchMessage::Events(batch))).await.is_err() {
                             return;
                         }
                     }
@@ -295,6 +300,17 @@ async fn feed_watch(
                     return;
                 }
             },
+            _ = progress.tick() => {
+                let Some(strong) = shared.upgrade() else { return };
+                if let Some(published) = strong.hub.caught_up(&live) {
+                    if published > reached {
+                        reached = published;
+                        if tx.send(Ok(WatchMessage::Progress(published))).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
             _ = tx.closed() => return,
         }
     }

@@ -1,0 +1,165 @@
+//! Object metadata rules shared by definitions and custom resources:
+//! server-set fields (uid, creationTimestamp, resourceVersion, generation),
+//! reading labels and names out of JSON objects, and resourceVersion parsing.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, FieldError, Result};
+use crate::storage::Revision;
+
+/// Now, as Kubernetes writes timestamps (RFC 3339, seconds, UTC).
+pub fn now_timestamp() -> String {
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+/// A fresh object uid.
+pub fn new_uid() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// The `metadata` object of `obj`, created when missing.
+pub fn metadata_mut(obj: &mut Value) -> &mut Map<String, Value> {
+    let map = obj.as_object_mut().expect("objects are JSON objects");
+    let meta = map
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !meta.is_object() {
+        *meta = Value::Object(Map::new());
+    }
+    meta.as_object_mut().expect("metadata is an object")
+}
+
+/// A string field of `metadata`, or "".
+pub fn meta_str<'a>(obj: &'a Value, field: &str) -> &'a str {
+    obj.get("metadata")
+        .and_then(|m| m.get(field))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// `metadata.labels` as a map (non-string values are skipped).
+pub fn labels(obj: &Value) -> BTreeMap<String, String> {
+    obj.get("metadata")
+        .and_then(|m| m.get("labels"))
+        .and_then(Value::as_object)
+        .map(|l| {
+            l.iter()
+                .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Sets `metadata.resourceVersion` (it is never stored inside the JSON).
+pub fn set_resource_version(obj: &mut Value, revision: Revision) {
+    metadata_mut(obj).insert(
+        "resourceVersion".into(),
+        Value::String(revision.to_string()),
+    );
+}
+
+/// Removes `metadata.resourceVersion` before an object is stored.
+pub fn strip_resource_version(obj: &mut Value) {
+    metadata_mut(obj).remove("resourceVersion");
+}
+
+/// Parses a resourceVersion; empty is `None`. Not a non-negative integer is a
+/// BadRequest, as Kubernetes answers.
+pub fn parse_resource_version(rv: &str) -> Result<Option<Revision>> {
+    if rv.is_empty() {
+        return Ok(None);
+    }
+    match rv.parse::<Revision>() {
+        Ok(n) if n >= 0 => Ok(Some(n)),
+        _ => Err(Error::bad_request(format!(
+            "invalid resource version: {rv:?}"
+        ))),
+    }
+}
+
+/// `metadata.generation`, or 0.
+pub fn generation(obj: &Value) -> i64 {
+    obj.get("metadata")
+        .and_then(|m| m.get("generation"))
+        .and_then(Value::as_i64)
+        .unwrap_or(0)
+}
+
+/// Checks `metadata.name` (or `generateName` when `allow_generate`) with
+/// `check`, which returns the problems with a name.
+pub fn validate_name(obj: &Value, check: impl Fn(&str) -> Vec<String>) -> Vec<FieldError> {
+    let name = meta_str(obj, "name");
+    if name.is_empty() {
+        return vec![FieldError::required(
+            "metadata.name",
+            "name or generateName is required",
+        )];
+    }
+    check(name)
+        .into_iter()
+        .map(|msg| FieldError::invalid("metadata.name", name, msg))
+        .collect()
+}
+
+/// Server-owned metadata the client may not set, reset from `old` (update)
+/// or cleared (create).
+pub const SERVER_SET_METADATA: &[&str] = &[
+    "uid",
+    "creationTimestamp",
+    "generation",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "selfLink",
+];
+
+/// Copies the server-owned metadata of `old` into `obj` (or drops it from
+/// `obj` when there is no old object).
+pub fn keep_server_metadata(obj: &mut Value, old: Option<&Value>) {
+    let old_meta = old
+        .and_then(|o| o.get("metadata"))
+        .and_then(Value::as_object)
+        .cloned();
+    let meta = metadata_mut(obj);
+    for field in SERVER_SET_METADATA {
+        match old_meta.as_ref().and_then(|m| m.get(*field)) {
+            Some(v) => {
+                meta.insert((*field).to_string(), v.clone());
+            }
+            None => {
+                meta.remove(*field);
+            }
+        }
+    }
+    meta.remove("managedFields");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn resource_versions_parse_like_kubernetes() {
+        assert_eq!(parse_resource_version("").unwrap(), None);
+        assert_eq!(parse_resource_version("42").unwrap(), Some(42));
+        assert!(parse_resource_version("abc").is_err());
+        assert!(parse_resource_version("-1").is_err());
+    }
+
+    #[test]
+    fn server_metadata_survives_updates_and_is_dropped_on_create() {
+        let old = json!({"metadata": {"uid": "u1", "generation": 3, "creationTimestamp": "t"}});
+        let mut new = json!({"metadata": {"uid": "forged", "labels": {"a": "b"}}});
+        keep_server_metadata(&mut new, Some(&old));
+        assert_eq!(new["metadata"]["uid"], "u1");
+        assert_eq!(new["metadata"]["generation"], 3);
+        assert_eq!(new["metadata"]["labels"]["a"], "b");
+        let mut fresh = json!({"metadata": {"uid": "forged"}});
+        keep_server_metadata(&mut fresh, None);
+        assert!(fresh["metadata"].get("uid").is_none());
+    }
+}

@@ -1,0 +1,8 @@
+//! Custom resources and the rules every stored object follows: metadata
+//! (`meta`), names (`dns`), selectors, options, and listing.
+
+pub mod dns;
+pub mod list;
+pub mod meta;
+pub mod options;
+pub mod selector;

@@ -1,0 +1,274 @@
+//! Label and field selectors as Kubernetes parses and applies them
+//! (`k8s.io/apimachinery/pkg/labels` and `.../fields`): equality-based and
+//! set-based label requirements, and field requirements on the few fields a
+//! resource supports.
+
+use std::collections::BTreeMap;
+
+use crate::error::{Error, Result};
+
+/// One label requirement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Requirement {
+    Equals(String, String),
+    NotEquals(String, String),
+    In(String, Vec<String>),
+    NotIn(String, Vec<String>),
+    Exists(String),
+    DoesNotExist(String),
+}
+
+/// A parsed label selector; every requirement must hold. Empty selects all.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LabelSelector {
+    requirements: Vec<Requirement>,
+}
+
+fn invalid(selector: &str, why: impl std::fmt::Display) -> Error {
+    Error::bad_request(format!(
+        "unable to parse requirement: {why} (selector {selector:?})"
+    ))
+}
+
+/// Splits on commas that are not inside parentheses.
+fn split_top_level(s: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&s[start..]);
+    parts
+}
+
+fn check_key(selector: &str, key: &str) -> Result<String> {
+    let (prefix, name) = match key.rsplit_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, key),
+    };
+    let name_ok = !name.is_empty()
+        && name.len() <= 63
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name.ends_with(|c: char| c.is_ascii_alphanumeric());
+    let prefix_ok = prefix.is_none_or(|p| super::dns::dns1123_subdomain(p).is_empty());
+    if !name_ok || !prefix_ok {
+        return Err(invalid(selector, format!("invalid label key {key:?}")));
+    }
+    Ok(key.to_string())
+}
+
+fn check_value(selector: &str, value: &str) -> Result<String> {
+    let ok = value.is_empty()
+        || (value.len() <= 63
+            && value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && value.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && value.ends_with(|c: char| c.is_ascii_alphanumeric()));
+    if !ok {
+        return Err(invalid(selector, format!("invalid label value: {value:?}")));
+    }
+    Ok(value.to_string())
+}
+
+fn parse_set(selector: &str, rest: &str) -> Result<Vec<String>> {
+    let rest = rest.trim();
+    let inner = rest
+        .strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .ok_or_else(|| invalid(selector, "expected a parenthesised set of values"))?;
+    inner
+        .split(',')
+        .map(|v| check_value(selector, v.trim()))
+        .collect()
+}
+
+fn parse_requirement(selector: &str, part: &str) -> Result<Requirement> {
+    let part = part.trim();
+    if part.is_empty() {
+        return Err(invalid(selector, "found '', expected: identifier"));
+    }
+    if let Some(key) = part.strip_prefix('!') {
+        return Ok(Requirement::DoesNotExist(check_key(selector, key.trim())?));
+    }
+    for (op, is_eq) in [("!=", false), ("==", true), ("=", true)] {
+        if let Some((key, value)) = part.split_once(op) {
+            let (key, value) = (
+                check_key(selector, key.trim())?,
+                check_value(selector, value.trim())?,
+            );
+            return Ok(if is_eq {
+                Requirement::Equals(key, value)
+            } else {
+                Requirement::NotEquals(key, value)
+            });
+        }
+    }
+    let words: Vec<&str> = part.splitn(2, char::is_whitespace).collect();
+    if words.len() == 2 {
+        let rest = words[1].trim_start();
+        if let Some(set) = rest.strip_prefix("notin") {
+            return Ok(Requirement::NotIn(
+                check_key(selector, words[0])?,
+                parse_set(selector, set)?,
+            ));
+        }
+        if let Some(set) = rest.strip_prefix("in") {
+            return Ok(Requirement::In(
+                check_key(selector, words[0])?,
+                parse_set(selector, set)?,
+            ));
+        }
+        return Err(invalid(
+            selector,
+            format!("found '{rest}', expected: in, notin, =, ==, !="),
+        ));
+    }
+    Ok(Requirement::Exists(check_key(selector, part)?))
+}
+
+impl LabelSelector {
+    /// Parses a selector string; bad syntax is a BadRequest naming it.
+    pub fn parse(selector: &str) -> Result<Self> {
+        if selector.trim().is_empty() {
+            return Ok(Self::default());
+        }
+        let requirements = split_top_level(selector)
+            .into_iter()
+            .map(|p| parse_requirement(selector, p))
+            .collect::<Result<_>>()?;
+        Ok(Self { requirements })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.requirements.is_empty()
+    }
+
+    /// Whether `labels` satisfy every requirement.
+    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        self.requirements.iter().all(|r| match r {
+            Requirement::Equals(k, v) => labels.get(k) == Some(v),
+            Requirement::NotEquals(k, v) => labels.get(k) != Some(v),
+            Requirement::In(k, vs) => labels.get(k).is_some_and(|l| vs.contains(l)),
+            Requirement::NotIn(k, vs) => labels.get(k).is_none_or(|l| !vs.contains(l)),
+            Requirement::Exists(k) => labels.contains_key(k),
+            Requirement::DoesNotExist(k) => !labels.contains_key(k),
+        })
+    }
+}
+
+/// A parsed field selector over the fields a resource supports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FieldSelector {
+    /// (field, value, equal) triples; all must hold.
+    terms: Vec<(String, String, bool)>,
+}
+
+impl FieldSelector {
+    /// Parses `selector`, allowing only `supported` fields; any other field
+    /// is a BadRequest "field label not supported".
+    pub fn parse(selector: &str, supported: &[&str]) -> Result<Self> {
+        let mut terms = Vec::new();
+        for part in selector.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (field, value, equal) = if let Some((f, v)) = part.split_once("!=") {
+                (f, v, false)
+            } else if let Some((f, v)) = part.split_once("==") {
+                (f, v, true)
+            } else if let Some((f, v)) = part.split_once('=') {
+                (f, v, true)
+            } else {
+                return Err(Error::bad_request(format!(
+                    "invalid selector: '{selector}'; can't understand '{part}'"
+                )));
+            };
+            let field = field.trim();
+            if !supported.contains(&field) {
+                return Err(Error::bad_request(format!(
+                    "field label not supported: {field}"
+                )));
+            }
+            terms.push((field.to_string(), value.trim().to_string(), equal));
+        }
+        Ok(Self { terms })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// Whether the object's fields, looked up by `get`, satisfy every term.
+    pub fn matches(&self, get: impl Fn(&str) -> String) -> bool {
+        self.terms
+            .iter()
+            .all(|(field, value, equal)| (get(field) == *value) == *equal)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn equality_and_set_based_requirements() {
+        let l = labels(&[("app", "web"), ("tier", "front"), ("example.com/team", "a")]);
+        for (sel, want) in [
+            ("app=web", true),
+            ("app==web,tier!=back", true),
+            ("app=db", false),
+            ("tier in (front, back)", true),
+            ("tier notin (front)", false),
+            ("legacy", false),
+            ("!legacy", true),
+            ("example.com/team", true),
+            ("missing notin (x)", true),
+            ("", true),
+        ] {
+            assert_eq!(
+                LabelSelector::parse(sel).unwrap().matches(&l),
+                want,
+                "{sel}"
+            );
+        }
+    }
+
+    #[test]
+    fn bad_syntax_is_refused() {
+        for sel in ["app in web", "=x", "app=web=", "a b c", "app=(x"] {
+            assert!(LabelSelector::parse(sel).is_err(), "{sel}");
+        }
+    }
+
+    #[test]
+    fn only_supported_fields() {
+        let sel = FieldSelector::parse(
+            "metadata.name=a,metadata.namespace!=b",
+            &["metadata.name", "metadata.namespace"],
+        )
+        .unwrap();
+        assert!(sel.matches(|f| if f == "metadata.name" {
+            "a".into()
+        } else {
+            "c".into()
+        }));
+        let err = FieldSelector::parse("spec.x=1", &["metadata.name"]).unwrap_err();
+        assert_eq!(err.message, "field label not supported: spec.x");
+    }
+}
