@@ -128,6 +128,8 @@ pub struct FieldError {
     pub field: String,
     /// The offending value, when it is shown.
     pub value: Option<serde_json::Value>,
+    /// How the value is shown when Kubernetes prints it literally (`0x0`).
+    pub shown: Option<String>,
     /// What is wrong, lowercase, no trailing period.
     pub detail: String,
 }
@@ -143,8 +145,16 @@ impl FieldError {
             cause,
             field: field.into(),
             value,
+            shown: None,
             detail: detail.into(),
         }
+    }
+
+    /// Shows the value as `text` verbatim, as Kubernetes does for some
+    /// values (`metadata.resourceVersion: Invalid value: 0x0`).
+    pub fn raw(mut self, text: &str) -> Self {
+        self.shown = Some(text.to_string());
+        self
     }
 
     pub fn required(field: impl Into<String>, detail: impl Into<String>) -> Self {
@@ -194,7 +204,10 @@ impl FieldError {
     pub fn body(&self) -> String {
         let mut s = self.cause.words().to_string();
         if self.cause.shows_value() {
-            if let Some(value) = &self.value {
+            if let Some(shown) = &self.shown {
+                s.push_str(": ");
+                s.push_str(shown);
+            } else if let Some(value) = &self.value {
                 s.push_str(": ");
                 s.push_str(&render_value(value));
             }

@@ -5,8 +5,12 @@
 //! ARCHITECTURE.md for the map.
 
 pub mod error;
+pub mod gateway;
+pub mod grpc;
 pub mod pb;
+pub mod registry;
 pub mod resource;
+pub mod server;
 pub mod storage;
 pub mod watch;
 

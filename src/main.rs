@@ -1,1 +1,123 @@
-fn main() {}
+//! The `crdstore` command: `crdstore serve` runs the store (embedded sled,
+//! gRPC and HTTP) until SIGTERM or Ctrl-C, then drains, flushes and exits 0.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use crdstore::server::{Config, Server};
+use crdstore::watch::stream::WatchDefaults;
+use crdstore::watch::HistoryWindow;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[derive(Parser)]
+#[command(
+    name = "crdstore",
+    version,
+    about = "A standalone store for Kubernetes-style custom resources"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the store.
+    Serve(ServeArgs),
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Where the embedded database lives.
+    #[arg(long, env = "CRDSTORE_DATA_DIR", default_value = "./data")]
+    data_dir: PathBuf,
+    /// The gRPC listen address (port 0 picks a free port).
+    #[arg(long, env = "CRDSTORE_GRPC_ADDR", default_value = "127.0.0.1:50051")]
+    grpc_addr: String,
+    /// The HTTP listen address: health endpoints and the REST gateway.
+    #[arg(long, env = "CRDSTORE_HTTP_ADDR", default_value = "127.0.0.1:8080")]
+    http_addr: String,
+    /// Keep watch and list history for at least this many seconds.
+    #[arg(long, env = "CRDSTORE_HISTORY_SECONDS", default_value_t = 300)]
+    history_seconds: u64,
+    /// Keep watch and list history for at least this many revisions.
+    #[arg(long, env = "CRDSTORE_HISTORY_REVISIONS", default_value_t = 10_000)]
+    history_revisions: u64,
+    /// How often history outside the window is compacted, in seconds.
+    #[arg(long, env = "CRDSTORE_COMPACTION_SECONDS", default_value_t = 10)]
+    compaction_seconds: u64,
+    /// How often watches that allow bookmarks get one, in seconds.
+    #[arg(long, env = "CRDSTORE_BOOKMARK_SECONDS", default_value_t = 60)]
+    bookmark_seconds: u64,
+}
+
+impl ServeArgs {
+    fn config(self) -> Config {
+        Config {
+            data_dir: self.data_dir,
+            grpc_addr: self.grpc_addr,
+            http_addr: self.http_addr,
+            window: HistoryWindow {
+                min_age: Duration::from_secs(self.history_seconds),
+                min_revisions: self.history_revisions,
+            },
+            compaction_interval: Duration::from_secs(self.compaction_seconds.max(1)),
+            watch: WatchDefaults {
+                bookmark_interval: Duration::from_secs(self.bookmark_seconds.max(1)),
+                ..WatchDefaults::default()
+            },
+        }
+    }
+}
+
+async fn terminated() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("installing a SIGTERM handler");
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+    let Command::Serve(args) = Cli::parse().command;
+    let server = match Server::start(args.config()).await {
+        Ok(server) => server,
+        Err(err) => {
+            tracing::error!(error = %err, "could not start");
+            return ExitCode::FAILURE;
+        }
+    };
+    // One line on stdout that scripts and tests read to find the ports.
+    println!(
+        "crdstore listening grpc={} http={}",
+        server.grpc_addr, server.http_addr
+    );
+    terminated().await;
+    tracing::info!("shutting down");
+    match server.shutdown().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            tracing::error!(error = %err, "shutdown failed");
+            ExitCode::FAILURE
+        }
+    }
+}

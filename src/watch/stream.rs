@@ -42,6 +42,33 @@ pub type Matches = Arc<dyn Fn(&Value) -> bool + Send + Sync>;
 /// Builds the bookmark object for a revision (true: initial-events end).
 pub type Bookmark = Arc<dyn Fn(Revision, bool) -> Value + Send + Sync>;
 
+/// Server-wide watch settings.
+#[derive(Debug, Clone, Copy)]
+pub struct WatchDefaults {
+    /// How often a watch that asked for bookmarks gets one.
+    pub bookmark_interval: Duration,
+    /// A watch without its own timeout ends after between this and twice
+    /// this (randomised, as Kubernetes spreads re-lists).
+    pub min_timeout: Duration,
+}
+
+impl Default for WatchDefaults {
+    fn default() -> Self {
+        Self {
+            bookmark_interval: Duration::from_secs(60),
+            min_timeout: Duration::from_secs(30 * 60),
+        }
+    }
+}
+
+impl WatchDefaults {
+    /// A randomised default timeout.
+    pub fn timeout(&self) -> Duration {
+        let extra = rand::random::<f64>() * self.min_timeout.as_secs_f64();
+        self.min_timeout + Duration::from_secs_f64(extra)
+    }
+}
+
 /// What to watch and how to present it.
 pub struct WatchSpec {
     pub prefix: String,
@@ -52,6 +79,8 @@ pub struct WatchSpec {
     pub bookmark: Bookmark,
     pub bookmark_interval: Duration,
     pub default_timeout: Duration,
+    /// Becomes true when the server shuts down: the watch ends cleanly.
+    pub stopped: tokio::sync::watch::Receiver<bool>,
 }
 
 /// The stream of a running watch; ends with an error item when the watch
@@ -164,6 +193,8 @@ async fn run(
     let mut bookmarks = tokio::time::interval(spec.bookmark_interval);
     bookmarks.tick().await;
     let (mut reached, mut bookmarked) = (from, from);
+    let stopped = until_stopped(spec.stopped.clone());
+    tokio::pin!(stopped);
     loop {
         tokio::select! {
             message = changes.recv() => match message {
@@ -207,7 +238,13 @@ async fn run(
                 }
                 return;
             }
+            _ = &mut stopped => return,
             _ = tx.closed() => return,
         }
     }
+}
+
+/// Resolves once the server shuts down.
+pub async fn until_stopped(mut stopped: tokio::sync::watch::Receiver<bool>) {
+    let _ = stopped.wait_for(|s| *s).await.map(|_| ());
 }

@@ -1,0 +1,127 @@
+//! The `CustomResourceDefinitions` service: each handler converts the
+//! request, calls the registry, and maps the result or error.
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use tokio_stream::{wrappers::ReceiverStream, Stream, StreamExt};
+use tonic::{Request, Response, Status};
+
+use super::convert;
+use crate::pb::v1 as pb;
+use crate::pb::v1::custom_resource_definitions_server::CustomResourceDefinitions;
+use crate::registry::Registry;
+
+/// The service over a registry.
+pub struct DefinitionsService {
+    registry: Arc<Registry>,
+}
+
+impl DefinitionsService {
+    pub fn new(registry: Arc<Registry>) -> Self {
+        Self { registry }
+    }
+}
+
+type EventStream = Pin<Box<dyn Stream<Item = Result<pb::WatchEvent, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl CustomResourceDefinitions for DefinitionsService {
+    async fn create(
+        &self,
+        request: Request<pb::CreateDefinitionRequest>,
+    ) -> Result<Response<pb::CreateDefinitionResponse>, Status> {
+        let req = request.into_inner();
+        let created = self
+            .registry
+            .create(&req.definition, &convert::write_options(req.options))
+            .await?;
+        Ok(Response::new(pb::CreateDefinitionResponse {
+            definition: convert::json(&created),
+        }))
+    }
+
+    async fn get(
+        &self,
+        request: Request<pb::GetDefinitionRequest>,
+    ) -> Result<Response<pb::GetDefinitionResponse>, Status> {
+        let found = self.registry.get(&request.into_inner().name)?;
+        Ok(Response::new(pb::GetDefinitionResponse {
+            definition: convert::json(&found),
+        }))
+    }
+
+    async fn list(
+        &self,
+        request: Request<pb::ListDefinitionsRequest>,
+    ) -> Result<Response<pb::ListDefinitionsResponse>, Status> {
+        let page = self
+            .registry
+            .list(&convert::list_options(request.into_inner().options))
+            .await?;
+        Ok(Response::new(pb::ListDefinitionsResponse {
+            items: page.items.iter().map(convert::json).collect(),
+            resource_version: page.revision.to_string(),
+            continue_token: page.continue_token,
+            remaining_item_count: page.remaining.unwrap_or(0),
+        }))
+    }
+
+    type WatchStream = EventStream;
+
+    async fn watch(
+        &self,
+        request: Request<pb::WatchDefinitionsRequest>,
+    ) -> Result<Response<Self::WatchStream>, Status> {
+        let events = self
+            .registry
+            .watch(convert::watch_options(request.into_inner().options))
+            .await?;
+        let stream = ReceiverStream::new(events)
+            .map(|item| item.map(|e| convert::watch_event(&e)).map_err(Status::from));
+        Ok(Response::new(Box::pin(stream)))
+    }
+
+    async fn update(
+        &self,
+        request: Request<pb::UpdateDefinitionRequest>,
+    ) -> Result<Response<pb::UpdateDefinitionResponse>, Status> {
+        let req = request.into_inner();
+        let updated = self
+            .registry
+            .update(&req.definition, &convert::write_options(req.options))
+            .await?;
+        Ok(Response::new(pb::UpdateDefinitionResponse {
+            definition: convert::json(&updated),
+        }))
+    }
+
+    async fn update_status(
+        &self,
+        request: Request<pb::UpdateDefinitionStatusRequest>,
+    ) -> Result<Response<pb::UpdateDefinitionStatusResponse>, Status> {
+        let req = request.into_inner();
+        let updated = self
+            .registry
+            .update_status(&req.definition, &convert::write_options(req.options))
+            .await?;
+        Ok(Response::new(pb::UpdateDefinitionStatusResponse {
+            definition: convert::json(&updated),
+        }))
+    }
+
+    async fn delete(
+        &self,
+        request: Request<pb::DeleteDefinitionRequest>,
+    ) -> Result<Response<pb::DeleteDefinitionResponse>, Status> {
+        let req = request.into_inner();
+        let (last, deleted) = self
+            .registry
+            .delete(&req.name, &convert::delete_options(req.options))
+            .await?;
+        Ok(Response::new(pb::DeleteDefinitionResponse {
+            definition: convert::json(&last),
+            deleted,
+        }))
+    }
+}

@@ -1,0 +1,43 @@
+//! The gRPC transport: the services over the domain, the standard health
+//! service and server reflection, and the one mapping of domain errors to
+//! gRPC statuses (`status`).
+
+pub mod convert;
+pub mod definitions;
+pub mod status;
+
+use std::sync::Arc;
+
+use tonic::service::Routes;
+
+use crate::pb;
+use crate::registry::Registry;
+
+/// Largest gRPC message accepted (bodies past 3 MiB are refused by the
+/// domain with a clear error; this leaves room for the envelope).
+pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+
+/// Every gRPC service crdstore serves, with health reporting SERVING for
+/// them, and reflection over the crdstore protos.
+pub async fn routes(
+    registry: Arc<Registry>,
+) -> Result<Routes, Box<dyn std::error::Error + Send + Sync>> {
+    let (health_reporter, health) = tonic_health::server::health_reporter();
+    health_reporter
+        .set_serving::<pb::v1::custom_resource_definitions_server::CustomResourceDefinitionsServer<
+            definitions::DefinitionsService,
+        >>()
+        .await;
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    let definitions =
+        pb::v1::custom_resource_definitions_server::CustomResourceDefinitionsServer::new(
+            definitions::DefinitionsService::new(registry),
+        )
+        .max_decoding_message_size(MAX_MESSAGE_BYTES);
+    Ok(Routes::new(health)
+        .add_service(reflection)
+        .add_service(definitions))
+}

@@ -1,0 +1,123 @@
+//! Definitions in and out: parsing a request body into a typed
+//! `CustomResourceDefinition` (type errors name their path), Kubernetes'
+//! defaulting, and the stored form (JSON without resourceVersion, which is
+//! the key's modify revision).
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceConversion, CustomResourceDefinition,
+};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::resource::meta;
+use crate::storage::KeyValue;
+
+pub const API_VERSION: &str = "apiextensions.k8s.io/v1";
+pub const KIND: &str = "CustomResourceDefinition";
+
+/// Parses a request body. Malformed JSON, a wrong apiVersion or kind, or a
+/// value of the wrong type is a BadRequest that names the problem.
+pub fn parse(body: &[u8]) -> Result<CustomResourceDefinition> {
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| Error::bad_request(format!("the request body is not valid JSON: {e}")))?;
+    let Some(obj) = value.as_object() else {
+        return Err(Error::bad_request("the request body must be a JSON object"));
+    };
+    let field = |name: &str| obj.get(name).and_then(Value::as_str).unwrap_or("");
+    let (api_version, kind) = (field("apiVersion"), field("kind"));
+    if (!api_version.is_empty() && api_version != API_VERSION) || (!kind.is_empty() && kind != KIND)
+    {
+        return Err(Error::bad_request(format!(
+            "the object provided is unrecognized (must be of type {KIND} in {API_VERSION}): apiVersion {api_version:?}, kind {kind:?}"
+        )));
+    }
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        Error::bad_request(format!(
+            "{KIND} in version \"v1\" cannot be handled: {}: {}",
+            e.path(),
+            e.inner()
+        ))
+    })
+}
+
+/// Kubernetes' defaults for v1 definitions.
+pub fn apply_defaults(crd: &mut CustomResourceDefinition) {
+    let names = &mut crd.spec.names;
+    if names.singular.as_deref().unwrap_or("").is_empty() && !names.kind.is_empty() {
+        names.singular = Some(names.kind.to_lowercase());
+    }
+    if names.list_kind.as_deref().unwrap_or("").is_empty() && !names.kind.is_empty() {
+        names.list_kind = Some(format!("{}List", names.kind));
+    }
+    if crd.spec.conversion.is_none() {
+        crd.spec.conversion = Some(CustomResourceConversion {
+            strategy: "None".into(),
+            webhook: None,
+        });
+    }
+}
+
+/// The name of the storage version, when exactly one is marked.
+pub fn storage_version(crd: &CustomResourceDefinition) -> Option<&str> {
+    let mut storage = crd.spec.versions.iter().filter(|v| v.storage);
+    match (storage.next(), storage.next()) {
+        (Some(v), None) => Some(&v.name),
+        _ => None,
+    }
+}
+
+/// The definition as a client sees it, with its resourceVersion.
+pub fn to_json(crd: &CustomResourceDefinition) -> Value {
+    let mut value = serde_json::to_value(crd).expect("definitions serialize");
+    let map = value.as_object_mut().expect("definitions are objects");
+    map.insert("apiVersion".into(), Value::String(API_VERSION.into()));
+    map.insert("kind".into(), Value::String(KIND.into()));
+    value
+}
+
+/// The stored bytes: the definition without resourceVersion.
+pub fn to_stored(crd: &CustomResourceDefinition) -> Vec<u8> {
+    let mut value = to_json(crd);
+    meta::strip_resource_version(&mut value);
+    serde_json::to_vec(&value).expect("definitions serialize")
+}
+
+/// A stored definition, with its resourceVersion set from the key.
+pub fn decode(kv: &KeyValue) -> Result<CustomResourceDefinition> {
+    let mut crd: CustomResourceDefinition = serde_json::from_slice(&kv.value)
+        .map_err(|e| Error::internal(format!("stored definition {} is corrupt: {e}", kv.key)))?;
+    crd.metadata.resource_version = Some(kv.mod_revision.to_string());
+    Ok(crd)
+}
+
+/// A stored definition as JSON, with its resourceVersion.
+pub fn decode_json(kv: &KeyValue) -> Result<Value> {
+    decode(kv).map(|crd| to_json(&crd))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_errors_name_the_path() {
+        let err = parse(br#"{"spec": {"versions": "v1"}}"#).unwrap_err();
+        assert!(err.message.contains("spec.versions"), "{}", err.message);
+    }
+
+    #[test]
+    fn wrong_kind_is_refused() {
+        let err = parse(br#"{"apiVersion": "v1", "kind": "ConfigMap"}"#).unwrap_err();
+        assert_eq!(err.reason, crate::error::Reason::BadRequest);
+    }
+
+    #[test]
+    fn defaults_follow_kubernetes() {
+        let mut crd =
+            parse(br#"{"spec": {"names": {"kind": "CronTab", "plural": "crontabs"}}}"#).unwrap();
+        apply_defaults(&mut crd);
+        assert_eq!(crd.spec.names.singular.as_deref(), Some("crontab"));
+        assert_eq!(crd.spec.names.list_kind.as_deref(), Some("CronTabList"));
+        assert_eq!(crd.spec.conversion.unwrap().strategy, "None");
+    }
+}

@@ -1,0 +1,428 @@
+//! The registry of custom resource definitions: create, read, list, watch,
+//! update, status update and delete, with Kubernetes semantics. Server-set
+//! metadata, status (accepted names, stored versions, conditions) and the
+//! names of the other definitions of a group are maintained here, inside the
+//! same atomic commit as the write that changes them.
+
+pub mod conditions;
+pub mod definition;
+pub mod naming;
+pub mod validation;
+
+use std::sync::Arc;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use serde_json::{json, Value};
+
+use crate::error::{Error, FieldError, Result};
+use crate::resource::list::{self, ListPage};
+use crate::resource::meta;
+use crate::resource::options::{DeleteOptions, ListOptions, WatchOptions, WriteOptions};
+use crate::resource::selector::{FieldSelector, LabelSelector};
+use crate::storage::{keys, KeyValue, Op, ReadAt, Storage, StorageError};
+use crate::watch::stream::{self, WatchDefaults, WatchSpec, WatchStream};
+
+use definition::{API_VERSION, KIND};
+use naming::Claimed;
+
+const GROUP: &str = keys::DEFINITIONS_GROUP;
+const RESOURCE: &str = keys::DEFINITIONS_RESOURCE;
+
+/// A definition as stored, with its key-value.
+struct Stored {
+    kv: KeyValue,
+    crd: CustomResourceDefinition,
+}
+
+/// The definition registry.
+pub struct Registry {
+    store: Arc<dyn Storage>,
+    /// Definition writes are serialized: each one re-evaluates the names of
+    /// its whole group, which must not interleave with another.
+    writes: tokio::sync::Mutex<()>,
+    watch_defaults: WatchDefaults,
+    /// Becomes true when the server shuts down; watches end then.
+    stopped: tokio::sync::watch::Receiver<bool>,
+}
+
+fn invalid(name: &str, causes: Vec<FieldError>) -> Error {
+    Error::invalid(GROUP, KIND, name, causes)
+}
+
+fn name_of(crd: &CustomResourceDefinition) -> &str {
+    crd.metadata.name.as_deref().unwrap_or("")
+}
+
+fn now() -> Time {
+    Time(
+        jiff::Timestamp::now()
+            .round(jiff::Unit::Second)
+            .expect("rounding a timestamp to seconds"),
+    )
+}
+
+/// The resourceVersion an update must carry, checked against the stored one.
+fn check_update_preconditions(new: &CustomResourceDefinition, old: &Stored) -> Result<()> {
+    let name = name_of(new);
+    let rv = new.metadata.resource_version.as_deref().unwrap_or("");
+    if rv.is_empty() {
+        return Err(invalid(
+            name,
+            vec![FieldError::invalid(
+                "metadata.resourceVersion",
+                Value::Null,
+                "must be specified for an update",
+            )
+            .raw("0x0")],
+        ));
+    }
+    if meta::parse_resource_version(rv)? != Some(old.kv.mod_revision) {
+        return Err(Error::stale(GROUP, RESOURCE, name));
+    }
+    check_uid(name, new.metadata.uid.as_deref(), &old.crd)
+}
+
+fn check_uid(name: &str, uid: Option<&str>, old: &CustomResourceDefinition) -> Result<()> {
+    let old_uid = old.metadata.uid.as_deref().unwrap_or("");
+    match uid {
+        Some(uid) if !uid.is_empty() && uid != old_uid => Err(Error::conflict(
+            GROUP,
+            RESOURCE,
+            name,
+            format!(
+                "Precondition failed: UID in precondition: {uid}, UID in object meta: {old_uid}"
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl Registry {
+    pub fn new(
+        store: Arc<dyn Storage>,
+        watch_defaults: WatchDefaults,
+        stopped: tokio::sync::watch::Receiver<bool>,
+    ) -> Self {
+        Self {
+            store,
+            writes: tokio::sync::Mutex::new(()),
+            watch_defaults,
+            stopped,
+        }
+    }
+
+    /// Every definition at the latest revision.
+    pub fn all(&self) -> Result<Vec<CustomResourceDefinition>> {
+        Ok(self.all_stored()?.into_iter().map(|s| s.crd).collect())
+    }
+
+    fn all_stored(&self) -> Result<Vec<Stored>> {
+        let range = self.store.range(
+            &keys::definitions_prefix(),
+            None,
+            ReadAt::Latest,
+            0,
+            &|_| true,
+        )?;
+        range
+            .items
+            .into_iter()
+            .map(|kv| {
+                Ok(Stored {
+                    crd: definition::decode(&kv)?,
+                    kv,
+                })
+            })
+            .collect()
+    }
+
+    fn load(&self, name: &str) -> Result<Stored> {
+        let kv = self
+            .store
+            .get(&keys::definition_key(name))
+            .ok_or_else(|| Error::not_found(GROUP, RESOURCE, name))?;
+        Ok(Stored {
+            crd: definition::decode(&kv)?,
+            kv,
+        })
+    }
+
+    /// Reads one definition.
+    pub fn get(&self, name: &str) -> Result<Value> {
+        Ok(definition::to_json(&self.load(name)?.crd))
+    }
+
+    /// Registers a definition.
+    pub async fn create(&self, body: &[u8], options: &WriteOptions) -> Result<Value> {
+        let mut crd = definition::parse(body)?;
+        if crd
+            .metadata
+            .resource_version
+            .as_deref()
+            .is_some_and(|rv| !rv.is_empty())
+        {
+            return Err(Error::bad_request(
+                "resourceVersion should not be set on objects to be created",
+            ));
+        }
+        definition::apply_defaults(&mut crd);
+        let name = name_of(&crd).to_string();
+        crd.metadata.uid = Some(meta::new_uid());
+        crd.metadata.creation_timestamp = Some(now());
+        crd.metadata.generation = Some(1);
+        crd.metadata.deletion_timestamp = None;
+        crd.metadata.deletion_grace_period_seconds = None;
+        crd.metadata.managed_fields = None;
+        crd.metadata.namespace = None;
+        let stored_versions = definition::storage_version(&crd).map(|v| vec![v.to_string()]);
+        crd.status = Some(Default::default());
+        let errs = validation::validate(&crd);
+        if !errs.is_empty() {
+            return Err(invalid(&name, errs));
+        }
+        crd.status
+            .as_mut()
+            .expect("status set above")
+            .stored_versions = stored_versions;
+
+        let _serial = self.writes.lock().await;
+        let others = self.all_stored()?;
+        if others.iter().any(|s| name_of(&s.crd) == name) {
+            return Err(Error::already_exists(GROUP, RESOURCE, &name));
+        }
+        let claimed = Claimed::in_group(others.iter().map(|s| &s.crd), &crd.spec.group, &name);
+        naming::accept_names(&mut crd, &claimed);
+        if options.dry_run {
+            return Ok(definition::to_json(&crd));
+        }
+        let committed = match self
+            .store
+            .commit(vec![Op::create(
+                keys::definition_key(&name),
+                definition::to_stored(&crd),
+            )])
+            .await
+        {
+            Err(StorageError::PreconditionFailed { .. }) => {
+                return Err(Error::already_exists(GROUP, RESOURCE, &name))
+            }
+            other => other?,
+        };
+        tracing::info!(definition = %name, revision = committed.revision, "created definition");
+        crd.metadata.resource_version = Some(committed.revision.to_string());
+        Ok(definition::to_json(&crd))
+    }
+
+    /// Replaces a definition's spec and metadata; its status is kept.
+    pub async fn update(&self, body: &[u8], options: &WriteOptions) -> Result<Value> {
+        let mut crd = definition::parse(body)?;
+        let name = name_of(&crd).to_string();
+        let _serial = self.writes.lock().await;
+        let old = self.load(&name)?;
+        check_update_preconditions(&crd, &old)?;
+        definition::apply_defaults(&mut crd);
+        let prior = &old.crd.metadata;
+        crd.metadata.uid = prior.uid.clone();
+        crd.metadata.creation_timestamp = prior.creation_timestamp.clone();
+        crd.metadata.deletion_timestamp = prior.deletion_timestamp.clone();
+        crd.metadata.deletion_grace_period_seconds = prior.deletion_grace_period_seconds;
+        crd.metadata.managed_fields = None;
+        crd.metadata.namespace = None;
+        crd.metadata.resource_version = None;
+        let spec_changed =
+            serde_json::to_value(&crd.spec).ok() != serde_json::to_value(&old.crd.spec).ok();
+        crd.metadata.generation = Some(prior.generation.unwrap_or(1) + i64::from(spec_changed));
+        let mut status = old.crd.status.clone().unwrap_or_default();
+        if let Some(storage) = definition::storage_version(&crd) {
+            let stored = status.stored_versions.get_or_insert_with(Vec::new);
+            if !stored.iter().any(|v| v == storage) {
+                stored.push(storage.to_string());
+            }
+        }
+        crd.status = Some(status);
+        let errs = validation::validate_update(&crd, &old.crd);
+        if !errs.is_empty() {
+            return Err(invalid(&name, errs));
+        }
+        self.commit_with_group(crd, old, options).await
+    }
+
+    /// Replaces a definition's status: only `storedVersions` is taken from
+    /// the body; accepted names and conditions are the server's.
+    pub async fn update_status(&self, body: &[u8], options: &WriteOptions) -> Result<Value> {
+        let new = definition::parse(body)?;
+        let name = name_of(&new).to_string();
+        let _serial = self.writes.lock().await;
+        let old = self.load(&name)?;
+        check_update_preconditions(&new, &old)?;
+        let mut crd = old.crd.clone();
+        crd.metadata.resource_version = None;
+        let stored_versions = new
+            .status
+            .and_then(|s| s.stored_versions)
+            .unwrap_or_default();
+        crd.status
+            .get_or_insert_with(Default::default)
+            .stored_versions = Some(stored_versions);
+        let errs = validation::validate_stored_versions(&crd);
+        if !errs.is_empty() {
+            return Err(invalid(&name, errs));
+        }
+        self.commit_with_group(crd, old, options).await
+    }
+
+    /// Writes `crd` over `old`, re-evaluating the names of its whole group in
+    /// the same commit. A write that changes nothing keeps the resourceVersion.
+    async fn commit_with_group(
+        &self,
+        mut crd: CustomResourceDefinition,
+        old: Stored,
+        options: &WriteOptions,
+    ) -> Result<Value> {
+        let name = name_of(&crd).to_string();
+        let mut group = self.all_stored()?;
+        group.retain(|s| s.crd.spec.group == crd.spec.group && name_of(&s.crd) != name);
+        let claimed = Claimed::in_group(group.iter().map(|s| &s.crd), &crd.spec.group, &name);
+        naming::accept_names(&mut crd, &claimed);
+        let mut ops = vec![Op::update(
+            keys::definition_key(&name),
+            old.kv.mod_revision,
+            definition::to_stored(&crd),
+        )];
+        ops.extend(Self::settle_group(&crd.spec.group, &mut group, Some(&crd)));
+        if options.dry_run {
+            crd.metadata.resource_version = Some(old.kv.mod_revision.to_string());
+            return Ok(definition::to_json(&crd));
+        }
+        let committed = match self.store.commit(ops).await {
+            Err(StorageError::PreconditionFailed { .. }) => {
+                return Err(Error::stale(GROUP, RESOURCE, &name))
+            }
+            other => other?,
+        };
+        let current = committed
+            .current(0)
+            .ok_or_else(|| Error::internal("update left no definition"))?;
+        definition::decode_json(current)
+    }
+
+    /// Re-evaluates the names of `others` (oldest first) against each other
+    /// and `this`; returns the writes for those whose status changed.
+    fn settle_group(
+        group: &str,
+        others: &mut [Stored],
+        this: Option<&CustomResourceDefinition>,
+    ) -> Vec<Op> {
+        others.sort_by_key(|s| s.kv.create_revision);
+        let mut ops = Vec::new();
+        for i in 0..others.len() {
+            let name = name_of(&others[i].crd).to_string();
+            let claimed =
+                Claimed::in_group(others.iter().map(|s| &s.crd).chain(this), group, &name);
+            let mut crd = others[i].crd.clone();
+            crd.metadata.resource_version = None;
+            naming::accept_names(&mut crd, &claimed);
+            let bytes = definition::to_stored(&crd);
+            if *bytes != *others[i].kv.value {
+                ops.push(Op::update(
+                    keys::definition_key(&name),
+                    others[i].kv.mod_revision,
+                    bytes,
+                ));
+                others[i].crd = crd;
+            }
+        }
+        ops
+    }
+
+    /// Deletes a definition; the others of its group are re-evaluated and may
+    /// gain names it held. Returns its last state and whether it is gone.
+    pub async fn delete(&self, name: &str, options: &DeleteOptions) -> Result<(Value, bool)> {
+        let _serial = self.writes.lock().await;
+        let old = self.load(name)?;
+        check_uid(name, Some(&options.precondition_uid), &old.crd)?;
+        if !options.precondition_resource_version.is_empty()
+            && options.precondition_resource_version != old.kv.mod_revision.to_string()
+        {
+            return Err(Error::conflict(
+                GROUP,
+                RESOURCE,
+                name,
+                format!(
+                    "Precondition failed: ResourceVersion in precondition: {}, ResourceVersion in object meta: {}",
+                    options.precondition_resource_version, old.kv.mod_revision
+                ),
+            ));
+        }
+        let last = definition::to_json(&old.crd);
+        if options.dry_run {
+            return Ok((last, true));
+        }
+        let mut group = self.all_stored()?;
+        group.retain(|s| s.crd.spec.group == old.crd.spec.group && name_of(&s.crd) != name);
+        let mut ops = vec![Op::delete(keys::definition_key(name), old.kv.mod_revision)];
+        ops.extend(Self::settle_group(&old.crd.spec.group, &mut group, None));
+        match self.store.commit(ops).await {
+            Err(StorageError::PreconditionFailed { .. }) => {
+                return Err(Error::stale(GROUP, RESOURCE, name))
+            }
+            other => other?,
+        };
+        tracing::info!(definition = %name, "deleted definition");
+        Ok((last, true))
+    }
+
+    /// Lists definitions.
+    pub async fn list(&self, options: &ListOptions) -> Result<ListPage> {
+        let labels = LabelSelector::parse(&options.label_selector)?;
+        let fields = FieldSelector::parse(&options.field_selector, &["metadata.name"])?;
+        let matches = move |obj: &Value| {
+            labels.matches(&meta::labels(obj))
+                && fields.matches(|_| meta::meta_str(obj, "name").to_string())
+        };
+        list::list(
+            self.store.as_ref(),
+            &keys::definitions_prefix(),
+            options,
+            &definition::decode_json,
+            &matches,
+        )
+        .await
+    }
+
+    /// Watches definitions.
+    pub async fn watch(&self, options: WatchOptions) -> Result<WatchStream> {
+        let labels = LabelSelector::parse(&options.label_selector)?;
+        let fields = FieldSelector::parse(&options.field_selector, &["metadata.name"])?;
+        let matches: Option<stream::Matches> =
+            (!labels.is_empty() || !fields.is_empty()).then(|| {
+                Arc::new(move |obj: &Value| {
+                    labels.matches(&meta::labels(obj))
+                        && fields.matches(|_| meta::meta_str(obj, "name").to_string())
+                }) as stream::Matches
+            });
+        let spec = WatchSpec {
+            prefix: keys::definitions_prefix(),
+            options,
+            decode: Arc::new(definition::decode_json),
+            matches,
+            bookmark: Arc::new(|revision, initial_end| {
+                bookmark(API_VERSION, KIND, revision, initial_end)
+            }),
+            bookmark_interval: self.watch_defaults.bookmark_interval,
+            default_timeout: self.watch_defaults.timeout(),
+            stopped: self.stopped.clone(),
+        };
+        stream::start(self.store.clone(), spec).await
+    }
+}
+
+/// The object of a BOOKMARK event.
+pub fn bookmark(api_version: &str, kind: &str, revision: i64, initial_end: bool) -> Value {
+    let mut object = json!({"apiVersion": api_version, "kind": kind, "metadata": {"resourceVersion": revision.to_string()}});
+    if initial_end {
+        object["metadata"]["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+    }
+    object
+}

@@ -1,0 +1,585 @@
+//! Static validation of definitions, as Kubernetes' apiextensions
+//! validation: every violation is collected with its field path, and updates
+//! add the immutability and storedVersions rules. Name conflicts with other
+//! definitions are not errors here; they are conditions (`naming`).
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceColumnDefinition, CustomResourceConversion, CustomResourceDefinition,
+    CustomResourceDefinitionNames, CustomResourceDefinitionSpec, CustomResourceSubresources,
+    WebhookClientConfig,
+};
+use serde_json::Value;
+
+use super::conditions::is_true;
+use crate::error::FieldError;
+use crate::resource::dns;
+
+const SCOPES: &[&str] = &["Cluster", "Namespaced"];
+const COLUMN_TYPES: &[&str] = &["boolean", "date", "integer", "number", "string"];
+const COLUMN_FORMATS: &[&str] = &[
+    "byte",
+    "date",
+    "date-time",
+    "double",
+    "float",
+    "int32",
+    "int64",
+    "password",
+];
+const CONVERSION_STRATEGIES: &[&str] = &["None", "Webhook"];
+const REVIEW_VERSIONS: &[&str] = &["v1", "v1beta1"];
+
+fn push_all(errs: &mut Vec<FieldError>, field: &str, value: &str, problems: Vec<String>) {
+    if !problems.is_empty() {
+        errs.push(FieldError::invalid(field, value, problems.join(",")));
+    }
+}
+
+/// Everything wrong with a definition on its own.
+pub fn validate(crd: &CustomResourceDefinition) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let name = crd.metadata.name.as_deref().unwrap_or("");
+    if name.is_empty() {
+        errs.push(FieldError::required(
+            "metadata.name",
+            "name or generateName is required",
+        ));
+    } else {
+        let mut problems = dns::dns1123_subdomain(name);
+        if name != format!("{}.{}", crd.spec.names.plural, crd.spec.group) {
+            problems.push(r#"must be spec.names.plural+"."+spec.group"#.to_string());
+        }
+        push_all(&mut errs, "metadata.name", name, problems);
+    }
+    errs.extend(validate_spec(&crd.spec));
+    if let Some(accepted) = crd.status.as_ref().and_then(|s| s.accepted_names.as_ref()) {
+        errs.extend(validate_names(accepted, "status.acceptedNames"));
+    }
+    errs
+}
+
+fn validate_spec(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if spec.group.is_empty() {
+        errs.push(FieldError::required("spec.group", ""));
+    } else {
+        let problems = dns::dns1123_subdomain(&spec.group);
+        if !problems.is_empty() {
+            push_all(&mut errs, "spec.group", &spec.group, problems);
+        } else if !spec.group.contains('.') {
+            errs.push(FieldError::invalid(
+                "spec.group",
+                spec.group.as_str(),
+                "should be a domain with at least one dot",
+            ));
+        }
+    }
+    match spec.scope.as_str() {
+        "" => errs.push(FieldError::required("spec.scope", "")),
+        s if SCOPES.contains(&s) => {}
+        other => errs.push(FieldError::not_supported("spec.scope", other, SCOPES)),
+    }
+    let names = &spec.names;
+    for (field, value) in [
+        ("plural", &names.plural),
+        (
+            "singular",
+            names.singular.as_ref().unwrap_or(&String::new()),
+        ),
+        ("kind", &names.kind),
+        (
+            "listKind",
+            names.list_kind.as_ref().unwrap_or(&String::new()),
+        ),
+    ] {
+        if value.is_empty() {
+            errs.push(FieldError::required(format!("spec.names.{field}"), ""));
+        }
+    }
+    errs.extend(validate_names(names, "spec.names"));
+    errs.extend(validate_versions(spec));
+    if let Some(conversion) = &spec.conversion {
+        errs.extend(validate_conversion(conversion));
+    }
+    if spec.preserve_unknown_fields == Some(true) {
+        errs.push(FieldError::invalid(
+            "spec.preserveUnknownFields",
+            true,
+            "must be false",
+        ));
+    }
+    errs
+}
+
+/// The rules for `spec.names` and `status.acceptedNames`.
+pub fn validate_names(names: &CustomResourceDefinitionNames, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let label = |errs: &mut Vec<FieldError>, field: String, value: &str| {
+        if !value.is_empty() {
+            push_all(errs, &field, value, dns::dns1035_label(value));
+        }
+    };
+    label(&mut errs, format!("{path}.plural"), &names.plural);
+    label(
+        &mut errs,
+        format!("{path}.singular"),
+        names.singular.as_deref().unwrap_or(""),
+    );
+    for (field, kind) in [
+        ("kind", names.kind.as_str()),
+        ("listKind", names.list_kind.as_deref().unwrap_or("")),
+    ] {
+        let problems = dns::dns1035_label(&kind.to_lowercase());
+        if !kind.is_empty() && !problems.is_empty() {
+            errs.push(FieldError::invalid(
+                format!("{path}.{field}"),
+                kind,
+                format!(
+                    "may have mixed case, but should otherwise match: {}",
+                    problems.join(",")
+                ),
+            ));
+        }
+    }
+    for (i, short) in names.short_names.iter().flatten().enumerate() {
+        push_all(
+            &mut errs,
+            &format!("{path}.shortNames[{i}]"),
+            short,
+            dns::dns1035_label(short),
+        );
+    }
+    if !names.kind.is_empty() && Some(&names.kind) == names.list_kind.as_ref() {
+        errs.push(FieldError::invalid(
+            format!("{path}.listKind"),
+            names.kind.as_str(),
+            "kind and listKind may not be the same",
+        ));
+    }
+    for (i, category) in names.categories.iter().flatten().enumerate() {
+        push_all(
+            &mut errs,
+            &format!("{path}.categories[{i}]"),
+            category,
+            dns::dns1035_label(category),
+        );
+    }
+    errs
+}
+
+fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let names: Vec<Value> = spec
+        .versions
+        .iter()
+        .map(|v| Value::String(v.name.clone()))
+        .collect();
+    if spec.versions.iter().filter(|v| v.storage).count() != 1 {
+        errs.push(FieldError::invalid(
+            "spec.versions",
+            names.clone(),
+            "must have exactly one version marked as storage version",
+        ));
+    }
+    if !spec.versions.iter().any(|v| v.served) && !spec.versions.is_empty() {
+        errs.push(FieldError::invalid(
+            "spec.versions",
+            names,
+            "must have at least one version marked as served",
+        ));
+    }
+    for (i, version) in spec.versions.iter().enumerate() {
+        let path = format!("spec.versions[{i}]");
+        if version.name.is_empty() {
+            errs.push(FieldError::required(format!("{path}.name"), ""));
+        } else {
+            push_all(
+                &mut errs,
+                &format!("{path}.name"),
+                &version.name,
+                dns::dns1035_label(&version.name),
+            );
+        }
+        if spec.versions[..i]
+            .iter()
+            .any(|earlier| earlier.name == version.name)
+        {
+            errs.push(FieldError::duplicate(
+                format!("{path}.name"),
+                version.name.as_str(),
+            ));
+        }
+        match version
+            .schema
+            .as_ref()
+            .and_then(|s| s.open_api_v3_schema.as_ref())
+        {
+            None => errs.push(FieldError::required(
+                format!("{path}.schema.openAPIV3Schema"),
+                "schemas are required",
+            )),
+            Some(schema) => match schema.type_.as_deref() {
+                Some("object") => {}
+                None | Some("") => errs.push(FieldError::required(
+                    format!("{path}.schema.openAPIV3Schema.type"),
+                    "must not be empty at the root",
+                )),
+                Some(other) => errs.push(FieldError::invalid(
+                    format!("{path}.schema.openAPIV3Schema.type"),
+                    other,
+                    "must be object at the root",
+                )),
+            },
+        }
+        if let Some(subresources) = &version.subresources {
+            errs.extend(validate_subresources(
+                subresources,
+                &format!("{path}.subresources"),
+            ));
+        }
+        for (j, column) in version
+            .additional_printer_columns
+            .iter()
+            .flatten()
+            .enumerate()
+        {
+            errs.extend(validate_column(
+                column,
+                &format!("{path}.additionalPrinterColumns[{j}]"),
+            ));
+        }
+    }
+    errs
+}
+
+/// A dotted path such as `.spec.replicas`: starts with a dot, no empty
+/// segment, no array notation.
+fn validate_simple_json_path(path: &str, field: &str) -> Vec<FieldError> {
+    if path.is_empty() {
+        return vec![FieldError::invalid(field, path, "must not be empty")];
+    }
+    if !path.starts_with('.') {
+        return vec![FieldError::invalid(
+            field,
+            path,
+            "must be a simple json path starting with .",
+        )];
+    }
+    if path.contains(['[', ']']) {
+        return vec![FieldError::invalid(
+            field,
+            path,
+            "must be a simple json path without array notation",
+        )];
+    }
+    if path != "." && path[1..].split('.').any(str::is_empty) {
+        return vec![FieldError::invalid(
+            field,
+            path,
+            "must be a json path in the dot notation",
+        )];
+    }
+    Vec::new()
+}
+
+fn validate_subresources(subresources: &CustomResourceSubresources, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let Some(scale) = &subresources.scale else {
+        return errs;
+    };
+    let spec_path = format!("{path}.scale.specReplicasPath");
+    if scale.spec_replicas_path.is_empty() {
+        errs.push(FieldError::required(spec_path, ""));
+    } else {
+        let problems = validate_simple_json_path(&scale.spec_replicas_path, &spec_path);
+        if !problems.is_empty() {
+            errs.extend(problems);
+        } else if !scale.spec_replicas_path.starts_with(".spec.") {
+            errs.push(FieldError::invalid(
+                spec_path,
+                scale.spec_replicas_path.as_str(),
+                "should be a json path under .spec",
+            ));
+        }
+    }
+    let status_path = format!("{path}.scale.statusReplicasPath");
+    if scale.status_replicas_path.is_empty() {
+        errs.push(FieldError::required(status_path, ""));
+    } else {
+        let problems = validate_simple_json_path(&scale.status_replicas_path, &status_path);
+        if !problems.is_empty() {
+            errs.extend(problems);
+        } else if !scale.status_replicas_path.starts_with(".status.") {
+            errs.push(FieldError::invalid(
+                status_path,
+                scale.status_replicas_path.as_str(),
+                "should be a json path under .status",
+            ));
+        }
+    }
+    if let Some(selector) = scale
+        .label_selector_path
+        .as_deref()
+        .filter(|p| !p.is_empty())
+    {
+        let field = format!("{path}.scale.labelSelectorPath");
+        let problems = validate_simple_json_path(selector, &field);
+        if !problems.is_empty() {
+            errs.extend(problems);
+        } else if !selector.starts_with(".spec.") && !selector.starts_with(".status.") {
+            errs.push(FieldError::invalid(
+                field,
+                selector,
+                "should be a json path under either .spec or .status",
+            ));
+        }
+    }
+    errs
+}
+
+fn validate_column(column: &CustomResourceColumnDefinition, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if column.name.is_empty() {
+        errs.push(FieldError::required(format!("{path}.name"), ""));
+    }
+    if column.type_.is_empty() {
+        errs.push(FieldError::required(
+            format!("{path}.type"),
+            format!("must be one of {}", COLUMN_TYPES.join(",")),
+        ));
+    } else if !COLUMN_TYPES.contains(&column.type_.as_str()) {
+        errs.push(FieldError::not_supported(
+            format!("{path}.type"),
+            column.type_.as_str(),
+            COLUMN_TYPES,
+        ));
+    }
+    if let Some(format) = column.format.as_deref().filter(|f| !f.is_empty()) {
+        if !COLUMN_FORMATS.contains(&format) {
+            errs.push(FieldError::not_supported(
+                format!("{path}.format"),
+                format,
+                COLUMN_FORMATS,
+            ));
+        }
+    }
+    if column.json_path.is_empty() {
+        errs.push(FieldError::required(format!("{path}.jsonPath"), ""));
+    } else {
+        errs.extend(validate_simple_json_path(
+            &column.json_path,
+            &format!("{path}.jsonPath"),
+        ));
+    }
+    if column.priority.is_some_and(|p| p < 0) {
+        errs.push(FieldError::invalid(
+            format!("{path}.priority"),
+            column.priority,
+            "must be greater than or equal to 0",
+        ));
+    }
+    errs
+}
+
+fn validate_conversion(conversion: &CustomResourceConversion) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    match conversion.strategy.as_str() {
+        "None" => {
+            if conversion.webhook.is_some() {
+                errs.push(FieldError::forbidden(
+                    "spec.conversion.webhook",
+                    "should not be set when strategy is not set to Webhook",
+                ));
+            }
+        }
+        "Webhook" => match &conversion.webhook {
+            None => errs.push(FieldError::required(
+                "spec.conversion.webhook",
+                "required when strategy is set to Webhook",
+            )),
+            Some(webhook) => {
+                match &webhook.client_config {
+                    None => errs.push(FieldError::required(
+                        "spec.conversion.webhook.clientConfig",
+                        "required when strategy is set to Webhook",
+                    )),
+                    Some(config) => errs.extend(validate_client_config(
+                        config,
+                        "spec.conversion.webhook.clientConfig",
+                    )),
+                }
+                let path = "spec.conversion.webhook.conversionReviewVersions";
+                let versions = &webhook.conversion_review_versions;
+                if versions.is_empty() {
+                    errs.push(FieldError::required(path, ""));
+                } else if !versions
+                    .iter()
+                    .any(|v| REVIEW_VERSIONS.contains(&v.as_str()))
+                {
+                    let all: Vec<Value> =
+                        versions.iter().map(|v| Value::String(v.clone())).collect();
+                    errs.push(FieldError::invalid(
+                        path,
+                        all,
+                        "must include at least one of v1, v1beta1",
+                    ));
+                }
+                for (i, v) in versions.iter().enumerate() {
+                    if versions[..i].contains(v) {
+                        errs.push(FieldError::duplicate(format!("{path}[{i}]"), v.as_str()));
+                    }
+                }
+            }
+        },
+        "" => errs.push(FieldError::required("spec.conversion.strategy", "")),
+        other => errs.push(FieldError::not_supported(
+            "spec.conversion.strategy",
+            other,
+            CONVERSION_STRATEGIES,
+        )),
+    }
+    errs
+}
+
+fn validate_client_config(config: &WebhookClientConfig, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    match (&config.url, &config.service) {
+        (Some(_), Some(_)) | (None, None) => {
+            errs.push(FieldError::required(
+                path,
+                "exactly one of url or service is required",
+            ));
+        }
+        (Some(url), None) => {
+            let field = format!("{path}.url");
+            match url.split_once("://") {
+                Some(("https", rest)) if !rest.is_empty() && !rest.starts_with('/') => {
+                    if url.contains('#') {
+                        errs.push(FieldError::invalid(
+                            field,
+                            url.as_str(),
+                            "fragments are not permitted in the URL",
+                        ));
+                    } else if url.contains('?') {
+                        errs.push(FieldError::invalid(
+                            field,
+                            url.as_str(),
+                            "query parameters are not allowed",
+                        ));
+                    }
+                }
+                Some(("https", _)) => errs.push(FieldError::invalid(
+                    field,
+                    url.as_str(),
+                    "host must be specified",
+                )),
+                _ => errs.push(FieldError::invalid(
+                    field,
+                    url.as_str(),
+                    "'https' is the only allowed URL scheme",
+                )),
+            }
+        }
+        (None, Some(service)) => {
+            if service.namespace.is_empty() {
+                errs.push(FieldError::required(
+                    format!("{path}.service.namespace"),
+                    "service namespace is required",
+                ));
+            }
+            if service.name.is_empty() {
+                errs.push(FieldError::required(
+                    format!("{path}.service.name"),
+                    "service name is required",
+                ));
+            }
+            if let Some(p) = service
+                .path
+                .as_deref()
+                .filter(|p| !p.is_empty() && !p.starts_with('/'))
+            {
+                errs.push(FieldError::invalid(
+                    format!("{path}.service.path"),
+                    p,
+                    "must start with a '/'",
+                ));
+            }
+            if let Some(port) = service.port.filter(|p| !(1..=65535).contains(p)) {
+                errs.push(FieldError::invalid(
+                    format!("{path}.service.port"),
+                    port,
+                    "port is not valid: must be between 1 and 65535, inclusive",
+                ));
+            }
+        }
+    }
+    errs
+}
+
+/// The rules `status.storedVersions` must follow against `spec.versions`.
+pub fn validate_stored_versions(crd: &CustomResourceDefinition) -> Vec<FieldError> {
+    let stored = crd
+        .status
+        .as_ref()
+        .and_then(|s| s.stored_versions.clone())
+        .unwrap_or_default();
+    let path = "status.storedVersions";
+    if stored.is_empty() {
+        return vec![FieldError::invalid(
+            path,
+            Value::Array(Vec::new()),
+            "must have at least one stored version",
+        )];
+    }
+    let mut errs = Vec::new();
+    for version in &crd.spec.versions {
+        if version.storage && !stored.contains(&version.name) {
+            errs.push(FieldError::invalid(
+                path,
+                version.name.as_str(),
+                format!("must have the storage version {}", version.name),
+            ));
+        }
+    }
+    for (i, name) in stored.iter().enumerate() {
+        if !crd.spec.versions.iter().any(|v| &v.name == name) {
+            errs.push(FieldError::invalid(
+                format!("{path}[{i}]"),
+                name.as_str(),
+                "must appear in spec.versions",
+            ));
+        }
+    }
+    errs
+}
+
+/// Everything wrong with `new` as an update of `old`.
+pub fn validate_update(
+    new: &CustomResourceDefinition,
+    old: &CustomResourceDefinition,
+) -> Vec<FieldError> {
+    let mut errs = validate(new);
+    let immutable = |errs: &mut Vec<FieldError>, field: &str, new: &str, old: &str| {
+        if new != old {
+            errs.push(FieldError::invalid(field, new, "field is immutable"));
+        }
+    };
+    immutable(&mut errs, "spec.group", &new.spec.group, &old.spec.group);
+    immutable(
+        &mut errs,
+        "spec.names.plural",
+        &new.spec.names.plural,
+        &old.spec.names.plural,
+    );
+    if is_true(old, "Established") {
+        immutable(&mut errs, "spec.scope", &new.spec.scope, &old.spec.scope);
+        immutable(
+            &mut errs,
+            "spec.names.kind",
+            &new.spec.names.kind,
+            &old.spec.names.kind,
+        );
+    }
+    errs.extend(validate_stored_versions(new));
+    errs
+}
