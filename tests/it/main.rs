@@ -1,3 +1,8 @@
-//! The integration suite: one binary, a module per area.
+//! The integration suite: one binary, a module per area, each test against a
+//! real server in-process on loopback ports (see `support`).
 
+mod definitions;
+mod server;
 mod storage;
+mod support;
+mod watch;

@@ -1,0 +1,202 @@
+//! What the integration tests share: a real server in-process on loopback
+//! ports, gRPC clients to it, and a builder for definition fixtures.
+
+use std::time::Duration;
+
+use crdstore::pb::v1 as pb;
+use crdstore::pb::v1::custom_resource_definitions_client::CustomResourceDefinitionsClient;
+use crdstore::server::{Config, Server};
+use serde_json::{json, Value};
+use tonic::transport::Channel;
+
+/// A server on 127.0.0.1:0 over a temporary data directory.
+pub struct TestServer {
+    pub server: Option<Server>,
+    pub dir: tempfile::TempDir,
+}
+
+impl TestServer {
+    pub async fn start() -> Self {
+        Self::start_with(|_| {}).await
+    }
+
+    pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Config::ephemeral(dir.path().to_path_buf());
+        adjust(&mut config);
+        let server = Server::start(config).await.unwrap();
+        Self {
+            server: Some(server),
+            dir,
+        }
+    }
+
+    pub fn server(&self) -> &Server {
+        self.server.as_ref().unwrap()
+    }
+
+    pub async fn definitions(&self) -> CustomResourceDefinitionsClient<Channel> {
+        let endpoint = format!("http://{}", self.server().grpc_addr);
+        CustomResourceDefinitionsClient::connect(endpoint)
+            .await
+            .unwrap()
+    }
+
+    pub async fn channel(&self) -> Channel {
+        Channel::from_shared(format!("http://{}", self.server().grpc_addr))
+            .unwrap()
+            .connect()
+            .await
+            .unwrap()
+    }
+
+    /// Stops the server and starts a new one on the same data.
+    pub async fn restart(&mut self) {
+        self.server.take().unwrap().shutdown().await.unwrap();
+        let config = Config::ephemeral(self.dir.path().to_path_buf());
+        self.server = Some(Server::start(config).await.unwrap());
+    }
+}
+
+/// A definition fixture: `Crd::new("example.com", "CronTab")` gives a valid
+/// namespaced definition with one served storage version `v1`.
+#[derive(Clone)]
+pub struct Crd {
+    pub value: Value,
+}
+
+impl Crd {
+    pub fn new(group: &str, kind: &str) -> Self {
+        let plural = format!("{}s", kind.to_lowercase());
+        Self {
+            value: json!({
+                "apiVersion": "apiextensions.k8s.io/v1",
+                "kind": "CustomResourceDefinition",
+                "metadata": {"name": format!("{plural}.{group}")},
+                "spec": {
+                    "group": group,
+                    "scope": "Namespaced",
+                    "names": {"plural": plural, "kind": kind},
+                    "versions": [version("v1", true)],
+                }
+            }),
+        }
+    }
+
+    pub fn name(&self) -> String {
+        self.value["metadata"]["name"].as_str().unwrap().to_string()
+    }
+
+    pub fn short_names(mut self, names: &[&str]) -> Self {
+        self.value["spec"]["names"]["shortNames"] = json!(names);
+        self
+    }
+
+    pub fn singular(mut self, singular: &str) -> Self {
+        self.value["spec"]["names"]["singular"] = json!(singular);
+        self
+    }
+
+    pub fn plural(mut self, plural: &str) -> Self {
+        let group = self.value["spec"]["group"].as_str().unwrap().to_string();
+        self.value["spec"]["names"]["plural"] = json!(plural);
+        self.value["metadata"]["name"] = json!(format!("{plural}.{group}"));
+        self
+    }
+
+    pub fn versions(mut self, versions: Vec<Value>) -> Self {
+        self.value["spec"]["versions"] = Value::Array(versions);
+        self
+    }
+
+    /// Sets the value at a JSON pointer, creating objects on the way.
+    pub fn set(mut self, pointer: &str, v: Value) -> Self {
+        let mut at = &mut self.value;
+        for part in pointer.trim_start_matches('/').split('/') {
+            at = match at {
+                Value::Array(items) => &mut items[part.parse::<usize>().unwrap()],
+                other => other
+                    .as_object_mut()
+                    .unwrap()
+                    .entry(part)
+                    .or_insert(Value::Null),
+            };
+            if at.is_null() {
+                *at = json!({});
+            }
+        }
+        *at = v;
+        self
+    }
+
+    pub fn bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(&self.value).unwrap()
+    }
+}
+
+/// A served version with an object schema; `storage` marks the storage one.
+pub fn version(name: &str, storage: bool) -> Value {
+    json!({
+        "name": name,
+        "served": true,
+        "storage": storage,
+        "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+    })
+}
+
+pub fn parse(bytes: &[u8]) -> Value {
+    serde_json::from_slice(bytes).unwrap()
+}
+
+pub async fn create(client: &mut CustomResourceDefinitionsClient<Channel>, crd: &Crd) -> Value {
+    let req = pb::CreateDefinitionRequest {
+        definition: crd.bytes(),
+        options: None,
+    };
+    parse(&client.create(req).await.unwrap().into_inner().definition)
+}
+
+pub async fn get(client: &mut CustomResourceDefinitionsClient<Channel>, name: &str) -> Value {
+    parse(
+        &client
+            .get(pb::GetDefinitionRequest { name: name.into() })
+            .await
+            .unwrap()
+            .into_inner()
+            .definition,
+    )
+}
+
+/// The condition of type `kind` of a definition.
+pub fn condition<'a>(crd: &'a Value, kind: &str) -> &'a Value {
+    crd["status"]["conditions"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["type"] == kind))
+        .unwrap_or(&Value::Null)
+}
+
+/// The field paths of an error's BadRequest details.
+pub fn violations(status: &tonic::Status) -> Vec<String> {
+    use tonic_types::StatusExt;
+    status
+        .get_error_details()
+        .bad_request()
+        .map(|b| b.field_violations.iter().map(|v| v.field.clone()).collect())
+        .unwrap_or_default()
+}
+
+/// The Kubernetes reason in an error's ErrorInfo.
+pub fn reason(status: &tonic::Status) -> String {
+    use tonic_types::StatusExt;
+    status
+        .get_error_details()
+        .error_info()
+        .map(|i| i.reason.clone())
+        .unwrap_or_default()
+}
+
+pub const WAIT: Duration = Duration::from_secs(10);
+
+/// The definitions client type.
+pub type Client =
+    crdstore::pb::v1::custom_resource_definitions_client::CustomResourceDefinitionsClient<Channel>;
