@@ -18,6 +18,7 @@ pub const KIND: &str = "CustomResourceDefinition";
 /// Parses a request body. Malformed JSON, a wrong apiVersion or kind, or a
 /// value of the wrong type is a BadRequest that names the problem.
 pub fn parse(body: &[u8]) -> Result<CustomResourceDefinition> {
+    meta::check_body_size(body)?;
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| Error::bad_request(format!("the request body is not valid JSON: {e}")))?;
     let Some(obj) = value.as_object() else {
@@ -103,6 +104,24 @@ mod tests {
     fn type_errors_name_the_path() {
         let err = parse(br#"{"spec": {"versions": "v1"}}"#).unwrap_err();
         assert!(err.message.contains("spec.versions"), "{}", err.message);
+    }
+
+    #[test]
+    fn oversized_bodies_are_refused_before_parsing() {
+        let body = vec![b' '; meta::MAX_BODY_BYTES + 1];
+        assert_eq!(
+            parse(&body).unwrap_err().reason,
+            crate::error::Reason::RequestEntityTooLarge
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_refused() {
+        let body = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        assert_eq!(
+            parse(body.as_bytes()).unwrap_err().reason,
+            crate::error::Reason::BadRequest
+        );
     }
 
     #[test]

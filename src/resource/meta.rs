@@ -9,6 +9,19 @@ use serde_json::{Map, Value};
 use crate::error::{Error, FieldError, Result};
 use crate::storage::Revision;
 
+/// The largest request body accepted, as in Kubernetes (3 MiB).
+pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
+
+/// Refuses a body over `MAX_BODY_BYTES` before any work is done on it.
+pub fn check_body_size(body: &[u8]) -> Result<()> {
+    if body.len() > MAX_BODY_BYTES {
+        return Err(Error::too_large(format!(
+            "Request entity too large: limit is {MAX_BODY_BYTES}"
+        )));
+    }
+    Ok(())
+}
+
 /// Now, as Kubernetes writes timestamps (RFC 3339, seconds, UTC).
 pub fn now_timestamp() -> String {
     jiff::Timestamp::now()

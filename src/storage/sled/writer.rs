@@ -1,11 +1,13 @@
-//! The commit path. One writer task drains the queue of pending commits,
-//! checks each one's preconditions against the state left by the ones before
-//! it, and writes the group's log entries and the new revision to sled as one
-//! atomic batch. A flusher task makes everything applied so far durable with
-//! one flush, then publishes the new state to readers and watchers and
-//! answers the callers, in order. The next group forms while the last one
-//! flushes (group commit). Current records are not written here: the
-//! checkpoint materializes them from the log in the background.
+//! The commit path, on two dedicated threads (both do blocking sled work).
+//! The writer thread drains the queue of pending commits, checks each one's
+//! preconditions against the state left by the ones before it, and writes
+//! the group's log entries and the new revision to sled as one atomic batch.
+//! The flusher thread makes everything written so far durable with one
+//! flush, then publishes the new state to readers and watchers and answers
+//! the callers, in order. The next group forms while the last one flushes
+//! (group commit). The log is the only copy of each value: a write that
+//! supersedes a value kept below the compacted revision removes that entry
+//! in the same batch.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
