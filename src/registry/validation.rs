@@ -287,34 +287,21 @@ fn validate_subresources(subresources: &CustomResourceSubresources, path: &str) 
     let Some(scale) = &subresources.scale else {
         return errs;
     };
-    let spec_path = format!("{path}.scale.specReplicasPath");
-    if scale.spec_replicas_path.is_empty() {
-        errs.push(FieldError::required(spec_path, ""));
-    } else {
-        let problems = validate_simple_json_path(&scale.spec_replicas_path, &spec_path);
-        if !problems.is_empty() {
-            errs.extend(problems);
-        } else if !scale.spec_replicas_path.starts_with(".spec.") {
-            errs.push(FieldError::invalid(
-                spec_path,
-                scale.spec_replicas_path.as_str(),
-                "should be a json path under .spec",
-            ));
+    for (field, value, under) in [
+        ("specReplicasPath", &scale.spec_replicas_path, ".spec"),
+        ("statusReplicasPath", &scale.status_replicas_path, ".status"),
+    ] {
+        let field = format!("{path}.scale.{field}");
+        if value.is_empty() {
+            errs.push(FieldError::required(field, ""));
+            continue;
         }
-    }
-    let status_path = format!("{path}.scale.statusReplicasPath");
-    if scale.status_replicas_path.is_empty() {
-        errs.push(FieldError::required(status_path, ""));
-    } else {
-        let problems = validate_simple_json_path(&scale.status_replicas_path, &status_path);
+        let problems = validate_simple_json_path(value, &field);
         if !problems.is_empty() {
             errs.extend(problems);
-        } else if !scale.status_replicas_path.starts_with(".status.") {
-            errs.push(FieldError::invalid(
-                status_path,
-                scale.status_replicas_path.as_str(),
-                "should be a json path under .status",
-            ));
+        } else if !value.starts_with(&format!("{under}.")) {
+            let detail = format!("should be a json path under {under}");
+            errs.push(FieldError::invalid(field, value.as_str(), detail));
         }
     }
     if let Some(selector) = scale

@@ -6,7 +6,9 @@ use crdstore::pb::v1 as pb;
 use serde_json::{json, Value};
 use tonic::Code;
 
-use crate::support::{self, condition, create, get, reason, version, violations, Crd, TestServer};
+use crate::support::{
+    self, condition, create, get, reason, update, version, violations, Crd, TestServer,
+};
 
 #[tokio::test]
 async fn create_sets_server_fields_defaults_and_conditions() {
@@ -165,16 +167,6 @@ async fn malformed_bodies_are_bad_requests_naming_the_problem() {
         .await
         .unwrap_err();
     assert!(err.message().contains("spec.versions"), "{}", err.message());
-}
-
-async fn update(c: &mut support::Client, body: &Value) -> Result<Value, tonic::Status> {
-    let req = pb::UpdateDefinitionRequest {
-        definition: serde_json::to_vec(body).unwrap(),
-        options: None,
-    };
-    c.update(req)
-        .await
-        .map(|r| support::parse(&r.into_inner().definition))
 }
 
 #[tokio::test]

@@ -156,6 +156,21 @@ pub async fn create(client: &mut CustomResourceDefinitionsClient<Channel>, crd: 
     parse(&client.create(req).await.unwrap().into_inner().definition)
 }
 
+/// Replaces a definition; the error as the server gave it.
+pub async fn update(
+    client: &mut CustomResourceDefinitionsClient<Channel>,
+    body: &Value,
+) -> Result<Value, tonic::Status> {
+    let req = pb::UpdateDefinitionRequest {
+        definition: serde_json::to_vec(body).unwrap(),
+        options: None,
+    };
+    client
+        .update(req)
+        .await
+        .map(|r| parse(&r.into_inner().definition))
+}
+
 pub async fn get(client: &mut CustomResourceDefinitionsClient<Channel>, name: &str) -> Value {
     parse(
         &client

@@ -50,12 +50,7 @@ async fn without_a_version_the_current_state_comes_first_then_changes() {
     assert_eq!((kind, rv(&obj)), (pb::EventType::Added, rv(&created)));
     let mut body = created.clone();
     body["metadata"]["labels"] = json!({"x": "y"});
-    c.update(pb::UpdateDefinitionRequest {
-        definition: serde_json::to_vec(&body).unwrap(),
-        options: None,
-    })
-    .await
-    .unwrap();
+    support::update(&mut c, &body).await.unwrap();
     assert_eq!(next(&mut w).await.0, pb::EventType::Modified);
     c.delete(pb::DeleteDefinitionRequest {
         name: "bravos.example.com".into(),
@@ -209,24 +204,10 @@ async fn selectors_see_objects_enter_and_leave() {
     .await;
     let mut body = created.clone();
     body["metadata"]["labels"] = json!({"watched": "yes"});
-    let labelled = support::parse(
-        &c.update(pb::UpdateDefinitionRequest {
-            definition: serde_json::to_vec(&body).unwrap(),
-            options: None,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .definition,
-    );
+    let labelled = support::update(&mut c, &body).await.unwrap();
     assert_eq!(next(&mut w).await.0, pb::EventType::Added);
     let mut body = labelled.clone();
     body["metadata"]["labels"] = json!({"watched": "no"});
-    c.update(pb::UpdateDefinitionRequest {
-        definition: serde_json::to_vec(&body).unwrap(),
-        options: None,
-    })
-    .await
-    .unwrap();
+    support::update(&mut c, &body).await.unwrap();
     assert_eq!(next(&mut w).await.0, pb::EventType::Deleted);
 }
