@@ -161,3 +161,97 @@ pub fn is_served(crd: &CustomResourceDefinition) -> bool {
     has_plural
         && (conditions::is_true(crd, "Established") || conditions::is_true(crd, "NamesAccepted"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionSpec;
+
+    fn crd(name: &str, plural: &str, kind: &str, short: &[&str]) -> CustomResourceDefinition {
+        let mut crd = CustomResourceDefinition::default();
+        crd.metadata.name = Some(name.into());
+        crd.spec = CustomResourceDefinitionSpec {
+            group: "example.com".into(),
+            names: CustomResourceDefinitionNames {
+                plural: plural.into(),
+                singular: Some(plural.trim_end_matches('s').into()),
+                kind: kind.into(),
+                list_kind: Some(format!("{kind}List")),
+                short_names: Some(short.iter().map(|s| s.to_string()).collect()),
+                categories: None,
+            },
+            ..Default::default()
+        };
+        crd
+    }
+
+    fn reason(crd: &CustomResourceDefinition) -> String {
+        conditions::find(crd, "NamesAccepted")
+            .and_then(|c| c.reason.clone())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn free_names_are_granted_and_established() {
+        let mut a = crd("as.example.com", "as", "A", &["x"]);
+        accept_names(&mut a, &Claimed::default());
+        assert_eq!(reason(&a), "NoConflicts");
+        assert!(conditions::is_true(&a, "Established"));
+        assert!(is_served(&a));
+    }
+
+    #[test]
+    fn each_value_space_is_checked_and_the_rest_still_granted() {
+        let mut a = crd("as.example.com", "as", "A", &["x"]);
+        accept_names(&mut a, &Claimed::default());
+        let mut b = crd("bs.example.com", "bs", "B", &["x", "y"]);
+        accept_names(
+            &mut b,
+            &Claimed::in_group([&a], "example.com", "bs.example.com"),
+        );
+        assert_eq!(reason(&b), "ShortNamesConflict");
+        let granted = b.status.as_ref().unwrap().accepted_names.as_ref().unwrap();
+        assert_eq!(
+            (granted.plural.as_str(), granted.kind.as_str()),
+            ("bs", "B")
+        );
+        assert!(
+            granted.short_names.is_none(),
+            "short names are granted all together or not at all"
+        );
+        assert!(!conditions::is_true(&b, "Established"));
+        assert!(!is_served(&b) || conditions::is_true(&b, "NamesAccepted"));
+
+        let mut c = crd("as2.example.com", "as2", "A", &[]);
+        accept_names(
+            &mut c,
+            &Claimed::in_group([&a, &b], "example.com", "as2.example.com"),
+        );
+        assert_eq!(
+            reason(&c),
+            "ListKindConflict",
+            "the last conflict found is reported, as Kubernetes does"
+        );
+        let message = conditions::find(&c, "NamesAccepted")
+            .and_then(|c| c.message.clone())
+            .unwrap();
+        assert_eq!(message, "\"AList\" is already in use");
+    }
+
+    #[test]
+    fn names_already_granted_are_kept_and_other_groups_do_not_count() {
+        let mut a = crd("as.example.com", "as", "A", &["x"]);
+        accept_names(&mut a, &Claimed::default());
+        let mut other = crd("as.other.com", "as", "A", &["x"]);
+        other.spec.group = "other.com".into();
+        accept_names(
+            &mut other,
+            &Claimed::in_group([&a], "other.com", "as.other.com"),
+        );
+        assert_eq!(reason(&other), "NoConflicts");
+        // Re-evaluating `a` against a group where it is the only claimant of its own names.
+        let claimed = Claimed::in_group([&a], "example.com", "as.example.com");
+        accept_names(&mut a, &claimed);
+        assert_eq!(reason(&a), "NoConflicts");
+    }
+}

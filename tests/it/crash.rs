@@ -176,3 +176,32 @@ async fn acknowledged_writes_survive_kill_9() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[tokio::test]
+async fn sigterm_drains_flushes_and_exits_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, endpoint) = start(dir.path());
+    let mut client = CustomResourceDefinitionsClient::connect(endpoint)
+        .await
+        .unwrap();
+    support::create(&mut client, &Crd::new("example.com", "Widget")).await;
+    let _open_watch = client
+        .watch(pb::WatchDefinitionsRequest { options: None })
+        .await
+        .unwrap()
+        .into_inner();
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = tokio::task::spawn_blocking(move || child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success(), "exit status {status:?}");
+    let (mut child, endpoint) = start(dir.path());
+    let mut client = CustomResourceDefinitionsClient::connect(endpoint)
+        .await
+        .unwrap();
+    support::get(&mut client, "widgets.example.com").await;
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
