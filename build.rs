@@ -5,20 +5,14 @@
 use prost::Message as _;
 use std::path::PathBuf;
 
-const PROTOS: &[&str] = &[
-    "proto/crdstore/v1/common.proto",
-    "proto/crdstore/v1/definitions.proto",
-    "proto/crdstore/v1/resources.proto",
-];
+const PROTOS: &[&str] =
+    &["proto/crdstore/v1/common.proto", "proto/crdstore/v1/definitions.proto", "proto/crdstore/v1/resources.proto"];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=proto");
     let fds = protox::compile(PROTOS, ["proto"])?;
     let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
     std::fs::write(out_dir.join("crdstore_descriptor.bin"), fds.encode_to_vec())?;
-    tonic_prost_build::configure()
-        .build_client(true)
-        .build_server(true)
-        .compile_fds(fds)?;
+    tonic_prost_build::configure().build_client(true).build_server(true).compile_fds(fds)?;
     Ok(())
 }

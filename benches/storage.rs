@@ -17,10 +17,7 @@ use crdstore::storage::{Mutation, Op, Precondition, Storage};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn seconds() -> Duration {
-    let secs = std::env::var("CRDSTORE_BENCH_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(3.0);
+    let secs = std::env::var("CRDSTORE_BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(3.0);
     Duration::from_secs_f64(secs)
 }
 
@@ -81,11 +78,7 @@ async fn engine_commits(writers: usize, dir: &std::path::Path) -> f64 {
 
 /// Raw sled inserts per second, flushed once per batch of 64.
 fn raw_sled(dir: &std::path::Path) -> f64 {
-    let db = sled::Config::new()
-        .path(dir)
-        .mode(sled::Mode::HighThroughput)
-        .open()
-        .expect("open sled");
+    let db = sled::Config::new().path(dir).mode(sled::Mode::HighThroughput).open().expect("open sled");
     let value = value();
     let deadline = Instant::now() + seconds();
     let start = Instant::now();
@@ -93,8 +86,7 @@ fn raw_sled(dir: &std::path::Path) -> f64 {
     let mut n = 0usize;
     while Instant::now() < deadline {
         for _ in 0..64 {
-            db.insert(format!("/raw/{n}").as_bytes(), value.as_slice())
-                .expect("insert");
+            db.insert(format!("/raw/{n}").as_bytes(), value.as_slice()).expect("insert");
             n += 1;
         }
         db.flush().expect("flush");
@@ -128,8 +120,5 @@ async fn main() {
     println!("durable commits/s, 1 writer:            {one:>10.0}");
     println!("durable commits/s, 64 writers:          {many:>10.0}");
     println!("raw sled inserts/s, flush per 64:       {raw:>10.0}");
-    println!(
-        "ratio 64 writers / raw sled:            {:>10.2} (target >= 0.50)",
-        many / raw
-    );
+    println!("ratio 64 writers / raw sled:            {:>10.2} (target >= 0.50)", many / raw);
 }

@@ -111,11 +111,7 @@ impl CauseType {
     fn shows_value(self) -> bool {
         !matches!(
             self,
-            CauseType::Required
-                | CauseType::Forbidden
-                | CauseType::TooLong
-                | CauseType::TooMany
-                | CauseType::Internal
+            CauseType::Required | CauseType::Forbidden | CauseType::TooLong | CauseType::TooMany | CauseType::Internal
         )
     }
 }
@@ -141,13 +137,7 @@ impl FieldError {
         value: Option<serde_json::Value>,
         detail: impl Into<String>,
     ) -> Self {
-        Self {
-            cause,
-            field: field.into(),
-            value,
-            shown: None,
-            detail: detail.into(),
-        }
+        Self { cause, field: field.into(), value, shown: None, detail: detail.into() }
     }
 
     /// Shows the value as `text` verbatim, as Kubernetes does for some
@@ -161,12 +151,13 @@ impl FieldError {
         Self::new(CauseType::Required, field, None, detail)
     }
 
-    pub fn invalid(
-        field: impl Into<String>,
-        value: impl Into<serde_json::Value>,
-        detail: impl Into<String>,
-    ) -> Self {
+    pub fn invalid(field: impl Into<String>, value: impl Into<serde_json::Value>, detail: impl Into<String>) -> Self {
         Self::new(CauseType::Invalid, field, Some(value.into()), detail)
+    }
+
+    /// An invalid field whose value is not worth showing.
+    pub fn invalid_without_value(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::new(CauseType::Invalid, field, None, detail)
     }
 
     pub fn forbidden(field: impl Into<String>, detail: impl Into<String>) -> Self {
@@ -186,11 +177,7 @@ impl FieldError {
     }
 
     /// `Unsupported value: "x": supported values: "a", "b"`.
-    pub fn not_supported(
-        field: impl Into<String>,
-        value: impl Into<serde_json::Value>,
-        supported: &[&str],
-    ) -> Self {
+    pub fn not_supported(field: impl Into<String>, value: impl Into<serde_json::Value>, supported: &[&str]) -> Self {
         let detail = if supported.is_empty() {
             String::new()
         } else {
@@ -280,11 +267,7 @@ fn qualified(name: &str, group: &str) -> String {
 
 impl Error {
     fn plain(reason: Reason, message: impl Into<String>) -> Self {
-        Self {
-            reason,
-            message: message.into(),
-            details: Details::default(),
-        }
+        Self { reason, message: message.into(), details: Details::default() }
     }
 
     /// `<resource>.<group> "<name>" not found`.
@@ -292,12 +275,7 @@ impl Error {
         Self {
             reason: Reason::NotFound,
             message: format!("{} {name:?} not found", qualified(resource, group)),
-            details: Details {
-                group: group.into(),
-                kind: resource.into(),
-                name: name.into(),
-                ..Details::default()
-            },
+            details: Details { group: group.into(), kind: resource.into(), name: name.into(), ..Details::default() },
         }
     }
 
@@ -311,12 +289,7 @@ impl Error {
         Self {
             reason: Reason::AlreadyExists,
             message: format!("{} {name:?} already exists", qualified(resource, group)),
-            details: Details {
-                group: group.into(),
-                kind: resource.into(),
-                name: name.into(),
-                ..Details::default()
-            },
+            details: Details { group: group.into(), kind: resource.into(), name: name.into(), ..Details::default() },
         }
     }
 
@@ -324,16 +297,8 @@ impl Error {
     pub fn conflict(group: &str, resource: &str, name: &str, why: impl fmt::Display) -> Self {
         Self {
             reason: Reason::Conflict,
-            message: format!(
-                "Operation cannot be fulfilled on {} {name:?}: {why}",
-                qualified(resource, group)
-            ),
-            details: Details {
-                group: group.into(),
-                kind: resource.into(),
-                name: name.into(),
-                ..Details::default()
-            },
+            message: format!("Operation cannot be fulfilled on {} {name:?}: {why}", qualified(resource, group)),
+            details: Details { group: group.into(), kind: resource.into(), name: name.into(), ..Details::default() },
         }
     }
 
@@ -446,16 +411,8 @@ mod tests {
 
     #[test]
     fn single_cause_has_no_brackets() {
-        let err = Error::invalid(
-            "g",
-            "K",
-            "n",
-            vec![FieldError::invalid("spec.x", 15, "must be small")],
-        );
-        assert_eq!(
-            err.message,
-            "K.g \"n\" is invalid: spec.x: Invalid value: 15: must be small"
-        );
+        let err = Error::invalid("g", "K", "n", vec![FieldError::invalid("spec.x", 15, "must be small")]);
+        assert_eq!(err.message, "K.g \"n\" is invalid: spec.x: Invalid value: 15: must be small");
     }
 
     #[test]

@@ -14,11 +14,7 @@ use crdstore::watch::HistoryWindow;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser)]
-#[command(
-    name = "crdstore",
-    version,
-    about = "A standalone store for Kubernetes-style custom resources"
-)]
+#[command(name = "crdstore", version, about = "A standalone store for Kubernetes-style custom resources")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -92,9 +88,7 @@ async fn terminated() {
 #[tokio::main]
 async fn main() -> ExitCode {
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
@@ -107,10 +101,7 @@ async fn main() -> ExitCode {
         }
     };
     // One line on stdout that scripts and tests read to find the ports.
-    println!(
-        "crdstore listening grpc={} http={}",
-        server.grpc_addr, server.http_addr
-    );
+    println!("crdstore listening grpc={} http={}", server.grpc_addr, server.http_addr);
     terminated().await;
     tracing::info!("shutting down");
     match server.shutdown().await {

@@ -13,6 +13,7 @@ use tokio::task::JoinHandle;
 use tokio_stream::wrappers::TcpListenerStream;
 
 use crate::registry::Registry;
+use crate::resource::Resources;
 use crate::storage::sled::{SledOptions, SledStore};
 use crate::storage::Storage;
 use crate::watch::stream::{until_stopped, WatchDefaults};
@@ -61,26 +62,21 @@ impl Server {
     /// bound.
     pub async fn start(config: Config) -> Result<Self, BoxError> {
         std::fs::create_dir_all(&config.data_dir)?;
-        let options = SledOptions {
-            window: config.window,
-            compaction_interval: config.compaction_interval,
-        };
+        let options = SledOptions { window: config.window, compaction_interval: config.compaction_interval };
         let store: Arc<dyn Storage> = Arc::new(SledStore::open(&config.data_dir, options)?);
         let (stop, stopped) = watch::channel(false);
         let registry = Arc::new(Registry::new(store.clone(), config.watch, stopped.clone()));
+        let resources = Arc::new(Resources::new(store.clone(), config.watch, stopped.clone()));
         let grpc_listener = TcpListener::bind(&config.grpc_addr).await?;
         let http_listener = TcpListener::bind(&config.http_addr).await?;
         let (grpc_addr, http_addr) = (grpc_listener.local_addr()?, http_listener.local_addr()?);
-        let routes = crate::grpc::routes(registry).await?;
+        let routes = crate::grpc::routes(registry, resources).await?;
 
         let grpc = tonic::transport::Server::builder()
             .add_routes(routes)
-            .serve_with_incoming_shutdown(
-                TcpListenerStream::new(grpc_listener),
-                until_stopped(stopped.clone()),
-            );
-        let http = axum::serve(http_listener, crate::gateway::router())
-            .with_graceful_shutdown(until_stopped(stopped.clone()));
+            .serve_with_incoming_shutdown(TcpListenerStream::new(grpc_listener), until_stopped(stopped.clone()));
+        let http =
+            axum::serve(http_listener, crate::gateway::router()).with_graceful_shutdown(until_stopped(stopped.clone()));
         let task = tokio::spawn(async move {
             let serving = async {
                 let (grpc, http) = tokio::join!(grpc, http);
@@ -100,12 +96,7 @@ impl Server {
             Ok(())
         });
         tracing::info!(%grpc_addr, %http_addr, data_dir = %config.data_dir.display(), "crdstore serving");
-        Ok(Self {
-            grpc_addr,
-            http_addr,
-            stop,
-            task,
-        })
+        Ok(Self { grpc_addr, http_addr, stop, task })
     }
 
     /// Stops serving: ends watches, drains in-flight requests, flushes.

@@ -10,10 +10,7 @@ use axum::Router;
 /// The HTTP routes: `/healthz`, `/livez` and `/readyz` answer `ok` while the
 /// server runs.
 pub fn router() -> Router {
-    Router::new()
-        .route("/healthz", get(ok))
-        .route("/livez", get(ok))
-        .route("/readyz", get(ok))
+    Router::new().route("/healthz", get(ok)).route("/livez", get(ok)).route("/readyz", get(ok))
 }
 
 async fn ok() -> &'static str {

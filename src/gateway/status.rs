@@ -82,10 +82,7 @@ mod tests {
         assert_eq!(status["code"], 422);
         assert_eq!(status["reason"], "Invalid");
         assert_eq!(status["details"]["causes"][0]["field"], "spec.group");
-        assert_eq!(
-            status["details"]["causes"][0]["reason"],
-            "FieldValueRequired"
-        );
+        assert_eq!(status["details"]["causes"][0]["reason"], "FieldValueRequired");
     }
 
     #[test]

@@ -14,25 +14,18 @@ pub fn write_options(options: Option<pb::WriteOptions>) -> WriteOptions {
     let field_validation = match pb::FieldValidation::try_from(options.field_validation) {
         Ok(pb::FieldValidation::Ignore) => FieldValidation::Ignore,
         Ok(pb::FieldValidation::Strict) => FieldValidation::Strict,
-        Ok(pb::FieldValidation::Warn | pb::FieldValidation::Unspecified) | Err(_) => {
-            FieldValidation::Warn
-        }
+        Ok(pb::FieldValidation::Warn | pb::FieldValidation::Unspecified) | Err(_) => FieldValidation::Warn,
     };
-    WriteOptions {
-        dry_run: options.dry_run,
-        field_validation,
-        field_manager: options.field_manager,
-    }
+    WriteOptions { dry_run: options.dry_run, field_validation, field_manager: options.field_manager }
 }
 
 pub fn list_options(options: Option<pb::ListOptions>) -> ListOptions {
     let options = options.unwrap_or_default();
-    let resource_version_match =
-        match pb::ResourceVersionMatch::try_from(options.resource_version_match) {
-            Ok(pb::ResourceVersionMatch::NotOlderThan) => ResourceVersionMatch::NotOlderThan,
-            Ok(pb::ResourceVersionMatch::Exact) => ResourceVersionMatch::Exact,
-            Ok(pb::ResourceVersionMatch::Unspecified) | Err(_) => ResourceVersionMatch::Unset,
-        };
+    let resource_version_match = match pb::ResourceVersionMatch::try_from(options.resource_version_match) {
+        Ok(pb::ResourceVersionMatch::NotOlderThan) => ResourceVersionMatch::NotOlderThan,
+        Ok(pb::ResourceVersionMatch::Exact) => ResourceVersionMatch::Exact,
+        Ok(pb::ResourceVersionMatch::Unspecified) | Err(_) => ResourceVersionMatch::Unset,
+    };
     ListOptions {
         label_selector: options.label_selector,
         field_selector: options.field_selector,
@@ -51,8 +44,7 @@ pub fn watch_options(options: Option<pb::WatchOptions>) -> WatchOptions {
         resource_version: options.resource_version,
         allow_bookmarks: options.allow_bookmarks,
         send_initial_events: options.send_initial_events,
-        timeout: (options.timeout_seconds > 0)
-            .then(|| Duration::from_secs(options.timeout_seconds as u64)),
+        timeout: (options.timeout_seconds > 0).then(|| Duration::from_secs(options.timeout_seconds as u64)),
     }
 }
 
@@ -77,8 +69,5 @@ pub fn watch_event(event: &WatchEvent) -> pb::WatchEvent {
         EventType::Deleted => pb::EventType::Deleted,
         EventType::Bookmark => pb::EventType::Bookmark,
     };
-    pb::WatchEvent {
-        r#type: kind as i32,
-        object: json(&event.object),
-    }
+    pb::WatchEvent { r#type: kind as i32, object: json(&event.object) }
 }

@@ -32,13 +32,8 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::CreateDefinitionRequest>,
     ) -> Result<Response<pb::CreateDefinitionResponse>, Status> {
         let req = request.into_inner();
-        let created = self
-            .registry
-            .create(&req.definition, &convert::write_options(req.options))
-            .await?;
-        Ok(Response::new(pb::CreateDefinitionResponse {
-            definition: convert::json(&created),
-        }))
+        let created = self.registry.create(&req.definition, &convert::write_options(req.options)).await?;
+        Ok(Response::new(pb::CreateDefinitionResponse { definition: convert::json(&created) }))
     }
 
     async fn get(
@@ -46,19 +41,14 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::GetDefinitionRequest>,
     ) -> Result<Response<pb::GetDefinitionResponse>, Status> {
         let found = self.registry.get(&request.into_inner().name)?;
-        Ok(Response::new(pb::GetDefinitionResponse {
-            definition: convert::json(&found),
-        }))
+        Ok(Response::new(pb::GetDefinitionResponse { definition: convert::json(&found) }))
     }
 
     async fn list(
         &self,
         request: Request<pb::ListDefinitionsRequest>,
     ) -> Result<Response<pb::ListDefinitionsResponse>, Status> {
-        let page = self
-            .registry
-            .list(&convert::list_options(request.into_inner().options))
-            .await?;
+        let page = self.registry.list(&convert::list_options(request.into_inner().options)).await?;
         Ok(Response::new(pb::ListDefinitionsResponse {
             items: page.items.iter().map(convert::json).collect(),
             resource_version: page.revision.to_string(),
@@ -73,12 +63,9 @@ impl CustomResourceDefinitions for DefinitionsService {
         &self,
         request: Request<pb::WatchDefinitionsRequest>,
     ) -> Result<Response<Self::WatchStream>, Status> {
-        let events = self
-            .registry
-            .watch(convert::watch_options(request.into_inner().options))
-            .await?;
-        let stream = ReceiverStream::new(events)
-            .map(|item| item.map(|e| convert::watch_event(&e)).map_err(Status::from));
+        let events = self.registry.watch(convert::watch_options(request.into_inner().options)).await?;
+        let stream =
+            ReceiverStream::new(events).map(|item| item.map(|e| convert::watch_event(&e)).map_err(Status::from));
         Ok(Response::new(Box::pin(stream)))
     }
 
@@ -87,13 +74,8 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::UpdateDefinitionRequest>,
     ) -> Result<Response<pb::UpdateDefinitionResponse>, Status> {
         let req = request.into_inner();
-        let updated = self
-            .registry
-            .update(&req.definition, &convert::write_options(req.options))
-            .await?;
-        Ok(Response::new(pb::UpdateDefinitionResponse {
-            definition: convert::json(&updated),
-        }))
+        let updated = self.registry.update(&req.definition, &convert::write_options(req.options)).await?;
+        Ok(Response::new(pb::UpdateDefinitionResponse { definition: convert::json(&updated) }))
     }
 
     async fn update_status(
@@ -101,13 +83,8 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::UpdateDefinitionStatusRequest>,
     ) -> Result<Response<pb::UpdateDefinitionStatusResponse>, Status> {
         let req = request.into_inner();
-        let updated = self
-            .registry
-            .update_status(&req.definition, &convert::write_options(req.options))
-            .await?;
-        Ok(Response::new(pb::UpdateDefinitionStatusResponse {
-            definition: convert::json(&updated),
-        }))
+        let updated = self.registry.update_status(&req.definition, &convert::write_options(req.options)).await?;
+        Ok(Response::new(pb::UpdateDefinitionStatusResponse { definition: convert::json(&updated) }))
     }
 
     async fn delete(
@@ -115,13 +92,7 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::DeleteDefinitionRequest>,
     ) -> Result<Response<pb::DeleteDefinitionResponse>, Status> {
         let req = request.into_inner();
-        let (last, deleted) = self
-            .registry
-            .delete(&req.name, &convert::delete_options(req.options))
-            .await?;
-        Ok(Response::new(pb::DeleteDefinitionResponse {
-            definition: convert::json(&last),
-            deleted,
-        }))
+        let (last, deleted) = self.registry.delete(&req.name, &convert::delete_options(req.options)).await?;
+        Ok(Response::new(pb::DeleteDefinitionResponse { definition: convert::json(&last), deleted }))
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod convert;
 pub mod definitions;
+pub mod resources;
 pub mod status;
 
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use tonic::service::Routes;
 
 use crate::pb;
 use crate::registry::Registry;
+use crate::resource::Resources;
 
 /// Largest gRPC message accepted (bodies past 3 MiB are refused by the
 /// domain with a clear error; this leaves room for the envelope).
@@ -21,23 +23,20 @@ pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 /// them, and reflection over the crdstore protos.
 pub async fn routes(
     registry: Arc<Registry>,
+    resources: Arc<Resources>,
 ) -> Result<Routes, Box<dyn std::error::Error + Send + Sync>> {
+    use pb::v1::custom_resource_definitions_server::CustomResourceDefinitionsServer;
+    use pb::v1::custom_resources_server::CustomResourcesServer;
     let (health_reporter, health) = tonic_health::server::health_reporter();
-    health_reporter
-        .set_serving::<pb::v1::custom_resource_definitions_server::CustomResourceDefinitionsServer<
-            definitions::DefinitionsService,
-        >>()
-        .await;
+    health_reporter.set_serving::<CustomResourceDefinitionsServer<definitions::DefinitionsService>>().await;
+    health_reporter.set_serving::<CustomResourcesServer<resources::ResourcesService>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()?;
-    let definitions =
-        pb::v1::custom_resource_definitions_server::CustomResourceDefinitionsServer::new(
-            definitions::DefinitionsService::new(registry),
-        )
+    let definitions = CustomResourceDefinitionsServer::new(definitions::DefinitionsService::new(registry))
         .max_decoding_message_size(MAX_MESSAGE_BYTES);
-    Ok(Routes::new(health)
-        .add_service(reflection)
-        .add_service(definitions))
+    let resources = CustomResourcesServer::new(resources::ResourcesService::new(resources))
+        .max_decoding_message_size(MAX_MESSAGE_BYTES);
+    Ok(Routes::new(health).add_service(reflection).add_service(definitions).add_service(resources))
 }

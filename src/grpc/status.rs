@@ -55,18 +55,12 @@ pub fn to_status(err: &Error) -> tonic::Status {
             .iter()
             .map(|c| serde_json::json!({"reason": c.cause.reason(), "field": c.field, "message": c.body()}))
             .collect();
-        metadata.insert(
-            "causes".into(),
-            serde_json::Value::Array(causes).to_string(),
-        );
+        metadata.insert("causes".into(), serde_json::Value::Array(causes).to_string());
     }
     let mut details = ErrorDetails::with_error_info(err.reason.as_str(), ERROR_DOMAIN, metadata);
     if !d.causes.is_empty() {
-        let violations: Vec<FieldViolation> = d
-            .causes
-            .iter()
-            .map(|c| FieldViolation::new(c.field.clone(), c.body()))
-            .collect();
+        let violations: Vec<FieldViolation> =
+            d.causes.iter().map(|c| FieldViolation::new(c.field.clone(), c.body())).collect();
         details.set_bad_request(violations);
     }
     tonic::Status::with_error_details(code(err.reason), err.message.clone(), details)
@@ -89,22 +83,13 @@ mod tests {
             "g",
             "K",
             "n",
-            vec![
-                FieldError::required("spec.group", ""),
-                FieldError::invalid("spec.x", 1, "bad"),
-            ],
+            vec![FieldError::required("spec.group", ""), FieldError::invalid("spec.x", 1, "bad")],
         );
         let status = to_status(&err);
         assert_eq!(status.code(), Code::InvalidArgument);
         let details = status.get_error_details();
         assert_eq!(details.error_info().unwrap().reason, "Invalid");
-        let fields: Vec<_> = details
-            .bad_request()
-            .unwrap()
-            .field_violations
-            .iter()
-            .map(|v| v.field.clone())
-            .collect();
+        let fields: Vec<_> = details.bad_request().unwrap().field_violations.iter().map(|v| v.field.clone()).collect();
         assert_eq!(fields, ["spec.group", "spec.x"]);
     }
 

@@ -26,18 +26,13 @@ pub fn parse(body: &[u8]) -> Result<CustomResourceDefinition> {
     };
     let field = |name: &str| obj.get(name).and_then(Value::as_str).unwrap_or("");
     let (api_version, kind) = (field("apiVersion"), field("kind"));
-    if (!api_version.is_empty() && api_version != API_VERSION) || (!kind.is_empty() && kind != KIND)
-    {
+    if (!api_version.is_empty() && api_version != API_VERSION) || (!kind.is_empty() && kind != KIND) {
         return Err(Error::bad_request(format!(
             "the object provided is unrecognized (must be of type {KIND} in {API_VERSION}): apiVersion {api_version:?}, kind {kind:?}"
         )));
     }
     serde_path_to_error::deserialize(value).map_err(|e| {
-        Error::bad_request(format!(
-            "{KIND} in version \"v1\" cannot be handled: {}: {}",
-            e.path(),
-            e.inner()
-        ))
+        Error::bad_request(format!("{KIND} in version \"v1\" cannot be handled: {}: {}", e.path(), e.inner()))
     })
 }
 
@@ -51,10 +46,7 @@ pub fn apply_defaults(crd: &mut CustomResourceDefinition) {
         names.list_kind = Some(format!("{}List", names.kind));
     }
     if crd.spec.conversion.is_none() {
-        crd.spec.conversion = Some(CustomResourceConversion {
-            strategy: "None".into(),
-            webhook: None,
-        });
+        crd.spec.conversion = Some(CustomResourceConversion { strategy: "None".into(), webhook: None });
     }
 }
 
@@ -109,19 +101,13 @@ mod tests {
     #[test]
     fn oversized_bodies_are_refused_before_parsing() {
         let body = vec![b' '; meta::MAX_BODY_BYTES + 1];
-        assert_eq!(
-            parse(&body).unwrap_err().reason,
-            crate::error::Reason::RequestEntityTooLarge
-        );
+        assert_eq!(parse(&body).unwrap_err().reason, crate::error::Reason::RequestEntityTooLarge);
     }
 
     #[test]
     fn deep_nesting_is_refused() {
         let body = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
-        assert_eq!(
-            parse(body.as_bytes()).unwrap_err().reason,
-            crate::error::Reason::BadRequest
-        );
+        assert_eq!(parse(body.as_bytes()).unwrap_err().reason, crate::error::Reason::BadRequest);
     }
 
     #[test]
@@ -132,8 +118,7 @@ mod tests {
 
     #[test]
     fn defaults_follow_kubernetes() {
-        let mut crd =
-            parse(br#"{"spec": {"names": {"kind": "CronTab", "plural": "crontabs"}}}"#).unwrap();
+        let mut crd = parse(br#"{"spec": {"names": {"kind": "CronTab", "plural": "crontabs"}}}"#).unwrap();
         apply_defaults(&mut crd);
         assert_eq!(crd.spec.names.singular.as_deref(), Some("crontab"));
         assert_eq!(crd.spec.names.list_kind.as_deref(), Some("CronTabList"));

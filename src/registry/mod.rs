@@ -55,11 +55,7 @@ fn name_of(crd: &CustomResourceDefinition) -> &str {
 }
 
 fn now() -> Time {
-    Time(
-        jiff::Timestamp::now()
-            .round(jiff::Unit::Second)
-            .expect("rounding a timestamp to seconds"),
-    )
+    Time(jiff::Timestamp::now().round(jiff::Unit::Second).expect("rounding a timestamp to seconds"))
 }
 
 /// The resourceVersion an update must carry, checked against the stored one.
@@ -69,12 +65,8 @@ fn check_update_preconditions(new: &CustomResourceDefinition, old: &Stored) -> R
     if rv.is_empty() {
         return Err(invalid(
             name,
-            vec![FieldError::invalid(
-                "metadata.resourceVersion",
-                Value::Null,
-                "must be specified for an update",
-            )
-            .raw("0x0")],
+            vec![FieldError::invalid("metadata.resourceVersion", Value::Null, "must be specified for an update")
+                .raw("0x0")],
         ));
     }
     if meta::parse_resource_version(rv)? != Some(old.kv.mod_revision) {
@@ -90,9 +82,7 @@ fn check_uid(name: &str, uid: Option<&str>, old: &CustomResourceDefinition) -> R
             GROUP,
             RESOURCE,
             name,
-            format!(
-                "Precondition failed: UID in precondition: {uid}, UID in object meta: {old_uid}"
-            ),
+            format!("Precondition failed: UID in precondition: {uid}, UID in object meta: {old_uid}"),
         )),
         _ => Ok(()),
     }
@@ -104,12 +94,7 @@ impl Registry {
         watch_defaults: WatchDefaults,
         stopped: tokio::sync::watch::Receiver<bool>,
     ) -> Self {
-        Self {
-            store,
-            writes: tokio::sync::Mutex::new(()),
-            watch_defaults,
-            stopped,
-        }
+        Self { store, writes: tokio::sync::Mutex::new(()), watch_defaults, stopped }
     }
 
     /// Every definition at the latest revision.
@@ -118,34 +103,13 @@ impl Registry {
     }
 
     fn all_stored(&self) -> Result<Vec<Stored>> {
-        let range = self.store.range(
-            &keys::definitions_prefix(),
-            None,
-            ReadAt::Latest,
-            0,
-            &|_| true,
-        )?;
-        range
-            .items
-            .into_iter()
-            .map(|kv| {
-                Ok(Stored {
-                    crd: definition::decode(&kv)?,
-                    kv,
-                })
-            })
-            .collect()
+        let range = self.store.range(&keys::definitions_prefix(), None, ReadAt::Latest, 0, &|_| true)?;
+        range.items.into_iter().map(|kv| Ok(Stored { crd: definition::decode(&kv)?, kv })).collect()
     }
 
     fn load(&self, name: &str) -> Result<Stored> {
-        let kv = self
-            .store
-            .get(&keys::definition_key(name))
-            .ok_or_else(|| Error::not_found(GROUP, RESOURCE, name))?;
-        Ok(Stored {
-            crd: definition::decode(&kv)?,
-            kv,
-        })
+        let kv = self.store.get(&keys::definition_key(name)).ok_or_else(|| Error::not_found(GROUP, RESOURCE, name))?;
+        Ok(Stored { crd: definition::decode(&kv)?, kv })
     }
 
     /// Reads one definition.
@@ -156,15 +120,8 @@ impl Registry {
     /// Registers a definition.
     pub async fn create(&self, body: &[u8], options: &WriteOptions) -> Result<Value> {
         let mut crd = definition::parse(body)?;
-        if crd
-            .metadata
-            .resource_version
-            .as_deref()
-            .is_some_and(|rv| !rv.is_empty())
-        {
-            return Err(Error::bad_request(
-                "resourceVersion should not be set on objects to be created",
-            ));
+        if crd.metadata.resource_version.as_deref().is_some_and(|rv| !rv.is_empty()) {
+            return Err(Error::bad_request("resourceVersion should not be set on objects to be created"));
         }
         definition::apply_defaults(&mut crd);
         let name = name_of(&crd).to_string();
@@ -181,10 +138,7 @@ impl Registry {
         if !errs.is_empty() {
             return Err(invalid(&name, errs));
         }
-        crd.status
-            .as_mut()
-            .expect("status set above")
-            .stored_versions = stored_versions;
+        crd.status.as_mut().expect("status set above").stored_versions = stored_versions;
 
         let _serial = self.writes.lock().await;
         let others = self.all_stored()?;
@@ -196,19 +150,13 @@ impl Registry {
         if options.dry_run {
             return Ok(definition::to_json(&crd));
         }
-        let committed = match self
-            .store
-            .commit(vec![Op::create(
-                keys::definition_key(&name),
-                definition::to_stored(&crd),
-            )])
-            .await
-        {
-            Err(StorageError::PreconditionFailed { .. }) => {
-                return Err(Error::already_exists(GROUP, RESOURCE, &name))
-            }
-            other => other?,
-        };
+        let committed =
+            match self.store.commit(vec![Op::create(keys::definition_key(&name), definition::to_stored(&crd))]).await {
+                Err(StorageError::PreconditionFailed { .. }) => {
+                    return Err(Error::already_exists(GROUP, RESOURCE, &name))
+                }
+                other => other?,
+            };
         tracing::info!(definition = %name, revision = committed.revision, "created definition");
         crd.metadata.resource_version = Some(committed.revision.to_string());
         Ok(definition::to_json(&crd))
@@ -230,8 +178,7 @@ impl Registry {
         crd.metadata.managed_fields = None;
         crd.metadata.namespace = None;
         crd.metadata.resource_version = None;
-        let spec_changed =
-            serde_json::to_value(&crd.spec).ok() != serde_json::to_value(&old.crd.spec).ok();
+        let spec_changed = serde_json::to_value(&crd.spec).ok() != serde_json::to_value(&old.crd.spec).ok();
         crd.metadata.generation = Some(prior.generation.unwrap_or(1) + i64::from(spec_changed));
         let mut status = old.crd.status.clone().unwrap_or_default();
         if let Some(storage) = definition::storage_version(&crd) {
@@ -258,13 +205,8 @@ impl Registry {
         check_update_preconditions(&new, &old)?;
         let mut crd = old.crd.clone();
         crd.metadata.resource_version = None;
-        let stored_versions = new
-            .status
-            .and_then(|s| s.stored_versions)
-            .unwrap_or_default();
-        crd.status
-            .get_or_insert_with(Default::default)
-            .stored_versions = Some(stored_versions);
+        let stored_versions = new.status.and_then(|s| s.stored_versions).unwrap_or_default();
+        crd.status.get_or_insert_with(Default::default).stored_versions = Some(stored_versions);
         let errs = validation::validate_stored_versions(&crd);
         if !errs.is_empty() {
             return Err(invalid(&name, errs));
@@ -285,51 +227,34 @@ impl Registry {
         group.retain(|s| s.crd.spec.group == crd.spec.group && name_of(&s.crd) != name);
         let claimed = Claimed::in_group(group.iter().map(|s| &s.crd), &crd.spec.group, &name);
         naming::accept_names(&mut crd, &claimed);
-        let mut ops = vec![Op::update(
-            keys::definition_key(&name),
-            old.kv.mod_revision,
-            definition::to_stored(&crd),
-        )];
+        let mut ops = vec![Op::update(keys::definition_key(&name), old.kv.mod_revision, definition::to_stored(&crd))];
         ops.extend(Self::settle_group(&crd.spec.group, &mut group, Some(&crd)));
         if options.dry_run {
             crd.metadata.resource_version = Some(old.kv.mod_revision.to_string());
             return Ok(definition::to_json(&crd));
         }
         let committed = match self.store.commit(ops).await {
-            Err(StorageError::PreconditionFailed { .. }) => {
-                return Err(Error::stale(GROUP, RESOURCE, &name))
-            }
+            Err(StorageError::PreconditionFailed { .. }) => return Err(Error::stale(GROUP, RESOURCE, &name)),
             other => other?,
         };
-        let current = committed
-            .current(0)
-            .ok_or_else(|| Error::internal("update left no definition"))?;
+        let current = committed.current(0).ok_or_else(|| Error::internal("update left no definition"))?;
         definition::decode_json(current)
     }
 
     /// Re-evaluates the names of `others` (oldest first) against each other
     /// and `this`; returns the writes for those whose status changed.
-    fn settle_group(
-        group: &str,
-        others: &mut [Stored],
-        this: Option<&CustomResourceDefinition>,
-    ) -> Vec<Op> {
+    fn settle_group(group: &str, others: &mut [Stored], this: Option<&CustomResourceDefinition>) -> Vec<Op> {
         others.sort_by_key(|s| s.kv.create_revision);
         let mut ops = Vec::new();
         for i in 0..others.len() {
             let name = name_of(&others[i].crd).to_string();
-            let claimed =
-                Claimed::in_group(others.iter().map(|s| &s.crd).chain(this), group, &name);
+            let claimed = Claimed::in_group(others.iter().map(|s| &s.crd).chain(this), group, &name);
             let mut crd = others[i].crd.clone();
             crd.metadata.resource_version = None;
             naming::accept_names(&mut crd, &claimed);
             let bytes = definition::to_stored(&crd);
             if *bytes != *others[i].kv.value {
-                ops.push(Op::update(
-                    keys::definition_key(&name),
-                    others[i].kv.mod_revision,
-                    bytes,
-                ));
+                ops.push(Op::update(keys::definition_key(&name), others[i].kv.mod_revision, bytes));
                 others[i].crd = crd;
             }
         }
@@ -364,9 +289,7 @@ impl Registry {
         let mut ops = vec![Op::delete(keys::definition_key(name), old.kv.mod_revision)];
         ops.extend(Self::settle_group(&old.crd.spec.group, &mut group, None));
         match self.store.commit(ops).await {
-            Err(StorageError::PreconditionFailed { .. }) => {
-                return Err(Error::stale(GROUP, RESOURCE, name))
-            }
+            Err(StorageError::PreconditionFailed { .. }) => return Err(Error::stale(GROUP, RESOURCE, name)),
             other => other?,
         };
         tracing::info!(definition = %name, "deleted definition");
@@ -378,41 +301,30 @@ impl Registry {
         let labels = LabelSelector::parse(&options.label_selector)?;
         let fields = FieldSelector::parse(&options.field_selector, &["metadata.name"])?;
         let matches = move |obj: &Value| {
-            labels.matches(&meta::labels(obj))
-                && fields.matches(|_| meta::meta_str(obj, "name").to_string())
+            labels.matches(&meta::labels(obj)) && fields.matches(|_| meta::meta_str(obj, "name").to_string())
         };
-        list::list(
-            self.store.as_ref(),
-            &keys::definitions_prefix(),
-            options,
-            &definition::decode_json,
-            &matches,
-        )
-        .await
+        list::list(self.store.as_ref(), &keys::definitions_prefix(), options, &definition::decode_json, &matches).await
     }
 
     /// Watches definitions.
     pub async fn watch(&self, options: WatchOptions) -> Result<WatchStream> {
         let labels = LabelSelector::parse(&options.label_selector)?;
         let fields = FieldSelector::parse(&options.field_selector, &["metadata.name"])?;
-        let matches: Option<stream::Matches> =
-            (!labels.is_empty() || !fields.is_empty()).then(|| {
-                Arc::new(move |obj: &Value| {
-                    labels.matches(&meta::labels(obj))
-                        && fields.matches(|_| meta::meta_str(obj, "name").to_string())
-                }) as stream::Matches
-            });
+        let matches: Option<stream::Matches> = (!labels.is_empty() || !fields.is_empty()).then(|| {
+            Arc::new(move |obj: &Value| {
+                labels.matches(&meta::labels(obj)) && fields.matches(|_| meta::meta_str(obj, "name").to_string())
+            }) as stream::Matches
+        });
         let spec = WatchSpec {
             prefix: keys::definitions_prefix(),
             options,
             decode: Arc::new(definition::decode_json),
             matches,
-            bookmark: Arc::new(|revision, initial_end| {
-                bookmark(API_VERSION, KIND, revision, initial_end)
-            }),
+            bookmark: Arc::new(|revision, initial_end| bookmark(API_VERSION, KIND, revision, initial_end)),
             bookmark_interval: self.watch_defaults.bookmark_interval,
             default_timeout: self.watch_defaults.timeout(),
             stopped: self.stopped.clone(),
+            ends: None,
         };
         stream::start(self.store.clone(), spec).await
     }
@@ -420,7 +332,8 @@ impl Registry {
 
 /// The object of a BOOKMARK event.
 pub fn bookmark(api_version: &str, kind: &str, revision: i64, initial_end: bool) -> Value {
-    let mut object = json!({"apiVersion": api_version, "kind": kind, "metadata": {"resourceVersion": revision.to_string()}});
+    let mut object =
+        json!({"apiVersion": api_version, "kind": kind, "metadata": {"resourceVersion": revision.to_string()}});
     if initial_end {
         object["metadata"]["annotations"] = json!({"k8s.io/initial-events-end": "true"});
     }

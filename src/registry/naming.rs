@@ -37,32 +37,18 @@ impl Claimed {
             let Some(names) = crd.status.as_ref().and_then(|s| s.accepted_names.as_ref()) else {
                 continue;
             };
-            claimed
-                .resources
-                .extend([names.plural.clone()].into_iter().filter(|n| !n.is_empty()));
-            claimed
-                .resources
-                .extend(names.singular.iter().filter(|n| !n.is_empty()).cloned());
-            claimed
-                .resources
-                .extend(names.short_names.iter().flatten().cloned());
-            claimed
-                .kinds
-                .extend([names.kind.clone()].into_iter().filter(|n| !n.is_empty()));
-            claimed
-                .kinds
-                .extend(names.list_kind.iter().filter(|n| !n.is_empty()).cloned());
+            claimed.resources.extend([names.plural.clone()].into_iter().filter(|n| !n.is_empty()));
+            claimed.resources.extend(names.singular.iter().filter(|n| !n.is_empty()).cloned());
+            claimed.resources.extend(names.short_names.iter().flatten().cloned());
+            claimed.kinds.extend([names.kind.clone()].into_iter().filter(|n| !n.is_empty()));
+            claimed.kinds.extend(names.list_kind.iter().filter(|n| !n.is_empty()).cloned());
         }
         claimed
     }
 }
 
 /// `Ok` when `requested` may be granted: it is already granted, or free.
-fn accepted_or_fresh(
-    requested: &str,
-    accepted: &str,
-    used: &HashSet<String>,
-) -> Result<(), String> {
+fn accepted_or_fresh(requested: &str, accepted: &str, used: &HashSet<String>) -> Result<(), String> {
     if requested == accepted || !used.contains(requested) {
         Ok(())
     } else {
@@ -85,10 +71,7 @@ pub fn accept_names(crd: &mut CustomResourceDefinition, claimed: &Claimed) {
         Ok(()) => granted.plural = requested.plural.clone(),
         Err(message) => note("PluralConflict", message),
     }
-    let (want, have) = (
-        requested.singular.clone().unwrap_or_default(),
-        accepted.singular.clone().unwrap_or_default(),
-    );
+    let (want, have) = (requested.singular.clone().unwrap_or_default(), accepted.singular.clone().unwrap_or_default());
     match accepted_or_fresh(&want, &have, &claimed.resources) {
         Ok(()) => granted.singular = requested.singular.clone(),
         Err(message) => note("SingularConflict", message),
@@ -112,10 +95,8 @@ pub fn accept_names(crd: &mut CustomResourceDefinition, claimed: &Claimed) {
         Ok(()) => granted.kind = requested.kind.clone(),
         Err(message) => note("KindConflict", message),
     }
-    let (want, have) = (
-        requested.list_kind.clone().unwrap_or_default(),
-        accepted.list_kind.clone().unwrap_or_default(),
-    );
+    let (want, have) =
+        (requested.list_kind.clone().unwrap_or_default(), accepted.list_kind.clone().unwrap_or_default());
     match accepted_or_fresh(&want, &have, &claimed.kinds) {
         Ok(()) => granted.list_kind = requested.list_kind.clone(),
         Err(message) => note("ListKindConflict", message),
@@ -127,24 +108,13 @@ pub fn accept_names(crd: &mut CustomResourceDefinition, claimed: &Claimed) {
         None => condition("NamesAccepted", "True", "NoConflicts", "no conflicts found"),
         Some((reason, message)) => condition("NamesAccepted", "False", reason, message),
     };
-    let was_established =
-        conditions::find_in(status, "Established").is_some_and(|c| c.status == "True");
+    let was_established = conditions::find_in(status, "Established").is_some_and(|c| c.status == "True");
     conditions::set(status, names_accepted);
     if !was_established {
         let established = if conflict.is_none() {
-            condition(
-                "Established",
-                "True",
-                "InitialNamesAccepted",
-                "the initial names have been accepted",
-            )
+            condition("Established", "True", "InitialNamesAccepted", "the initial names have been accepted")
         } else {
-            condition(
-                "Established",
-                "False",
-                "NotAccepted",
-                "not all names are accepted",
-            )
+            condition("Established", "False", "NotAccepted", "not all names are accepted")
         };
         conditions::set(status, established);
     }
@@ -158,8 +128,7 @@ pub fn is_served(crd: &CustomResourceDefinition) -> bool {
         .as_ref()
         .and_then(|s| s.accepted_names.as_ref())
         .is_some_and(|n: &CustomResourceDefinitionNames| !n.plural.is_empty());
-    has_plural
-        && (conditions::is_true(crd, "Established") || conditions::is_true(crd, "NamesAccepted"))
+    has_plural && (conditions::is_true(crd, "Established") || conditions::is_true(crd, "NamesAccepted"))
 }
 
 #[cfg(test)]
@@ -186,9 +155,7 @@ mod tests {
     }
 
     fn reason(crd: &CustomResourceDefinition) -> String {
-        conditions::find(crd, "NamesAccepted")
-            .and_then(|c| c.reason.clone())
-            .unwrap_or_default()
+        conditions::find(crd, "NamesAccepted").and_then(|c| c.reason.clone()).unwrap_or_default()
     }
 
     #[test]
@@ -205,36 +172,18 @@ mod tests {
         let mut a = crd("as.example.com", "as", "A", &["x"]);
         accept_names(&mut a, &Claimed::default());
         let mut b = crd("bs.example.com", "bs", "B", &["x", "y"]);
-        accept_names(
-            &mut b,
-            &Claimed::in_group([&a], "example.com", "bs.example.com"),
-        );
+        accept_names(&mut b, &Claimed::in_group([&a], "example.com", "bs.example.com"));
         assert_eq!(reason(&b), "ShortNamesConflict");
         let granted = b.status.as_ref().unwrap().accepted_names.as_ref().unwrap();
-        assert_eq!(
-            (granted.plural.as_str(), granted.kind.as_str()),
-            ("bs", "B")
-        );
-        assert!(
-            granted.short_names.is_none(),
-            "short names are granted all together or not at all"
-        );
+        assert_eq!((granted.plural.as_str(), granted.kind.as_str()), ("bs", "B"));
+        assert!(granted.short_names.is_none(), "short names are granted all together or not at all");
         assert!(!conditions::is_true(&b, "Established"));
         assert!(!is_served(&b) || conditions::is_true(&b, "NamesAccepted"));
 
         let mut c = crd("as2.example.com", "as2", "A", &[]);
-        accept_names(
-            &mut c,
-            &Claimed::in_group([&a, &b], "example.com", "as2.example.com"),
-        );
-        assert_eq!(
-            reason(&c),
-            "ListKindConflict",
-            "the last conflict found is reported, as Kubernetes does"
-        );
-        let message = conditions::find(&c, "NamesAccepted")
-            .and_then(|c| c.message.clone())
-            .unwrap();
+        accept_names(&mut c, &Claimed::in_group([&a, &b], "example.com", "as2.example.com"));
+        assert_eq!(reason(&c), "ListKindConflict", "the last conflict found is reported, as Kubernetes does");
+        let message = conditions::find(&c, "NamesAccepted").and_then(|c| c.message.clone()).unwrap();
         assert_eq!(message, "\"AList\" is already in use");
     }
 
@@ -244,10 +193,7 @@ mod tests {
         accept_names(&mut a, &Claimed::default());
         let mut other = crd("as.other.com", "as", "A", &["x"]);
         other.spec.group = "other.com".into();
-        accept_names(
-            &mut other,
-            &Claimed::in_group([&a], "other.com", "as.other.com"),
-        );
+        accept_names(&mut other, &Claimed::in_group([&a], "other.com", "as.other.com"));
         assert_eq!(reason(&other), "NoConflicts");
         // Re-evaluating `a` against a group where it is the only claimant of its own names.
         let claimed = Claimed::in_group([&a], "example.com", "as.example.com");

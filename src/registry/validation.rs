@@ -4,9 +4,8 @@
 //! definitions are not errors here; they are conditions (`naming`).
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
-    CustomResourceColumnDefinition, CustomResourceConversion, CustomResourceDefinition,
-    CustomResourceDefinitionNames, CustomResourceDefinitionSpec, CustomResourceSubresources,
-    WebhookClientConfig,
+    CustomResourceColumnDefinition, CustomResourceConversion, CustomResourceDefinition, CustomResourceDefinitionNames,
+    CustomResourceDefinitionSpec, CustomResourceSubresources, WebhookClientConfig,
 };
 use serde_json::Value;
 
@@ -16,16 +15,7 @@ use crate::resource::dns;
 
 const SCOPES: &[&str] = &["Cluster", "Namespaced"];
 const COLUMN_TYPES: &[&str] = &["boolean", "date", "integer", "number", "string"];
-const COLUMN_FORMATS: &[&str] = &[
-    "byte",
-    "date",
-    "date-time",
-    "double",
-    "float",
-    "int32",
-    "int64",
-    "password",
-];
+const COLUMN_FORMATS: &[&str] = &["byte", "date", "date-time", "double", "float", "int32", "int64", "password"];
 const CONVERSION_STRATEGIES: &[&str] = &["None", "Webhook"];
 const REVIEW_VERSIONS: &[&str] = &["v1", "v1beta1"];
 
@@ -40,10 +30,7 @@ pub fn validate(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let name = crd.metadata.name.as_deref().unwrap_or("");
     if name.is_empty() {
-        errs.push(FieldError::required(
-            "metadata.name",
-            "name or generateName is required",
-        ));
+        errs.push(FieldError::required("metadata.name", "name or generateName is required"));
     } else {
         let mut problems = dns::dns1123_subdomain(name);
         if name != format!("{}.{}", crd.spec.names.plural, crd.spec.group) {
@@ -82,15 +69,9 @@ fn validate_spec(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
     let names = &spec.names;
     for (field, value) in [
         ("plural", &names.plural),
-        (
-            "singular",
-            names.singular.as_ref().unwrap_or(&String::new()),
-        ),
+        ("singular", names.singular.as_ref().unwrap_or(&String::new())),
         ("kind", &names.kind),
-        (
-            "listKind",
-            names.list_kind.as_ref().unwrap_or(&String::new()),
-        ),
+        ("listKind", names.list_kind.as_ref().unwrap_or(&String::new())),
     ] {
         if value.is_empty() {
             errs.push(FieldError::required(format!("spec.names.{field}"), ""));
@@ -102,11 +83,7 @@ fn validate_spec(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
         errs.extend(validate_conversion(conversion));
     }
     if spec.preserve_unknown_fields == Some(true) {
-        errs.push(FieldError::invalid(
-            "spec.preserveUnknownFields",
-            true,
-            "must be false",
-        ));
+        errs.push(FieldError::invalid("spec.preserveUnknownFields", true, "must be false"));
     }
     errs
 }
@@ -120,34 +97,19 @@ pub fn validate_names(names: &CustomResourceDefinitionNames, path: &str) -> Vec<
         }
     };
     label(&mut errs, format!("{path}.plural"), &names.plural);
-    label(
-        &mut errs,
-        format!("{path}.singular"),
-        names.singular.as_deref().unwrap_or(""),
-    );
-    for (field, kind) in [
-        ("kind", names.kind.as_str()),
-        ("listKind", names.list_kind.as_deref().unwrap_or("")),
-    ] {
+    label(&mut errs, format!("{path}.singular"), names.singular.as_deref().unwrap_or(""));
+    for (field, kind) in [("kind", names.kind.as_str()), ("listKind", names.list_kind.as_deref().unwrap_or(""))] {
         let problems = dns::dns1035_label(&kind.to_lowercase());
         if !kind.is_empty() && !problems.is_empty() {
             errs.push(FieldError::invalid(
                 format!("{path}.{field}"),
                 kind,
-                format!(
-                    "may have mixed case, but should otherwise match: {}",
-                    problems.join(",")
-                ),
+                format!("may have mixed case, but should otherwise match: {}", problems.join(",")),
             ));
         }
     }
     for (i, short) in names.short_names.iter().flatten().enumerate() {
-        push_all(
-            &mut errs,
-            &format!("{path}.shortNames[{i}]"),
-            short,
-            dns::dns1035_label(short),
-        );
+        push_all(&mut errs, &format!("{path}.shortNames[{i}]"), short, dns::dns1035_label(short));
     }
     if !names.kind.is_empty() && Some(&names.kind) == names.list_kind.as_ref() {
         errs.push(FieldError::invalid(
@@ -157,23 +119,14 @@ pub fn validate_names(names: &CustomResourceDefinitionNames, path: &str) -> Vec<
         ));
     }
     for (i, category) in names.categories.iter().flatten().enumerate() {
-        push_all(
-            &mut errs,
-            &format!("{path}.categories[{i}]"),
-            category,
-            dns::dns1035_label(category),
-        );
+        push_all(&mut errs, &format!("{path}.categories[{i}]"), category, dns::dns1035_label(category));
     }
     errs
 }
 
 fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let names: Vec<Value> = spec
-        .versions
-        .iter()
-        .map(|v| Value::String(v.name.clone()))
-        .collect();
+    let names: Vec<Value> = spec.versions.iter().map(|v| Value::String(v.name.clone())).collect();
     if spec.versions.iter().filter(|v| v.storage).count() != 1 {
         errs.push(FieldError::invalid(
             "spec.versions",
@@ -182,42 +135,20 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
         ));
     }
     if !spec.versions.iter().any(|v| v.served) && !spec.versions.is_empty() {
-        errs.push(FieldError::invalid(
-            "spec.versions",
-            names,
-            "must have at least one version marked as served",
-        ));
+        errs.push(FieldError::invalid("spec.versions", names, "must have at least one version marked as served"));
     }
     for (i, version) in spec.versions.iter().enumerate() {
         let path = format!("spec.versions[{i}]");
         if version.name.is_empty() {
             errs.push(FieldError::required(format!("{path}.name"), ""));
         } else {
-            push_all(
-                &mut errs,
-                &format!("{path}.name"),
-                &version.name,
-                dns::dns1035_label(&version.name),
-            );
+            push_all(&mut errs, &format!("{path}.name"), &version.name, dns::dns1035_label(&version.name));
         }
-        if spec.versions[..i]
-            .iter()
-            .any(|earlier| earlier.name == version.name)
-        {
-            errs.push(FieldError::duplicate(
-                format!("{path}.name"),
-                version.name.as_str(),
-            ));
+        if spec.versions[..i].iter().any(|earlier| earlier.name == version.name) {
+            errs.push(FieldError::duplicate(format!("{path}.name"), version.name.as_str()));
         }
-        match version
-            .schema
-            .as_ref()
-            .and_then(|s| s.open_api_v3_schema.as_ref())
-        {
-            None => errs.push(FieldError::required(
-                format!("{path}.schema.openAPIV3Schema"),
-                "schemas are required",
-            )),
+        match version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
+            None => errs.push(FieldError::required(format!("{path}.schema.openAPIV3Schema"), "schemas are required")),
             Some(schema) => match schema.type_.as_deref() {
                 Some("object") => {}
                 None | Some("") => errs.push(FieldError::required(
@@ -232,21 +163,10 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
             },
         }
         if let Some(subresources) = &version.subresources {
-            errs.extend(validate_subresources(
-                subresources,
-                &format!("{path}.subresources"),
-            ));
+            errs.extend(validate_subresources(subresources, &format!("{path}.subresources")));
         }
-        for (j, column) in version
-            .additional_printer_columns
-            .iter()
-            .flatten()
-            .enumerate()
-        {
-            errs.extend(validate_column(
-                column,
-                &format!("{path}.additionalPrinterColumns[{j}]"),
-            ));
+        for (j, column) in version.additional_printer_columns.iter().flatten().enumerate() {
+            errs.extend(validate_column(column, &format!("{path}.additionalPrinterColumns[{j}]")));
         }
     }
     errs
@@ -259,25 +179,13 @@ fn validate_simple_json_path(path: &str, field: &str) -> Vec<FieldError> {
         return vec![FieldError::invalid(field, path, "must not be empty")];
     }
     if !path.starts_with('.') {
-        return vec![FieldError::invalid(
-            field,
-            path,
-            "must be a simple json path starting with .",
-        )];
+        return vec![FieldError::invalid(field, path, "must be a simple json path starting with .")];
     }
     if path.contains(['[', ']']) {
-        return vec![FieldError::invalid(
-            field,
-            path,
-            "must be a simple json path without array notation",
-        )];
+        return vec![FieldError::invalid(field, path, "must be a simple json path without array notation")];
     }
     if path != "." && path[1..].split('.').any(str::is_empty) {
-        return vec![FieldError::invalid(
-            field,
-            path,
-            "must be a json path in the dot notation",
-        )];
+        return vec![FieldError::invalid(field, path, "must be a json path in the dot notation")];
     }
     Vec::new()
 }
@@ -304,21 +212,13 @@ fn validate_subresources(subresources: &CustomResourceSubresources, path: &str) 
             errs.push(FieldError::invalid(field, value.as_str(), detail));
         }
     }
-    if let Some(selector) = scale
-        .label_selector_path
-        .as_deref()
-        .filter(|p| !p.is_empty())
-    {
+    if let Some(selector) = scale.label_selector_path.as_deref().filter(|p| !p.is_empty()) {
         let field = format!("{path}.scale.labelSelectorPath");
         let problems = validate_simple_json_path(selector, &field);
         if !problems.is_empty() {
             errs.extend(problems);
         } else if !selector.starts_with(".spec.") && !selector.starts_with(".status.") {
-            errs.push(FieldError::invalid(
-                field,
-                selector,
-                "should be a json path under either .spec or .status",
-            ));
+            errs.push(FieldError::invalid(field, selector, "should be a json path under either .spec or .status"));
         }
     }
     errs
@@ -330,33 +230,19 @@ fn validate_column(column: &CustomResourceColumnDefinition, path: &str) -> Vec<F
         errs.push(FieldError::required(format!("{path}.name"), ""));
     }
     if column.type_.is_empty() {
-        errs.push(FieldError::required(
-            format!("{path}.type"),
-            format!("must be one of {}", COLUMN_TYPES.join(",")),
-        ));
+        errs.push(FieldError::required(format!("{path}.type"), format!("must be one of {}", COLUMN_TYPES.join(","))));
     } else if !COLUMN_TYPES.contains(&column.type_.as_str()) {
-        errs.push(FieldError::not_supported(
-            format!("{path}.type"),
-            column.type_.as_str(),
-            COLUMN_TYPES,
-        ));
+        errs.push(FieldError::not_supported(format!("{path}.type"), column.type_.as_str(), COLUMN_TYPES));
     }
     if let Some(format) = column.format.as_deref().filter(|f| !f.is_empty()) {
         if !COLUMN_FORMATS.contains(&format) {
-            errs.push(FieldError::not_supported(
-                format!("{path}.format"),
-                format,
-                COLUMN_FORMATS,
-            ));
+            errs.push(FieldError::not_supported(format!("{path}.format"), format, COLUMN_FORMATS));
         }
     }
     if column.json_path.is_empty() {
         errs.push(FieldError::required(format!("{path}.jsonPath"), ""));
     } else {
-        errs.extend(validate_simple_json_path(
-            &column.json_path,
-            &format!("{path}.jsonPath"),
-        ));
+        errs.extend(validate_simple_json_path(&column.json_path, &format!("{path}.jsonPath")));
     }
     if column.priority.is_some_and(|p| p < 0) {
         errs.push(FieldError::invalid(
@@ -380,36 +266,24 @@ fn validate_conversion(conversion: &CustomResourceConversion) -> Vec<FieldError>
             }
         }
         "Webhook" => match &conversion.webhook {
-            None => errs.push(FieldError::required(
-                "spec.conversion.webhook",
-                "required when strategy is set to Webhook",
-            )),
+            None => {
+                errs.push(FieldError::required("spec.conversion.webhook", "required when strategy is set to Webhook"))
+            }
             Some(webhook) => {
                 match &webhook.client_config {
                     None => errs.push(FieldError::required(
                         "spec.conversion.webhook.clientConfig",
                         "required when strategy is set to Webhook",
                     )),
-                    Some(config) => errs.extend(validate_client_config(
-                        config,
-                        "spec.conversion.webhook.clientConfig",
-                    )),
+                    Some(config) => errs.extend(validate_client_config(config, "spec.conversion.webhook.clientConfig")),
                 }
                 let path = "spec.conversion.webhook.conversionReviewVersions";
                 let versions = &webhook.conversion_review_versions;
                 if versions.is_empty() {
                     errs.push(FieldError::required(path, ""));
-                } else if !versions
-                    .iter()
-                    .any(|v| REVIEW_VERSIONS.contains(&v.as_str()))
-                {
-                    let all: Vec<Value> =
-                        versions.iter().map(|v| Value::String(v.clone())).collect();
-                    errs.push(FieldError::invalid(
-                        path,
-                        all,
-                        "must include at least one of v1, v1beta1",
-                    ));
+                } else if !versions.iter().any(|v| REVIEW_VERSIONS.contains(&v.as_str())) {
+                    let all: Vec<Value> = versions.iter().map(|v| Value::String(v.clone())).collect();
+                    errs.push(FieldError::invalid(path, all, "must include at least one of v1, v1beta1"));
                 }
                 for (i, v) in versions.iter().enumerate() {
                     if versions[..i].contains(v) {
@@ -419,11 +293,7 @@ fn validate_conversion(conversion: &CustomResourceConversion) -> Vec<FieldError>
             }
         },
         "" => errs.push(FieldError::required("spec.conversion.strategy", "")),
-        other => errs.push(FieldError::not_supported(
-            "spec.conversion.strategy",
-            other,
-            CONVERSION_STRATEGIES,
-        )),
+        other => errs.push(FieldError::not_supported("spec.conversion.strategy", other, CONVERSION_STRATEGIES)),
     }
     errs
 }
@@ -432,64 +302,31 @@ fn validate_client_config(config: &WebhookClientConfig, path: &str) -> Vec<Field
     let mut errs = Vec::new();
     match (&config.url, &config.service) {
         (Some(_), Some(_)) | (None, None) => {
-            errs.push(FieldError::required(
-                path,
-                "exactly one of url or service is required",
-            ));
+            errs.push(FieldError::required(path, "exactly one of url or service is required"));
         }
         (Some(url), None) => {
             let field = format!("{path}.url");
             match url.split_once("://") {
                 Some(("https", rest)) if !rest.is_empty() && !rest.starts_with('/') => {
                     if url.contains('#') {
-                        errs.push(FieldError::invalid(
-                            field,
-                            url.as_str(),
-                            "fragments are not permitted in the URL",
-                        ));
+                        errs.push(FieldError::invalid(field, url.as_str(), "fragments are not permitted in the URL"));
                     } else if url.contains('?') {
-                        errs.push(FieldError::invalid(
-                            field,
-                            url.as_str(),
-                            "query parameters are not allowed",
-                        ));
+                        errs.push(FieldError::invalid(field, url.as_str(), "query parameters are not allowed"));
                     }
                 }
-                Some(("https", _)) => errs.push(FieldError::invalid(
-                    field,
-                    url.as_str(),
-                    "host must be specified",
-                )),
-                _ => errs.push(FieldError::invalid(
-                    field,
-                    url.as_str(),
-                    "'https' is the only allowed URL scheme",
-                )),
+                Some(("https", _)) => errs.push(FieldError::invalid(field, url.as_str(), "host must be specified")),
+                _ => errs.push(FieldError::invalid(field, url.as_str(), "'https' is the only allowed URL scheme")),
             }
         }
         (None, Some(service)) => {
             if service.namespace.is_empty() {
-                errs.push(FieldError::required(
-                    format!("{path}.service.namespace"),
-                    "service namespace is required",
-                ));
+                errs.push(FieldError::required(format!("{path}.service.namespace"), "service namespace is required"));
             }
             if service.name.is_empty() {
-                errs.push(FieldError::required(
-                    format!("{path}.service.name"),
-                    "service name is required",
-                ));
+                errs.push(FieldError::required(format!("{path}.service.name"), "service name is required"));
             }
-            if let Some(p) = service
-                .path
-                .as_deref()
-                .filter(|p| !p.is_empty() && !p.starts_with('/'))
-            {
-                errs.push(FieldError::invalid(
-                    format!("{path}.service.path"),
-                    p,
-                    "must start with a '/'",
-                ));
+            if let Some(p) = service.path.as_deref().filter(|p| !p.is_empty() && !p.starts_with('/')) {
+                errs.push(FieldError::invalid(format!("{path}.service.path"), p, "must start with a '/'"));
             }
             if let Some(port) = service.port.filter(|p| !(1..=65535).contains(p)) {
                 errs.push(FieldError::invalid(
@@ -505,18 +342,10 @@ fn validate_client_config(config: &WebhookClientConfig, path: &str) -> Vec<Field
 
 /// The rules `status.storedVersions` must follow against `spec.versions`.
 pub fn validate_stored_versions(crd: &CustomResourceDefinition) -> Vec<FieldError> {
-    let stored = crd
-        .status
-        .as_ref()
-        .and_then(|s| s.stored_versions.clone())
-        .unwrap_or_default();
+    let stored = crd.status.as_ref().and_then(|s| s.stored_versions.clone()).unwrap_or_default();
     let path = "status.storedVersions";
     if stored.is_empty() {
-        return vec![FieldError::invalid(
-            path,
-            Value::Array(Vec::new()),
-            "must have at least one stored version",
-        )];
+        return vec![FieldError::invalid(path, Value::Array(Vec::new()), "must have at least one stored version")];
     }
     let mut errs = Vec::new();
     for version in &crd.spec.versions {
@@ -530,21 +359,14 @@ pub fn validate_stored_versions(crd: &CustomResourceDefinition) -> Vec<FieldErro
     }
     for (i, name) in stored.iter().enumerate() {
         if !crd.spec.versions.iter().any(|v| &v.name == name) {
-            errs.push(FieldError::invalid(
-                format!("{path}[{i}]"),
-                name.as_str(),
-                "must appear in spec.versions",
-            ));
+            errs.push(FieldError::invalid(format!("{path}[{i}]"), name.as_str(), "must appear in spec.versions"));
         }
     }
     errs
 }
 
 /// Everything wrong with `new` as an update of `old`.
-pub fn validate_update(
-    new: &CustomResourceDefinition,
-    old: &CustomResourceDefinition,
-) -> Vec<FieldError> {
+pub fn validate_update(new: &CustomResourceDefinition, old: &CustomResourceDefinition) -> Vec<FieldError> {
     let mut errs = validate(new);
     let immutable = |errs: &mut Vec<FieldError>, field: &str, new: &str, old: &str| {
         if new != old {
@@ -552,20 +374,10 @@ pub fn validate_update(
         }
     };
     immutable(&mut errs, "spec.group", &new.spec.group, &old.spec.group);
-    immutable(
-        &mut errs,
-        "spec.names.plural",
-        &new.spec.names.plural,
-        &old.spec.names.plural,
-    );
+    immutable(&mut errs, "spec.names.plural", &new.spec.names.plural, &old.spec.names.plural);
     if is_true(old, "Established") {
         immutable(&mut errs, "spec.scope", &new.spec.scope, &old.spec.scope);
-        immutable(
-            &mut errs,
-            "spec.names.kind",
-            &new.spec.names.kind,
-            &old.spec.names.kind,
-        );
+        immutable(&mut errs, "spec.names.kind", &new.spec.names.kind, &old.spec.names.kind);
     }
     errs.extend(validate_stored_versions(new));
     errs
@@ -599,11 +411,7 @@ mod tests {
 
     #[test]
     fn a_valid_definition_has_no_errors() {
-        assert!(
-            validate(&crd(valid())).is_empty(),
-            "{:?}",
-            validate(&crd(valid()))
-        );
+        assert!(validate(&crd(valid())).is_empty(), "{:?}", validate(&crd(valid())));
     }
 
     #[test]
@@ -626,9 +434,7 @@ mod tests {
         v["spec"]["names"]["shortNames"] = serde_json::json!(["ok", "Not_OK"]);
         let errs = validate(&crd(v));
         assert_eq!(fields(&errs), ["spec.group", "spec.names.shortNames[1]"]);
-        assert!(errs[0]
-            .to_string()
-            .ends_with("should be a domain with at least one dot"));
+        assert!(errs[0].to_string().ends_with("should be a domain with at least one dot"));
     }
 
     #[test]
@@ -641,11 +447,7 @@ mod tests {
         let errs = validate(&crd(v));
         assert_eq!(
             fields(&errs),
-            [
-                "spec.versions",
-                "spec.versions[1].name",
-                "spec.versions[1].schema.openAPIV3Schema.type"
-            ]
+            ["spec.versions", "spec.versions[1].name", "spec.versions[1].schema.openAPIV3Schema.type"]
         );
     }
 
@@ -657,10 +459,7 @@ mod tests {
         let errs = validate(&crd(v));
         assert_eq!(
             fields(&errs),
-            [
-                "spec.conversion.webhook.clientConfig.url",
-                "spec.conversion.webhook.conversionReviewVersions"
-            ]
+            ["spec.conversion.webhook.clientConfig.url", "spec.conversion.webhook.conversionReviewVersions"]
         );
     }
 
@@ -688,9 +487,6 @@ mod tests {
         let mut v = valid();
         v["status"] = serde_json::json!({"storedVersions": ["v0"]});
         let errs = validate_stored_versions(&crd(v));
-        assert_eq!(
-            fields(&errs),
-            ["status.storedVersions", "status.storedVersions[0]"]
-        );
+        assert_eq!(fields(&errs), ["status.storedVersions", "status.storedVersions[0]"]);
     }
 }

@@ -8,9 +8,8 @@ use regex::Regex;
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
 
-static DNS1123_SUBDOMAIN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!("^{DNS1123_LABEL_FMT}(\\.{DNS1123_LABEL_FMT})*$")).expect("valid regex")
-});
+static DNS1123_SUBDOMAIN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!("^{DNS1123_LABEL_FMT}(\\.{DNS1123_LABEL_FMT})*$")).expect("valid regex"));
 static DNS1123_LABEL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(&format!("^{DNS1123_LABEL_FMT}$")).expect("valid regex"));
 static DNS1035_LABEL: LazyLock<Regex> =

@@ -36,22 +36,17 @@ struct ContinueToken {
 }
 
 fn encode_continue(rv: Revision, start_after_relative: &str) -> String {
-    let token = ContinueToken {
-        v: "meta.k8s.io/v1".into(),
-        rv,
-        start: format!("{start_after_relative}\u{0}"),
-    };
-    base64::engine::general_purpose::URL_SAFE
-        .encode(serde_json::to_vec(&token).expect("token encodes"))
+    let token = ContinueToken { v: "meta.k8s.io/v1".into(), rv, start: format!("{start_after_relative}\u{0}") };
+    base64::engine::general_purpose::URL_SAFE.encode(serde_json::to_vec(&token).expect("token encodes"))
 }
 
 fn decode_continue(token: &str) -> Result<ContinueToken> {
     let bad = || {
-        Error::bad_request("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+        Error::bad_request(
+            "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
+        )
     };
-    let bytes = base64::engine::general_purpose::URL_SAFE
-        .decode(token)
-        .map_err(|_| bad())?;
+    let bytes = base64::engine::general_purpose::URL_SAFE.decode(token).map_err(|_| bad())?;
     let token: ContinueToken = serde_json::from_slice(&bytes).map_err(|_| bad())?;
     if token.v != "meta.k8s.io/v1" || !token.start.ends_with('\u{0}') {
         return Err(bad());
@@ -88,22 +83,13 @@ fn validate(options: &ListOptions) -> Result<()> {
         }
     }
     if options.limit < 0 {
-        causes.push(FieldError::invalid(
-            "limit",
-            options.limit,
-            "must be greater than or equal to 0",
-        ));
+        causes.push(FieldError::invalid("limit", options.limit, "must be greater than or equal to 0"));
     }
     if !causes.is_empty() {
         return Err(list_options_invalid(causes));
     }
-    if !options.continue_token.is_empty()
-        && !options.resource_version.is_empty()
-        && options.resource_version != "0"
-    {
-        return Err(Error::bad_request(
-            "specifying resource version is not allowed when using continue",
-        ));
+    if !options.continue_token.is_empty() && !options.resource_version.is_empty() && options.resource_version != "0" {
+        return Err(Error::bad_request("specifying resource version is not allowed when using continue"));
     }
     Ok(())
 }
@@ -141,11 +127,7 @@ pub async fn list(
     let (at, start_after) = if !options.continue_token.is_empty() {
         let token = decode_continue(&options.continue_token)?;
         let start = format!("{prefix}{}", token.start.trim_end_matches('\u{0}'));
-        let at = if token.rv > 0 {
-            ReadAt::Revision(token.rv)
-        } else {
-            ReadAt::Latest
-        };
+        let at = if token.rv > 0 { ReadAt::Revision(token.rv) } else { ReadAt::Latest };
         (at, Some(start))
     } else {
         let at = match (requested, options.resource_version_match) {
@@ -171,13 +153,7 @@ pub async fn list(
     let range = match store.range(prefix, start_after.as_deref(), at, limit, &filter) {
         Ok(range) => range,
         Err(StorageError::Compacted { compacted, .. }) if !options.continue_token.is_empty() => {
-            let next = encode_continue(
-                -1,
-                start_after
-                    .as_deref()
-                    .unwrap_or(prefix)
-                    .trim_start_matches(prefix),
-            );
+            let next = encode_continue(-1, start_after.as_deref().unwrap_or(prefix).trim_start_matches(prefix));
             let _ = compacted;
             return Err(Error::expired_continue(
                 "The provided continue parameter is too old to display a consistent list result. You can start a new \
@@ -202,12 +178,7 @@ pub async fn list(
         (true, Some(last)) => encode_continue(range.revision, last.key.trim_start_matches(prefix)),
         _ => String::new(),
     };
-    Ok(ListPage {
-        items,
-        revision: range.revision,
-        continue_token,
-        remaining: None,
-    })
+    Ok(ListPage { items, revision: range.revision, continue_token, remaining: None })
 }
 
 #[cfg(test)]
@@ -224,25 +195,14 @@ mod tests {
 
     #[test]
     fn option_combinations_follow_validate_list_options() {
-        let opts = ListOptions {
-            resource_version_match: ResourceVersionMatch::Exact,
-            ..Default::default()
-        };
+        let opts = ListOptions { resource_version_match: ResourceVersionMatch::Exact, ..Default::default() };
         let err = validate(&opts).unwrap_err();
         assert!(
-            err.message
-                .contains("resourceVersionMatch is forbidden unless resourceVersion is provided"),
+            err.message.contains("resourceVersionMatch is forbidden unless resourceVersion is provided"),
             "{}",
             err.message
         );
-        let opts = ListOptions {
-            continue_token: "x".into(),
-            resource_version: "5".into(),
-            ..Default::default()
-        };
-        assert!(validate(&opts)
-            .unwrap_err()
-            .message
-            .contains("not allowed when using continue"));
+        let opts = ListOptions { continue_token: "x".into(), resource_version: "5".into(), ..Default::default() };
+        assert!(validate(&opts).unwrap_err().message.contains("not allowed when using continue"));
     }
 }

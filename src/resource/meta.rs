@@ -15,18 +15,14 @@ pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 /// Refuses a body over `MAX_BODY_BYTES` before any work is done on it.
 pub fn check_body_size(body: &[u8]) -> Result<()> {
     if body.len() > MAX_BODY_BYTES {
-        return Err(Error::too_large(format!(
-            "Request entity too large: limit is {MAX_BODY_BYTES}"
-        )));
+        return Err(Error::too_large(format!("Request entity too large: limit is {MAX_BODY_BYTES}")));
     }
     Ok(())
 }
 
 /// Now, as Kubernetes writes timestamps (RFC 3339, seconds, UTC).
 pub fn now_timestamp() -> String {
-    jiff::Timestamp::now()
-        .strftime("%Y-%m-%dT%H:%M:%SZ")
-        .to_string()
+    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// A fresh object uid.
@@ -37,9 +33,7 @@ pub fn new_uid() -> String {
 /// The `metadata` object of `obj`, created when missing.
 pub fn metadata_mut(obj: &mut Value) -> &mut Map<String, Value> {
     let map = obj.as_object_mut().expect("objects are JSON objects");
-    let meta = map
-        .entry("metadata")
-        .or_insert_with(|| Value::Object(Map::new()));
+    let meta = map.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
     if !meta.is_object() {
         *meta = Value::Object(Map::new());
     }
@@ -48,10 +42,7 @@ pub fn metadata_mut(obj: &mut Value) -> &mut Map<String, Value> {
 
 /// A string field of `metadata`, or "".
 pub fn meta_str<'a>(obj: &'a Value, field: &str) -> &'a str {
-    obj.get("metadata")
-        .and_then(|m| m.get(field))
-        .and_then(Value::as_str)
-        .unwrap_or("")
+    obj.get("metadata").and_then(|m| m.get(field)).and_then(Value::as_str).unwrap_or("")
 }
 
 /// `metadata.labels` as a map (non-string values are skipped).
@@ -59,20 +50,13 @@ pub fn labels(obj: &Value) -> BTreeMap<String, String> {
     obj.get("metadata")
         .and_then(|m| m.get("labels"))
         .and_then(Value::as_object)
-        .map(|l| {
-            l.iter()
-                .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
-                .collect()
-        })
+        .map(|l| l.iter().filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string()))).collect())
         .unwrap_or_default()
 }
 
 /// Sets `metadata.resourceVersion` (it is never stored inside the JSON).
 pub fn set_resource_version(obj: &mut Value, revision: Revision) {
-    metadata_mut(obj).insert(
-        "resourceVersion".into(),
-        Value::String(revision.to_string()),
-    );
+    metadata_mut(obj).insert("resourceVersion".into(), Value::String(revision.to_string()));
 }
 
 /// Removes `metadata.resourceVersion` before an object is stored.
@@ -88,18 +72,13 @@ pub fn parse_resource_version(rv: &str) -> Result<Option<Revision>> {
     }
     match rv.parse::<Revision>() {
         Ok(n) if n >= 0 => Ok(Some(n)),
-        _ => Err(Error::bad_request(format!(
-            "invalid resource version: {rv:?}"
-        ))),
+        _ => Err(Error::bad_request(format!("invalid resource version: {rv:?}"))),
     }
 }
 
 /// `metadata.generation`, or 0.
 pub fn generation(obj: &Value) -> i64 {
-    obj.get("metadata")
-        .and_then(|m| m.get("generation"))
-        .and_then(Value::as_i64)
-        .unwrap_or(0)
+    obj.get("metadata").and_then(|m| m.get("generation")).and_then(Value::as_i64).unwrap_or(0)
 }
 
 /// Checks `metadata.name` (or `generateName` when `allow_generate`) with
@@ -107,35 +86,20 @@ pub fn generation(obj: &Value) -> i64 {
 pub fn validate_name(obj: &Value, check: impl Fn(&str) -> Vec<String>) -> Vec<FieldError> {
     let name = meta_str(obj, "name");
     if name.is_empty() {
-        return vec![FieldError::required(
-            "metadata.name",
-            "name or generateName is required",
-        )];
+        return vec![FieldError::required("metadata.name", "name or generateName is required")];
     }
-    check(name)
-        .into_iter()
-        .map(|msg| FieldError::invalid("metadata.name", name, msg))
-        .collect()
+    check(name).into_iter().map(|msg| FieldError::invalid("metadata.name", name, msg)).collect()
 }
 
 /// Server-owned metadata the client may not set, reset from `old` (update)
 /// or cleared (create).
-pub const SERVER_SET_METADATA: &[&str] = &[
-    "uid",
-    "creationTimestamp",
-    "generation",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "selfLink",
-];
+pub const SERVER_SET_METADATA: &[&str] =
+    &["uid", "creationTimestamp", "generation", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"];
 
 /// Copies the server-owned metadata of `old` into `obj` (or drops it from
 /// `obj` when there is no old object).
 pub fn keep_server_metadata(obj: &mut Value, old: Option<&Value>) {
-    let old_meta = old
-        .and_then(|o| o.get("metadata"))
-        .and_then(Value::as_object)
-        .cloned();
+    let old_meta = old.and_then(|o| o.get("metadata")).and_then(Value::as_object).cloned();
     let meta = metadata_mut(obj);
     for field in SERVER_SET_METADATA {
         match old_meta.as_ref().and_then(|m| m.get(*field)) {

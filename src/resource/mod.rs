@@ -5,4 +5,11 @@ pub mod dns;
 pub mod list;
 pub mod meta;
 pub mod options;
+pub mod patch;
 pub mod selector;
+pub mod served;
+pub mod service;
+pub mod strategy;
+
+pub use service::{Deleted, Resources};
+pub use strategy::Ref;

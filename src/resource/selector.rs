@@ -25,9 +25,7 @@ pub struct LabelSelector {
 }
 
 fn invalid(selector: &str, why: impl std::fmt::Display) -> Error {
-    Error::bad_request(format!(
-        "unable to parse requirement: {why} (selector {selector:?})"
-    ))
+    Error::bad_request(format!("unable to parse requirement: {why} (selector {selector:?})"))
 }
 
 /// Splits on commas that are not inside parentheses.
@@ -56,9 +54,7 @@ fn check_key(selector: &str, key: &str) -> Result<String> {
     };
     let name_ok = !name.is_empty()
         && name.len() <= 63
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         && name.starts_with(|c: char| c.is_ascii_alphanumeric())
         && name.ends_with(|c: char| c.is_ascii_alphanumeric());
     let prefix_ok = prefix.is_none_or(|p| super::dns::dns1123_subdomain(p).is_empty());
@@ -71,9 +67,7 @@ fn check_key(selector: &str, key: &str) -> Result<String> {
 fn check_value(selector: &str, value: &str) -> Result<String> {
     let ok = value.is_empty()
         || (value.len() <= 63
-            && value
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
             && value.starts_with(|c: char| c.is_ascii_alphanumeric())
             && value.ends_with(|c: char| c.is_ascii_alphanumeric()));
     if !ok {
@@ -88,10 +82,7 @@ fn parse_set(selector: &str, rest: &str) -> Result<Vec<String>> {
         .strip_prefix('(')
         .and_then(|r| r.strip_suffix(')'))
         .ok_or_else(|| invalid(selector, "expected a parenthesised set of values"))?;
-    inner
-        .split(',')
-        .map(|v| check_value(selector, v.trim()))
-        .collect()
+    inner.split(',').map(|v| check_value(selector, v.trim())).collect()
 }
 
 fn parse_requirement(selector: &str, part: &str) -> Result<Requirement> {
@@ -104,36 +95,20 @@ fn parse_requirement(selector: &str, part: &str) -> Result<Requirement> {
     }
     for (op, is_eq) in [("!=", false), ("==", true), ("=", true)] {
         if let Some((key, value)) = part.split_once(op) {
-            let (key, value) = (
-                check_key(selector, key.trim())?,
-                check_value(selector, value.trim())?,
-            );
-            return Ok(if is_eq {
-                Requirement::Equals(key, value)
-            } else {
-                Requirement::NotEquals(key, value)
-            });
+            let (key, value) = (check_key(selector, key.trim())?, check_value(selector, value.trim())?);
+            return Ok(if is_eq { Requirement::Equals(key, value) } else { Requirement::NotEquals(key, value) });
         }
     }
     let words: Vec<&str> = part.splitn(2, char::is_whitespace).collect();
     if words.len() == 2 {
         let rest = words[1].trim_start();
         if let Some(set) = rest.strip_prefix("notin") {
-            return Ok(Requirement::NotIn(
-                check_key(selector, words[0])?,
-                parse_set(selector, set)?,
-            ));
+            return Ok(Requirement::NotIn(check_key(selector, words[0])?, parse_set(selector, set)?));
         }
         if let Some(set) = rest.strip_prefix("in") {
-            return Ok(Requirement::In(
-                check_key(selector, words[0])?,
-                parse_set(selector, set)?,
-            ));
+            return Ok(Requirement::In(check_key(selector, words[0])?, parse_set(selector, set)?));
         }
-        return Err(invalid(
-            selector,
-            format!("found '{rest}', expected: in, notin, =, ==, !="),
-        ));
+        return Err(invalid(selector, format!("found '{rest}', expected: in, notin, =, ==, !=")));
     }
     Ok(Requirement::Exists(check_key(selector, part)?))
 }
@@ -144,10 +119,8 @@ impl LabelSelector {
         if selector.trim().is_empty() {
             return Ok(Self::default());
         }
-        let requirements = split_top_level(selector)
-            .into_iter()
-            .map(|p| parse_requirement(selector, p))
-            .collect::<Result<_>>()?;
+        let requirements =
+            split_top_level(selector).into_iter().map(|p| parse_requirement(selector, p)).collect::<Result<_>>()?;
         Ok(Self { requirements })
     }
 
@@ -188,15 +161,11 @@ impl FieldSelector {
             } else if let Some((f, v)) = part.split_once('=') {
                 (f, v, true)
             } else {
-                return Err(Error::bad_request(format!(
-                    "invalid selector: '{selector}'; can't understand '{part}'"
-                )));
+                return Err(Error::bad_request(format!("invalid selector: '{selector}'; can't understand '{part}'")));
             };
             let field = field.trim();
             if !supported.contains(&field) {
-                return Err(Error::bad_request(format!(
-                    "field label not supported: {field}"
-                )));
+                return Err(Error::bad_request(format!("field label not supported: {field}")));
             }
             terms.push((field.to_string(), value.trim().to_string(), equal));
         }
@@ -209,9 +178,7 @@ impl FieldSelector {
 
     /// Whether the object's fields, looked up by `get`, satisfy every term.
     pub fn matches(&self, get: impl Fn(&str) -> String) -> bool {
-        self.terms
-            .iter()
-            .all(|(field, value, equal)| (get(field) == *value) == *equal)
+        self.terms.iter().all(|(field, value, equal)| (get(field) == *value) == *equal)
     }
 }
 
@@ -220,10 +187,7 @@ mod tests {
     use super::*;
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }
 
     #[test]
@@ -241,11 +205,7 @@ mod tests {
             ("missing notin (x)", true),
             ("", true),
         ] {
-            assert_eq!(
-                LabelSelector::parse(sel).unwrap().matches(&l),
-                want,
-                "{sel}"
-            );
+            assert_eq!(LabelSelector::parse(sel).unwrap().matches(&l), want, "{sel}");
         }
     }
 
@@ -258,16 +218,10 @@ mod tests {
 
     #[test]
     fn only_supported_fields() {
-        let sel = FieldSelector::parse(
-            "metadata.name=a,metadata.namespace!=b",
-            &["metadata.name", "metadata.namespace"],
-        )
-        .unwrap();
-        assert!(sel.matches(|f| if f == "metadata.name" {
-            "a".into()
-        } else {
-            "c".into()
-        }));
+        let sel =
+            FieldSelector::parse("metadata.name=a,metadata.namespace!=b", &["metadata.name", "metadata.namespace"])
+                .unwrap();
+        assert!(sel.matches(|f| if f == "metadata.name" { "a".into() } else { "c".into() }));
         let err = FieldSelector::parse("spec.x=1", &["metadata.name"]).unwrap_err();
         assert_eq!(err.message, "field label not supported: spec.x");
     }

@@ -35,11 +35,7 @@ fn internal(err: postcard::Error) -> StorageError {
 }
 
 fn stored(kv: &KeyValue) -> StoredValue<'_> {
-    StoredValue {
-        create_revision: kv.create_revision,
-        mod_revision: kv.mod_revision,
-        value: &kv.value,
-    }
+    StoredValue { create_revision: kv.create_revision, mod_revision: kv.mod_revision, value: &kv.value }
 }
 
 fn restore(key: &Arc<str>, sv: StoredValue<'_>) -> KeyValue {
@@ -59,12 +55,9 @@ pub fn encode_event(event: &Event, committed_at_ms: i64) -> Vec<u8> {
             current: Some(stored(current)),
             previous: previous.as_ref().map(stored),
         },
-        Event::Delete { previous, .. } => LogEntry {
-            committed_at_ms,
-            key: &previous.key,
-            current: None,
-            previous: Some(stored(previous)),
-        },
+        Event::Delete { previous, .. } => {
+            LogEntry { committed_at_ms, key: &previous.key, current: None, previous: Some(stored(previous)) }
+        }
     };
     postcard::to_stdvec(&entry).expect("log entries always encode")
 }
@@ -76,16 +69,9 @@ pub fn decode_event(revision: Revision, bytes: &[u8]) -> Result<(Event, i64), St
     let key: Arc<str> = Arc::from(entry.key);
     let previous = entry.previous.map(|sv| restore(&key, sv));
     let event = match (entry.current, previous) {
-        (Some(current), previous) => Event::Put {
-            current: restore(&key, current),
-            previous,
-        },
+        (Some(current), previous) => Event::Put { current: restore(&key, current), previous },
         (None, Some(previous)) => Event::Delete { previous, revision },
-        (None, None) => {
-            return Err(StorageError::Internal(format!(
-                "log entry at {revision} has no state"
-            )))
-        }
+        (None, None) => return Err(StorageError::Internal(format!("log entry at {revision} has no state"))),
     };
     Ok((event, entry.committed_at_ms))
 }
@@ -107,9 +93,7 @@ pub fn encode_revision(revision: Revision) -> [u8; 8] {
 }
 
 pub fn decode_revision(bytes: &[u8]) -> Result<Revision, StorageError> {
-    let arr: [u8; 8] = bytes
-        .try_into()
-        .map_err(|_| StorageError::Internal("corrupt revision metadata".to_string()))?;
+    let arr: [u8; 8] = bytes.try_into().map_err(|_| StorageError::Internal("corrupt revision metadata".to_string()))?;
     Ok(u64::from_be_bytes(arr) as Revision)
 }
 
@@ -118,27 +102,16 @@ mod tests {
     use super::*;
 
     fn kv(key: &str, value: &str, c: Revision, m: Revision) -> KeyValue {
-        KeyValue {
-            key: Arc::from(key),
-            value: Arc::from(value.as_bytes()),
-            create_revision: c,
-            mod_revision: m,
-        }
+        KeyValue { key: Arc::from(key), value: Arc::from(value.as_bytes()), create_revision: c, mod_revision: m }
     }
 
     #[test]
     fn events_round_trip() {
-        let put = Event::Put {
-            current: kv("/a", "2", 1, 4),
-            previous: Some(kv("/a", "1", 1, 1)),
-        };
+        let put = Event::Put { current: kv("/a", "2", 1, 4), previous: Some(kv("/a", "1", 1, 1)) };
         let (back, at) = decode_event(4, &encode_event(&put, 99)).unwrap();
         assert_eq!(back, put);
         assert_eq!(at, 99);
-        let del = Event::Delete {
-            previous: kv("/a", "2", 1, 4),
-            revision: 7,
-        };
+        let del = Event::Delete { previous: kv("/a", "2", 1, 4), revision: 7 };
         assert_eq!(decode_event(7, &encode_event(&del, 1)).unwrap().0, del);
     }
 }

@@ -102,10 +102,7 @@ pub fn log_slot(log_key: &[u8]) -> Option<(Revision, u32)> {
     }
     let rev: [u8; 8] = log_key[1..9].try_into().ok()?;
     let index: [u8; 4] = log_key[9..13].try_into().ok()?;
-    Some((
-        u64::from_be_bytes(rev) as Revision,
-        u32::from_be_bytes(index),
-    ))
+    Some((u64::from_be_bytes(rev) as Revision, u32::from_be_bytes(index)))
 }
 
 /// The revision of a sled log key.
@@ -131,9 +128,6 @@ mod tests {
         let key = resource_key("example.com", "foos", "ns1", "a");
         assert!(key.starts_with(&namespace_prefix("example.com", "foos", "ns1")));
         assert!(key.starts_with(&resource_prefix("example.com", "foos")));
-        assert_eq!(
-            resource_key("example.com", "bars", "", "b"),
-            "/registry/example.com/bars/b"
-        );
+        assert_eq!(resource_key("example.com", "bars", "", "b"), "/registry/example.com/bars/b");
     }
 }

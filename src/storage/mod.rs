@@ -68,27 +68,15 @@ pub struct Op {
 
 impl Op {
     pub fn create(key: impl Into<String>, value: Vec<u8>) -> Self {
-        Self {
-            key: key.into(),
-            precondition: Precondition::Absent,
-            mutation: Mutation::Put(value),
-        }
+        Self { key: key.into(), precondition: Precondition::Absent, mutation: Mutation::Put(value) }
     }
 
     pub fn update(key: impl Into<String>, expected: Revision, value: Vec<u8>) -> Self {
-        Self {
-            key: key.into(),
-            precondition: Precondition::ModRevision(expected),
-            mutation: Mutation::Put(value),
-        }
+        Self { key: key.into(), precondition: Precondition::ModRevision(expected), mutation: Mutation::Put(value) }
     }
 
     pub fn delete(key: impl Into<String>, expected: Revision) -> Self {
-        Self {
-            key: key.into(),
-            precondition: Precondition::ModRevision(expected),
-            mutation: Mutation::Delete,
-        }
+        Self { key: key.into(), precondition: Precondition::ModRevision(expected), mutation: Mutation::Delete }
     }
 }
 
@@ -144,15 +132,9 @@ pub struct Range {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     /// The key was created or changed; `previous` is its state before.
-    Put {
-        current: KeyValue,
-        previous: Option<KeyValue>,
-    },
+    Put { current: KeyValue, previous: Option<KeyValue> },
     /// The key was removed at `revision`; `previous` is its last state.
-    Delete {
-        previous: KeyValue,
-        revision: Revision,
-    },
+    Delete { previous: KeyValue, revision: Revision },
 }
 
 impl Event {
@@ -180,22 +162,13 @@ pub enum StorageError {
     /// Operation `index` of a commit found its key in another state;
     /// `current` is that state. Nothing of the commit was applied.
     #[error("precondition of operation {index} failed")]
-    PreconditionFailed {
-        index: usize,
-        current: Option<KeyValue>,
-    },
+    PreconditionFailed { index: usize, current: Option<KeyValue> },
     /// The revision asked for is older than the history window.
     #[error("required revision {requested} has been compacted (oldest available {compacted})")]
-    Compacted {
-        requested: Revision,
-        compacted: Revision,
-    },
+    Compacted { requested: Revision, compacted: Revision },
     /// The revision asked for is newer than anything committed.
     #[error("revision {requested} is newer than the current revision {current}")]
-    FutureRevision {
-        requested: Revision,
-        current: Revision,
-    },
+    FutureRevision { requested: Revision, current: Revision },
     /// A watcher did not keep up with the event rate and was ended.
     #[error("watcher fell too far behind")]
     WatcherTooSlow,
@@ -219,9 +192,9 @@ impl StorageError {
             StorageError::Compacted { requested, compacted } => {
                 Error::expired(format!("too old resource version: {requested} ({compacted})"))
             }
-            StorageError::FutureRevision { requested, current } => Error::timeout(format!(
-                "Too large resource version: {requested}, current: {current}"
-            )),
+            StorageError::FutureRevision { requested, current } => {
+                Error::timeout(format!("Too large resource version: {requested}, current: {current}"))
+            }
             StorageError::WatcherTooSlow => Error::too_many_requests(
                 "watcher fell too far behind the event stream; resume from the last resourceVersion received",
             ),

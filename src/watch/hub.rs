@@ -66,14 +66,7 @@ impl Hub {
 
 impl Hub {
     pub fn new(published: Revision) -> Self {
-        Self {
-            inner: Mutex::new(Inner {
-                next_id: 0,
-                published,
-                slots: HashMap::new(),
-                closed: false,
-            }),
-        }
+        Self { inner: Mutex::new(Inner { next_id: 0, published, slots: HashMap::new(), closed: false }) }
     }
 
     /// Subscribes to batches that touch keys under `prefix`, atomically with
@@ -87,14 +80,7 @@ impl Hub {
         if !inner.closed {
             let id = inner.next_id;
             inner.next_id += 1;
-            inner.slots.insert(
-                id,
-                Slot {
-                    prefix: Arc::from(prefix),
-                    tx,
-                    lagged: lagged.clone(),
-                },
-            );
+            inner.slots.insert(id, Slot { prefix: Arc::from(prefix), tx, lagged: lagged.clone() });
         }
         Subscription { rx, lagged, from }
     }
@@ -137,16 +123,9 @@ mod tests {
     use crate::storage::{Event, KeyValue};
 
     fn batch(key: &str, rev: Revision) -> EventBatch {
-        let kv = KeyValue {
-            key: Arc::from(key),
-            value: Arc::from(&b"{}"[..]),
-            create_revision: rev,
-            mod_revision: rev,
-        };
-        Arc::new(vec![Event::Put {
-            current: kv,
-            previous: None,
-        }])
+        let kv =
+            KeyValue { key: Arc::from(key), value: Arc::from(&b"{}"[..]), create_revision: rev, mod_revision: rev };
+        Arc::new(vec![Event::Put { current: kv, previous: None }])
     }
 
     #[tokio::test]

@@ -54,10 +54,7 @@ pub struct WatchDefaults {
 
 impl Default for WatchDefaults {
     fn default() -> Self {
-        Self {
-            bookmark_interval: Duration::from_secs(60),
-            min_timeout: Duration::from_secs(30 * 60),
-        }
+        Self { bookmark_interval: Duration::from_secs(60), min_timeout: Duration::from_secs(30 * 60) }
     }
 }
 
@@ -81,6 +78,9 @@ pub struct WatchSpec {
     pub default_timeout: Duration,
     /// Becomes true when the server shuts down: the watch ends cleanly.
     pub stopped: tokio::sync::watch::Receiver<bool>,
+    /// When given, the watch ends cleanly once this resolves (the resource's
+    /// definition changed, say).
+    pub ends: Option<std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>>,
 }
 
 /// The stream of a running watch; ends with an error item when the watch
@@ -115,23 +115,15 @@ pub async fn start(store: Arc<dyn Storage>, spec: WatchSpec) -> Result<WatchStre
             (None, Ok(_)) => true,
             (Some(m), Ok(obj)) => m(&obj),
         };
-        let range = store
-            .range(&spec.prefix, None, ReadAt::Latest, 0, &filter)
-            .map_err(expired)?;
+        let range = store.range(&spec.prefix, None, ReadAt::Latest, 0, &filter).map_err(expired)?;
         if let Some(err) = failure.into_inner().expect("failure lock") {
             return Err(err);
         }
         for kv in &range.items {
-            initial.push(WatchEvent {
-                kind: EventType::Added,
-                object: (spec.decode)(kv)?,
-            });
+            initial.push(WatchEvent { kind: EventType::Added, object: (spec.decode)(kv)? });
         }
         if spec.options.send_initial_events == Some(true) {
-            initial.push(WatchEvent {
-                kind: EventType::Bookmark,
-                object: (spec.bookmark)(range.revision, true),
-            });
+            initial.push(WatchEvent { kind: EventType::Bookmark, object: (spec.bookmark)(range.revision, true) });
         }
         range.revision
     } else {
@@ -168,16 +160,13 @@ fn translate(spec: &WatchSpec, event: &Event) -> Result<Option<WatchEvent>> {
                 return Ok(None);
             }
             meta::set_resource_version(&mut last, *revision);
-            Ok(Some(WatchEvent {
-                kind: EventType::Deleted,
-                object: last,
-            }))
+            Ok(Some(WatchEvent { kind: EventType::Deleted, object: last }))
         }
     }
 }
 
 async fn run(
-    spec: WatchSpec,
+    mut spec: WatchSpec,
     initial: Vec<WatchEvent>,
     from: Revision,
     mut changes: crate::storage::WatchReceiver,
@@ -195,6 +184,7 @@ async fn run(
     let (mut reached, mut bookmarked) = (from, from);
     let stopped = until_stopped(spec.stopped.clone());
     tokio::pin!(stopped);
+    let mut ends = spec.ends.take().unwrap_or_else(|| Box::pin(std::future::pending()));
     loop {
         tokio::select! {
             message = changes.recv() => match message {
@@ -239,6 +229,7 @@ async fn run(
                 return;
             }
             _ = &mut stopped => return,
+            _ = &mut ends => return,
             _ = tx.closed() => return,
         }
     }

@@ -32,14 +32,8 @@ fn start(dir: &std::path::Path) -> (Child, String) {
         .spawn()
         .expect("start crdstore");
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let grpc = line
-        .split_whitespace()
-        .find_map(|w| w.strip_prefix("grpc="))
-        .expect("listening line")
-        .to_string();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let grpc = line.split_whitespace().find_map(|w| w.strip_prefix("grpc=")).expect("listening line").to_string();
     (child, format!("http://{grpc}"))
 }
 
@@ -51,18 +45,11 @@ async fn write_until_killed(endpoint: String, cycle: usize, writer: usize, acked
     };
     for i in 0.. {
         let crd = Crd::new("crash.example.com", &format!("K{cycle}x{writer}x{i}"));
-        let request = pb::CreateDefinitionRequest {
-            definition: crd.bytes(),
-            options: None,
-        };
+        let request = pb::CreateDefinitionRequest { definition: crd.bytes(), options: None };
         match client.create(request).await {
             Ok(reply) => {
                 let created = support::parse(&reply.into_inner().definition);
-                let rv = created["metadata"]["resourceVersion"]
-                    .as_str()
-                    .unwrap()
-                    .parse()
-                    .unwrap();
+                let rv = created["metadata"]["resourceVersion"].as_str().unwrap().parse().unwrap();
                 acked.lock().unwrap().insert(crd.name(), rv);
             }
             Err(_) => return,
@@ -77,16 +64,8 @@ async fn acknowledged_writes_survive_kill_9() {
     let mut highest_seen = 0i64;
     for cycle in 0..CYCLES {
         let (mut child, endpoint) = start(dir.path());
-        let writers: Vec<_> = (0..WRITERS)
-            .map(|w| {
-                tokio::spawn(write_until_killed(
-                    endpoint.clone(),
-                    cycle,
-                    w,
-                    acked.clone(),
-                ))
-            })
-            .collect();
+        let writers: Vec<_> =
+            (0..WRITERS).map(|w| tokio::spawn(write_until_killed(endpoint.clone(), cycle, w, acked.clone()))).collect();
         let pause = rand::thread_rng().gen_range(150..700);
         tokio::time::sleep(Duration::from_millis(pause)).await;
         child.kill().expect("kill -9");
@@ -98,14 +77,8 @@ async fn acknowledged_writes_survive_kill_9() {
     }
 
     let (mut child, endpoint) = start(dir.path());
-    let mut client = CustomResourceDefinitionsClient::connect(endpoint)
-        .await
-        .unwrap();
-    let list = client
-        .list(pb::ListDefinitionsRequest { options: None })
-        .await
-        .unwrap()
-        .into_inner();
+    let mut client = CustomResourceDefinitionsClient::connect(endpoint).await.unwrap();
+    let list = client.list(pb::ListDefinitionsRequest { options: None }).await.unwrap().into_inner();
     let present: BTreeMap<String, serde_json::Value> = list
         .items
         .iter()
@@ -113,62 +86,31 @@ async fn acknowledged_writes_survive_kill_9() {
         .map(|crd| (crd["metadata"]["name"].as_str().unwrap().to_string(), crd))
         .collect();
     let acked = acked.lock().unwrap().clone();
-    assert!(
-        acked.len() > 10,
-        "the writers got work done ({} acknowledged)",
-        acked.len()
-    );
+    assert!(acked.len() > 10, "the writers got work done ({} acknowledged)", acked.len());
     for (name, rv) in &acked {
-        let crd = present
-            .get(name)
-            .unwrap_or_else(|| panic!("acknowledged {name} was lost"));
-        assert_eq!(
-            crd["metadata"]["resourceVersion"],
-            rv.to_string(),
-            "{name} changed revision"
-        );
+        let crd = present.get(name).unwrap_or_else(|| panic!("acknowledged {name} was lost"));
+        assert_eq!(crd["metadata"]["resourceVersion"], rv.to_string(), "{name} changed revision");
     }
     for (name, crd) in &present {
         // Acknowledged or not, whatever is there is whole.
-        assert_eq!(
-            support::condition(crd, "Established")["status"],
-            "True",
-            "{name} is half-applied"
-        );
-        assert!(
-            crd["metadata"]["uid"].is_string() && crd["status"]["storedVersions"].is_array(),
-            "{name}"
-        );
+        assert_eq!(support::condition(crd, "Established")["status"], "True", "{name} is half-applied");
+        assert!(crd["metadata"]["uid"].is_string() && crd["status"]["storedVersions"].is_array(), "{name}");
     }
     let list_rv: i64 = list.resource_version.parse().unwrap();
-    assert!(
-        list_rv >= highest_seen,
-        "revision went backwards: {list_rv} < {highest_seen}"
-    );
+    assert!(list_rv >= highest_seen, "revision went backwards: {list_rv} < {highest_seen}");
 
     // The history replays in strictly increasing revisions, once each.
     let mut watch = client
         .watch(pb::WatchDefinitionsRequest {
-            options: Some(pb::WatchOptions {
-                resource_version: "1".into(),
-                ..Default::default()
-            }),
+            options: Some(pb::WatchOptions { resource_version: "1".into(), ..Default::default() }),
         })
         .await
         .unwrap()
         .into_inner();
     let mut last = 1i64;
     for _ in 1..list_rv {
-        let event = tokio::time::timeout(support::WAIT, watch.message())
-            .await
-            .unwrap()
-            .unwrap()
-            .unwrap();
-        let rv: i64 = support::parse(&event.object)["metadata"]["resourceVersion"]
-            .as_str()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let event = tokio::time::timeout(support::WAIT, watch.message()).await.unwrap().unwrap().unwrap();
+        let rv: i64 = support::parse(&event.object)["metadata"]["resourceVersion"].as_str().unwrap().parse().unwrap();
         assert!(rv > last, "revision {rv} after {last}");
         last = rv;
     }
@@ -181,26 +123,15 @@ async fn acknowledged_writes_survive_kill_9() {
 async fn sigterm_drains_flushes_and_exits_zero() {
     let dir = tempfile::tempdir().unwrap();
     let (mut child, endpoint) = start(dir.path());
-    let mut client = CustomResourceDefinitionsClient::connect(endpoint)
-        .await
-        .unwrap();
+    let mut client = CustomResourceDefinitionsClient::connect(endpoint).await.unwrap();
     support::create(&mut client, &Crd::new("example.com", "Widget")).await;
-    let _open_watch = client
-        .watch(pb::WatchDefinitionsRequest { options: None })
-        .await
-        .unwrap()
-        .into_inner();
+    let _open_watch = client.watch(pb::WatchDefinitionsRequest { options: None }).await.unwrap().into_inner();
     // SAFETY: sending a signal to our own child process.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let status = tokio::task::spawn_blocking(move || child.wait())
-        .await
-        .unwrap()
-        .unwrap();
+    let status = tokio::task::spawn_blocking(move || child.wait()).await.unwrap().unwrap();
     assert!(status.success(), "exit status {status:?}");
     let (mut child, endpoint) = start(dir.path());
-    let mut client = CustomResourceDefinitionsClient::connect(endpoint)
-        .await
-        .unwrap();
+    let mut client = CustomResourceDefinitionsClient::connect(endpoint).await.unwrap();
     support::get(&mut client, "widgets.example.com").await;
     child.kill().unwrap();
     child.wait().unwrap();

@@ -10,36 +10,22 @@ use crate::support::{Crd, TestServer, WAIT};
 async fn grpc_health_reports_serving() {
     let t = TestServer::start().await;
     let mut health = tonic_health::pb::health_client::HealthClient::new(t.channel().await);
-    let reply = health
-        .check(tonic_health::pb::HealthCheckRequest {
-            service: String::new(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(
-        reply.status(),
-        tonic_health::pb::health_check_response::ServingStatus::Serving
-    );
+    let reply =
+        health.check(tonic_health::pb::HealthCheckRequest { service: String::new() }).await.unwrap().into_inner();
+    assert_eq!(reply.status(), tonic_health::pb::health_check_response::ServingStatus::Serving);
     let named = health
-        .check(tonic_health::pb::HealthCheckRequest {
-            service: "crdstore.v1.CustomResourceDefinitions".into(),
-        })
+        .check(tonic_health::pb::HealthCheckRequest { service: "crdstore.v1.CustomResourceDefinitions".into() })
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(
-        named.status(),
-        tonic_health::pb::health_check_response::ServingStatus::Serving
-    );
+    assert_eq!(named.status(), tonic_health::pb::health_check_response::ServingStatus::Serving);
 }
 
 #[tokio::test]
 async fn reflection_lists_the_crdstore_services() {
     use tonic_reflection::pb::v1::{
-        server_reflection_client::ServerReflectionClient,
-        server_reflection_request::MessageRequest, server_reflection_response::MessageResponse,
-        ServerReflectionRequest,
+        server_reflection_client::ServerReflectionClient, server_reflection_request::MessageRequest,
+        server_reflection_response::MessageResponse, ServerReflectionRequest,
     };
     let t = TestServer::start().await;
     let mut reflection = ServerReflectionClient::new(t.channel().await);
@@ -47,35 +33,19 @@ async fn reflection_lists_the_crdstore_services() {
         host: String::new(),
         message_request: Some(MessageRequest::ListServices(String::new())),
     };
-    let mut replies = reflection
-        .server_reflection_info(tokio_stream::iter([request]))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut replies = reflection.server_reflection_info(tokio_stream::iter([request])).await.unwrap().into_inner();
     let reply = replies.next().await.unwrap().unwrap();
-    let Some(MessageResponse::ListServicesResponse(list)) = reply.message_response else {
-        panic!("no service list")
-    };
+    let Some(MessageResponse::ListServicesResponse(list)) = reply.message_response else { panic!("no service list") };
     let names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
-    assert!(
-        names
-            .iter()
-            .any(|n| n == "crdstore.v1.CustomResourceDefinitions"),
-        "{names:?}"
-    );
-    assert!(
-        names.iter().any(|n| n == "grpc.health.v1.Health"),
-        "{names:?}"
-    );
+    assert!(names.iter().any(|n| n == "crdstore.v1.CustomResourceDefinitions"), "{names:?}");
+    assert!(names.iter().any(|n| n == "grpc.health.v1.Health"), "{names:?}");
 }
 
 #[tokio::test]
 async fn http_health_endpoints_answer() {
     let t = TestServer::start().await;
     for path in ["/healthz", "/readyz", "/livez"] {
-        let body = reqwest::get(format!("http://{}{path}", t.server().http_addr))
-            .await
-            .unwrap();
+        let body = reqwest::get(format!("http://{}{path}", t.server().http_addr)).await.unwrap();
         assert!(body.status().is_success(), "{path}");
         assert_eq!(body.text().await.unwrap(), "ok");
     }
@@ -85,29 +55,15 @@ async fn http_health_endpoints_answer() {
 async fn shutdown_ends_watches_and_keeps_acknowledged_writes() {
     let mut t = TestServer::start().await;
     let mut c = t.definitions().await;
-    let mut w = c
-        .watch(pb::WatchDefinitionsRequest { options: None })
-        .await
-        .unwrap()
-        .into_inner();
+    let mut w = c.watch(pb::WatchDefinitionsRequest { options: None }).await.unwrap().into_inner();
     crate::support::create(&mut c, &Crd::new("example.com", "Alpha")).await;
-    tokio::time::timeout(WAIT, w.message())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    tokio::time::timeout(WAIT, w.message()).await.unwrap().unwrap().unwrap();
     let shutdown = tokio::time::timeout(WAIT, t.server.take().unwrap().shutdown()).await;
-    assert!(shutdown
-        .expect("shutdown does not wait on open watches")
-        .is_ok());
+    assert!(shutdown.expect("shutdown does not wait on open watches").is_ok());
     let ended = tokio::time::timeout(WAIT, w.message()).await.unwrap();
     assert!(!matches!(ended, Ok(Some(_))), "the watch ended");
     t.server = Some(
-        crdstore::server::Server::start(crdstore::server::Config::ephemeral(
-            t.dir.path().to_path_buf(),
-        ))
-        .await
-        .unwrap(),
+        crdstore::server::Server::start(crdstore::server::Config::ephemeral(t.dir.path().to_path_buf())).await.unwrap(),
     );
     let mut c = t.definitions().await;
     crate::support::get(&mut c, "alphas.example.com").await;

@@ -5,9 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crdstore::storage::sled::{SledOptions, SledStore};
-use crdstore::storage::{
-    Event, Mutation, Op, Precondition, ReadAt, Storage, StorageError, WatchMessage,
-};
+use crdstore::storage::{Event, Mutation, Op, Precondition, ReadAt, Storage, StorageError, WatchMessage};
 use crdstore::watch::HistoryWindow;
 
 /// A backend under test and what reopens it on the same data.
@@ -20,43 +18,25 @@ struct Backend {
 impl Backend {
     fn open(window: HistoryWindow) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let options = SledOptions {
-            window,
-            compaction_interval: Duration::from_secs(3600),
-        };
+        let options = SledOptions { window, compaction_interval: Duration::from_secs(3600) };
         let store = Arc::new(SledStore::open(dir.path(), options.clone()).unwrap());
-        Self {
-            store,
-            dir,
-            options,
-        }
+        Self { store, dir, options }
     }
 
     async fn reopen(self) -> Self {
         self.store.close().await;
         drop(self.store);
         let store = Arc::new(SledStore::open(self.dir.path(), self.options.clone()).unwrap());
-        Self {
-            store,
-            dir: self.dir,
-            options: self.options,
-        }
+        Self { store, dir: self.dir, options: self.options }
     }
 }
 
 fn tiny_window() -> HistoryWindow {
-    HistoryWindow {
-        min_age: Duration::ZERO,
-        min_revisions: 2,
-    }
+    HistoryWindow { min_age: Duration::ZERO, min_revisions: 2 }
 }
 
 fn put(key: &str, value: &str) -> Op {
-    Op {
-        key: key.into(),
-        precondition: Precondition::None,
-        mutation: Mutation::Put(value.as_bytes().to_vec()),
-    }
+    Op { key: key.into(), precondition: Precondition::None, mutation: Mutation::Put(value.as_bytes().to_vec()) }
 }
 
 fn all(_: &crdstore::storage::KeyValue) -> bool {
@@ -64,48 +44,23 @@ fn all(_: &crdstore::storage::KeyValue) -> bool {
 }
 
 fn keys_of(range: &crdstore::storage::Range) -> Vec<String> {
-    range
-        .items
-        .iter()
-        .map(|kv| format!("{}={}", kv.key, String::from_utf8_lossy(&kv.value)))
-        .collect()
+    range.items.iter().map(|kv| format!("{}={}", kv.key, String::from_utf8_lossy(&kv.value))).collect()
 }
 
 #[tokio::test]
 async fn revisions_grow_and_preconditions_guard_writes() {
     let b = Backend::open(HistoryWindow::default());
     let s = &b.store;
-    let c1 = s
-        .commit(vec![Op::create("/a", b"1".to_vec())])
-        .await
-        .unwrap();
+    let c1 = s.commit(vec![Op::create("/a", b"1".to_vec())]).await.unwrap();
     assert_eq!((c1.revision, c1.changed), (1, true));
-    let err = s
-        .commit(vec![Op::create("/a", b"2".to_vec())])
-        .await
-        .unwrap_err();
-    assert!(matches!(
-        err,
-        StorageError::PreconditionFailed {
-            index: 0,
-            current: Some(_)
-        }
-    ));
-    let stale = s
-        .commit(vec![Op::update("/a", 0, b"2".to_vec())])
-        .await
-        .unwrap_err();
+    let err = s.commit(vec![Op::create("/a", b"2".to_vec())]).await.unwrap_err();
+    assert!(matches!(err, StorageError::PreconditionFailed { index: 0, current: Some(_) }));
+    let stale = s.commit(vec![Op::update("/a", 0, b"2".to_vec())]).await.unwrap_err();
     assert!(matches!(stale, StorageError::PreconditionFailed { .. }));
-    let c2 = s
-        .commit(vec![Op::update("/a", 1, b"2".to_vec())])
-        .await
-        .unwrap();
+    let c2 = s.commit(vec![Op::update("/a", 1, b"2".to_vec())]).await.unwrap();
     assert_eq!(c2.revision, 2);
     let kv = s.get("/a").unwrap();
-    assert_eq!(
-        (kv.create_revision, kv.mod_revision, &*kv.value),
-        (1, 2, &b"2"[..])
-    );
+    assert_eq!((kv.create_revision, kv.mod_revision, &*kv.value), (1, 2, &b"2"[..]));
     assert_eq!(s.current_revision(), 2);
 }
 
@@ -114,10 +69,7 @@ async fn an_identical_write_consumes_no_revision() {
     let b = Backend::open(HistoryWindow::default());
     let s = &b.store;
     s.commit(vec![put("/a", "x")]).await.unwrap();
-    let again = s
-        .commit(vec![Op::update("/a", 1, b"x".to_vec())])
-        .await
-        .unwrap();
+    let again = s.commit(vec![Op::update("/a", 1, b"x".to_vec())]).await.unwrap();
     assert!(!again.changed);
     assert_eq!(again.revision, 1);
     assert_eq!(s.get("/a").unwrap().mod_revision, 1);
@@ -129,20 +81,11 @@ async fn a_failed_operation_applies_nothing_of_its_commit() {
     let b = Backend::open(HistoryWindow::default());
     let s = &b.store;
     s.commit(vec![put("/b", "1")]).await.unwrap();
-    let err = s
-        .commit(vec![put("/a", "1"), Op::create("/b", b"2".to_vec())])
-        .await
-        .unwrap_err();
-    assert!(matches!(
-        err,
-        StorageError::PreconditionFailed { index: 1, .. }
-    ));
+    let err = s.commit(vec![put("/a", "1"), Op::create("/b", b"2".to_vec())]).await.unwrap_err();
+    assert!(matches!(err, StorageError::PreconditionFailed { index: 1, .. }));
     assert!(s.get("/a").is_none());
     assert_eq!(s.current_revision(), 1);
-    let both = s
-        .commit(vec![put("/a", "1"), Op::delete("/b", 1)])
-        .await
-        .unwrap();
+    let both = s.commit(vec![put("/a", "1"), Op::delete("/b", 1)]).await.unwrap();
     assert_eq!(both.revision, 2, "one revision for the whole commit");
     assert_eq!(s.get("/a").unwrap().mod_revision, 2);
 }
@@ -153,12 +96,8 @@ async fn concurrent_commits_each_get_a_distinct_revision() {
     let mut tasks = Vec::new();
     for i in 0..200 {
         let s = b.store.clone();
-        tasks.push(tokio::spawn(async move {
-            s.commit(vec![put(&format!("/k/{i:03}"), "v")])
-                .await
-                .unwrap()
-                .revision
-        }));
+        tasks
+            .push(tokio::spawn(async move { s.commit(vec![put(&format!("/k/{i:03}"), "v")]).await.unwrap().revision }));
     }
     let mut revisions = Vec::new();
     for t in tasks {
@@ -180,41 +119,19 @@ async fn ranges_read_one_revision_and_page() {
     assert!(first.more);
     assert_eq!(first.revision, 4);
     // Changes after the first page do not leak into the next one.
-    s.commit(vec![
-        put("/p/c", "2"),
-        put("/p/d", "2"),
-        Op::delete("/p/b", 2),
-    ])
-    .await
-    .unwrap();
-    let next = s
-        .range(
-            "/p/",
-            Some("/p/b"),
-            ReadAt::Revision(first.revision),
-            2,
-            &all,
-        )
-        .unwrap();
+    s.commit(vec![put("/p/c", "2"), put("/p/d", "2"), Op::delete("/p/b", 2)]).await.unwrap();
+    let next = s.range("/p/", Some("/p/b"), ReadAt::Revision(first.revision), 2, &all).unwrap();
     assert_eq!(keys_of(&next), ["/p/c=1"]);
     assert!(!next.more);
     let whole_old = s.range("/p/", None, ReadAt::Revision(4), 0, &all).unwrap();
     assert_eq!(keys_of(&whole_old), ["/p/a=1", "/p/b=1", "/p/c=1"]);
     let latest = s.range("/p/", None, ReadAt::Latest, 0, &all).unwrap();
     assert_eq!(keys_of(&latest), ["/p/a=1", "/p/c=2", "/p/d=2"]);
-    let filtered = s
-        .range("/p/", None, ReadAt::Latest, 1, &|kv| &*kv.value == b"2")
-        .unwrap();
-    assert_eq!(
-        (keys_of(&filtered), filtered.more),
-        (vec!["/p/c=2".to_string()], true)
-    );
+    let filtered = s.range("/p/", None, ReadAt::Latest, 1, &|kv| &*kv.value == b"2").unwrap();
+    assert_eq!((keys_of(&filtered), filtered.more), (vec!["/p/c=2".to_string()], true));
     assert!(matches!(
         s.range("/p/", None, ReadAt::Revision(99), 0, &all),
-        Err(StorageError::FutureRevision {
-            requested: 99,
-            current: 5
-        })
+        Err(StorageError::FutureRevision { requested: 99, current: 5 })
     ));
 }
 
@@ -229,15 +146,8 @@ async fn next_revisions(rx: &mut crdstore::storage::WatchReceiver, n: usize) -> 
 }
 
 /// The next event batch, or `None` for a progress note.
-async fn next_batch(
-    rx: &mut crdstore::storage::WatchReceiver,
-) -> Option<crdstore::storage::EventBatch> {
-    match tokio::time::timeout(Duration::from_secs(5), rx.recv())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap()
-    {
+async fn next_batch(rx: &mut crdstore::storage::WatchReceiver) -> Option<crdstore::storage::EventBatch> {
+    match tokio::time::timeout(Duration::from_secs(5), rx.recv()).await.unwrap().unwrap().unwrap() {
         WatchMessage::Events(batch) => Some(batch),
         WatchMessage::Progress(_) => None,
     }
@@ -286,27 +196,15 @@ async fn history_outside_the_window_is_compacted_and_reported() {
     }
     assert_eq!(s.compact().await.unwrap(), 8);
     assert_eq!(s.compacted_revision(), 8);
-    assert!(matches!(
-        s.watch("/", 7),
-        Err(StorageError::Compacted {
-            requested: 7,
-            compacted: 8
-        })
-    ));
-    assert!(matches!(
-        s.range("/", None, ReadAt::Revision(7), 0, &all),
-        Err(StorageError::Compacted { .. })
-    ));
+    assert!(matches!(s.watch("/", 7), Err(StorageError::Compacted { requested: 7, compacted: 8 })));
+    assert!(matches!(s.range("/", None, ReadAt::Revision(7), 0, &all), Err(StorageError::Compacted { .. })));
     let mut rx = s.watch("/", 8).unwrap();
     assert_eq!(next_revisions(&mut rx, 2).await, vec![9, 10]);
     drop(rx);
     // The window survives a restart.
     let b = b.reopen().await;
     assert_eq!(b.store.compacted_revision(), 8);
-    assert!(matches!(
-        b.store.watch("/", 5),
-        Err(StorageError::Compacted { .. })
-    ));
+    assert!(matches!(b.store.watch("/", 5), Err(StorageError::Compacted { .. })));
 }
 
 #[tokio::test]
@@ -325,10 +223,7 @@ async fn data_revisions_and_history_survive_a_restart() {
     let old = s.range("/r/", None, ReadAt::Revision(1), 0, &all).unwrap();
     assert_eq!(keys_of(&old), ["/r/a=1"]);
     let c = s.commit(vec![put("/r/c", "1")]).await.unwrap();
-    assert_eq!(
-        c.revision, 4,
-        "revisions never go backwards across restarts"
-    );
+    assert_eq!(c.revision, 4, "revisions never go backwards across restarts");
 }
 
 #[tokio::test]
@@ -343,9 +238,7 @@ async fn writes_after_close_are_refused() {
 async fn current_values_outlive_compaction_and_restart() {
     let b = Backend::open(tiny_window());
     let s = &b.store;
-    s.commit(vec![put("/keep", "old-but-current")])
-        .await
-        .unwrap();
+    s.commit(vec![put("/keep", "old-but-current")]).await.unwrap();
     s.commit(vec![put("/gone", "1")]).await.unwrap();
     for i in 0..10 {
         s.commit(vec![put("/churn", &i.to_string())]).await.unwrap();
@@ -356,9 +249,7 @@ async fn current_values_outlive_compaction_and_restart() {
     s.commit(vec![put("/keep", "new")]).await.unwrap();
     s.commit(vec![put("/keep", "newer")]).await.unwrap();
     for i in 0..5 {
-        s.commit(vec![put("/churn", &format!("x{i}"))])
-            .await
-            .unwrap();
+        s.commit(vec![put("/churn", &format!("x{i}"))]).await.unwrap();
     }
     s.compact().await.unwrap();
     let b = b.reopen().await;
@@ -384,12 +275,7 @@ async fn an_idle_watch_is_told_its_progress() {
     s.commit(vec![put("/other/a", "1")]).await.unwrap();
     s.commit(vec![put("/other/b", "1")]).await.unwrap();
     let reached = loop {
-        match tokio::time::timeout(Duration::from_secs(5), rx.recv())
-            .await
-            .unwrap()
-            .unwrap()
-            .unwrap()
-        {
+        match tokio::time::timeout(Duration::from_secs(5), rx.recv()).await.unwrap().unwrap().unwrap() {
             WatchMessage::Progress(rev) if rev == 2 => break rev,
             WatchMessage::Progress(_) => continue,
             WatchMessage::Events(batch) => panic!("no event under /mine/ was written: {batch:?}"),

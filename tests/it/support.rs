@@ -25,10 +25,7 @@ impl TestServer {
         let mut config = Config::ephemeral(dir.path().to_path_buf());
         adjust(&mut config);
         let server = Server::start(config).await.unwrap();
-        Self {
-            server: Some(server),
-            dir,
-        }
+        Self { server: Some(server), dir }
     }
 
     pub fn server(&self) -> &Server {
@@ -37,17 +34,11 @@ impl TestServer {
 
     pub async fn definitions(&self) -> CustomResourceDefinitionsClient<Channel> {
         let endpoint = format!("http://{}", self.server().grpc_addr);
-        CustomResourceDefinitionsClient::connect(endpoint)
-            .await
-            .unwrap()
+        CustomResourceDefinitionsClient::connect(endpoint).await.unwrap()
     }
 
     pub async fn channel(&self) -> Channel {
-        Channel::from_shared(format!("http://{}", self.server().grpc_addr))
-            .unwrap()
-            .connect()
-            .await
-            .unwrap()
+        Channel::from_shared(format!("http://{}", self.server().grpc_addr)).unwrap().connect().await.unwrap()
     }
 
     /// Stops the server and starts a new one on the same data.
@@ -115,11 +106,7 @@ impl Crd {
         for part in pointer.trim_start_matches('/').split('/') {
             at = match at {
                 Value::Array(items) => &mut items[part.parse::<usize>().unwrap()],
-                other => other
-                    .as_object_mut()
-                    .unwrap()
-                    .entry(part)
-                    .or_insert(Value::Null),
+                other => other.as_object_mut().unwrap().entry(part).or_insert(Value::Null),
             };
             if at.is_null() {
                 *at = json!({});
@@ -149,10 +136,7 @@ pub fn parse(bytes: &[u8]) -> Value {
 }
 
 pub async fn create(client: &mut CustomResourceDefinitionsClient<Channel>, crd: &Crd) -> Value {
-    let req = pb::CreateDefinitionRequest {
-        definition: crd.bytes(),
-        options: None,
-    };
+    let req = pb::CreateDefinitionRequest { definition: crd.bytes(), options: None };
     parse(&client.create(req).await.unwrap().into_inner().definition)
 }
 
@@ -161,33 +145,17 @@ pub async fn update(
     client: &mut CustomResourceDefinitionsClient<Channel>,
     body: &Value,
 ) -> Result<Value, tonic::Status> {
-    let req = pb::UpdateDefinitionRequest {
-        definition: serde_json::to_vec(body).unwrap(),
-        options: None,
-    };
-    client
-        .update(req)
-        .await
-        .map(|r| parse(&r.into_inner().definition))
+    let req = pb::UpdateDefinitionRequest { definition: serde_json::to_vec(body).unwrap(), options: None };
+    client.update(req).await.map(|r| parse(&r.into_inner().definition))
 }
 
 pub async fn get(client: &mut CustomResourceDefinitionsClient<Channel>, name: &str) -> Value {
-    parse(
-        &client
-            .get(pb::GetDefinitionRequest { name: name.into() })
-            .await
-            .unwrap()
-            .into_inner()
-            .definition,
-    )
+    parse(&client.get(pb::GetDefinitionRequest { name: name.into() }).await.unwrap().into_inner().definition)
 }
 
 /// The condition of type `kind` of a definition.
 pub fn condition<'a>(crd: &'a Value, kind: &str) -> &'a Value {
-    crd["status"]["conditions"]
-        .as_array()
-        .and_then(|cs| cs.iter().find(|c| c["type"] == kind))
-        .unwrap_or(&Value::Null)
+    crd["status"]["conditions"].as_array().and_then(|cs| cs.iter().find(|c| c["type"] == kind)).unwrap_or(&Value::Null)
 }
 
 /// The field paths of an error's BadRequest details.
@@ -203,15 +171,10 @@ pub fn violations(status: &tonic::Status) -> Vec<String> {
 /// The Kubernetes reason in an error's ErrorInfo.
 pub fn reason(status: &tonic::Status) -> String {
     use tonic_types::StatusExt;
-    status
-        .get_error_details()
-        .error_info()
-        .map(|i| i.reason.clone())
-        .unwrap_or_default()
+    status.get_error_details().error_info().map(|i| i.reason.clone()).unwrap_or_default()
 }
 
 pub const WAIT: Duration = Duration::from_secs(10);
 
 /// The definitions client type.
-pub type Client =
-    crdstore::pb::v1::custom_resource_definitions_client::CustomResourceDefinitionsClient<Channel>;
+pub type Client = crdstore::pb::v1::custom_resource_definitions_client::CustomResourceDefinitionsClient<Channel>;

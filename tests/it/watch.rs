@@ -10,28 +10,17 @@ use tonic::{Code, Streaming};
 use crate::support::{self, create, Crd, TestServer, WAIT};
 
 async fn open(c: &mut support::Client, options: pb::WatchOptions) -> Streaming<pb::WatchEvent> {
-    c.watch(pb::WatchDefinitionsRequest {
-        options: Some(options),
-    })
-    .await
-    .unwrap()
-    .into_inner()
+    c.watch(pb::WatchDefinitionsRequest { options: Some(options) }).await.unwrap().into_inner()
 }
 
 async fn next(stream: &mut Streaming<pb::WatchEvent>) -> (pb::EventType, Value) {
-    let event = tokio::time::timeout(WAIT, stream.message())
-        .await
-        .expect("an event in time")
-        .unwrap()
-        .expect("stream open");
+    let event =
+        tokio::time::timeout(WAIT, stream.message()).await.expect("an event in time").unwrap().expect("stream open");
     (event.r#type(), support::parse(&event.object))
 }
 
 fn rv(obj: &Value) -> String {
-    obj["metadata"]["resourceVersion"]
-        .as_str()
-        .unwrap()
-        .to_string()
+    obj["metadata"]["resourceVersion"].as_str().unwrap().to_string()
 }
 
 #[tokio::test]
@@ -41,10 +30,7 @@ async fn without_a_version_the_current_state_comes_first_then_changes() {
     create(&mut c, &Crd::new("example.com", "Alpha")).await;
     let mut w = open(&mut c, pb::WatchOptions::default()).await;
     let (kind, obj) = next(&mut w).await;
-    assert_eq!(
-        (kind, obj["metadata"]["name"].as_str()),
-        (pb::EventType::Added, Some("alphas.example.com"))
-    );
+    assert_eq!((kind, obj["metadata"]["name"].as_str()), (pb::EventType::Added, Some("alphas.example.com")));
     let created = create(&mut c, &Crd::new("example.com", "Bravo")).await;
     let (kind, obj) = next(&mut w).await;
     assert_eq!((kind, rv(&obj)), (pb::EventType::Added, rv(&created)));
@@ -52,22 +38,11 @@ async fn without_a_version_the_current_state_comes_first_then_changes() {
     body["metadata"]["labels"] = json!({"x": "y"});
     support::update(&mut c, &body).await.unwrap();
     assert_eq!(next(&mut w).await.0, pb::EventType::Modified);
-    c.delete(pb::DeleteDefinitionRequest {
-        name: "bravos.example.com".into(),
-        options: None,
-    })
-    .await
-    .unwrap();
+    c.delete(pb::DeleteDefinitionRequest { name: "bravos.example.com".into(), options: None }).await.unwrap();
     let (kind, obj) = next(&mut w).await;
     assert_eq!(kind, pb::EventType::Deleted);
-    assert_eq!(
-        obj["metadata"]["labels"]["x"], "y",
-        "DELETED carries the last state"
-    );
-    assert!(
-        rv(&obj).parse::<i64>().unwrap() > rv(&created).parse::<i64>().unwrap(),
-        "with the deletion's version"
-    );
+    assert_eq!(obj["metadata"]["labels"]["x"], "y", "DELETED carries the last state");
+    assert!(rv(&obj).parse::<i64>().unwrap() > rv(&created).parse::<i64>().unwrap(), "with the deletion's version");
 }
 
 #[tokio::test]
@@ -79,14 +54,7 @@ async fn a_watch_resumes_after_a_restart_without_gap_or_duplicate() {
     t.restart().await;
     let mut c = t.definitions().await;
     create(&mut c, &Crd::new("example.com", "Charlie")).await;
-    let mut w = open(
-        &mut c,
-        pb::WatchOptions {
-            resource_version: rv(&first),
-            ..Default::default()
-        },
-    )
-    .await;
+    let mut w = open(&mut c, pb::WatchOptions { resource_version: rv(&first), ..Default::default() }).await;
     let mut names = Vec::new();
     for _ in 0..2 {
         let (kind, obj) = next(&mut w).await;
@@ -101,10 +69,7 @@ async fn a_watch_resumes_after_a_restart_without_gap_or_duplicate() {
 #[tokio::test]
 async fn a_version_older_than_the_window_is_out_of_range() {
     let t = TestServer::start_with(|config| {
-        config.window = crdstore::watch::HistoryWindow {
-            min_age: Duration::ZERO,
-            min_revisions: 1,
-        };
+        config.window = crdstore::watch::HistoryWindow { min_age: Duration::ZERO, min_revisions: 1 };
         config.compaction_interval = Duration::from_millis(100);
     })
     .await;
@@ -116,34 +81,22 @@ async fn a_version_older_than_the_window_is_out_of_range() {
     let deadline = tokio::time::Instant::now() + WAIT;
     let err = loop {
         let watch = c.watch(pb::WatchDefinitionsRequest {
-            options: Some(pb::WatchOptions {
-                resource_version: rv(&first),
-                ..Default::default()
-            }),
+            options: Some(pb::WatchOptions { resource_version: rv(&first), ..Default::default() }),
         });
         match watch.await {
             Err(err) => break err,
-            Ok(_) if tokio::time::Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(100)).await
-            }
+            Ok(_) if tokio::time::Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(100)).await,
             Ok(_) => panic!("history was never compacted"),
         }
     };
     assert_eq!(err.code(), Code::OutOfRange);
     assert_eq!(support::reason(&err), "Expired");
-    assert!(
-        err.message().starts_with("too old resource version: 1"),
-        "{}",
-        err.message()
-    );
+    assert!(err.message().starts_with("too old resource version: 1"), "{}", err.message());
 }
 
 #[tokio::test]
 async fn bookmarks_carry_a_resumable_version() {
-    let t = TestServer::start_with(|config| {
-        config.watch.bookmark_interval = Duration::from_millis(200)
-    })
-    .await;
+    let t = TestServer::start_with(|config| config.watch.bookmark_interval = Duration::from_millis(200)).await;
     let mut c = t.definitions().await;
     let created = create(&mut c, &Crd::new("example.com", "Alpha")).await;
     let options = pb::WatchOptions {
@@ -157,10 +110,7 @@ async fn bookmarks_carry_a_resumable_version() {
     let (kind, obj) = next(&mut w).await;
     assert_eq!(kind, pb::EventType::Bookmark);
     assert_eq!(obj["kind"], "CustomResourceDefinition");
-    assert!(
-        rv(&obj).parse::<i64>().unwrap() > rv(&created).parse::<i64>().unwrap(),
-        "bookmarks follow progress"
-    );
+    assert!(rv(&obj).parse::<i64>().unwrap() > rv(&created).parse::<i64>().unwrap(), "bookmarks follow progress");
 }
 
 #[tokio::test]
@@ -169,23 +119,14 @@ async fn initial_events_end_with_a_marked_bookmark() {
     let mut c = t.definitions().await;
     create(&mut c, &Crd::new("example.com", "Alpha")).await;
     create(&mut c, &Crd::new("example.com", "Bravo")).await;
-    let mut w = open(
-        &mut c,
-        pb::WatchOptions {
-            send_initial_events: Some(true),
-            allow_bookmarks: true,
-            ..Default::default()
-        },
-    )
-    .await;
+    let mut w =
+        open(&mut c, pb::WatchOptions { send_initial_events: Some(true), allow_bookmarks: true, ..Default::default() })
+            .await;
     assert_eq!(next(&mut w).await.0, pb::EventType::Added);
     assert_eq!(next(&mut w).await.0, pb::EventType::Added);
     let (kind, obj) = next(&mut w).await;
     assert_eq!(kind, pb::EventType::Bookmark);
-    assert_eq!(
-        obj["metadata"]["annotations"]["k8s.io/initial-events-end"],
-        "true"
-    );
+    assert_eq!(obj["metadata"]["annotations"]["k8s.io/initial-events-end"], "true");
 }
 
 #[tokio::test]
@@ -195,11 +136,7 @@ async fn selectors_see_objects_enter_and_leave() {
     let created = create(&mut c, &Crd::new("example.com", "Alpha")).await;
     let mut w = open(
         &mut c,
-        pb::WatchOptions {
-            label_selector: "watched=yes".into(),
-            resource_version: rv(&created),
-            ..Default::default()
-        },
+        pb::WatchOptions { label_selector: "watched=yes".into(), resource_version: rv(&created), ..Default::default() },
     )
     .await;
     let mut body = created.clone();

@@ -29,23 +29,15 @@ pub(super) fn compact(shared: &Shared, state: &State) -> Result<Revision, Storag
     let mut dropped = 0usize;
     let mut last_whole = compacted;
     let mut in_progress: Option<Revision> = None;
-    for item in shared
-        .tree
-        .range(keys::log_start(compacted + 1)..keys::log_start(state.revision + 1))
-    {
+    for item in shared.tree.range(keys::log_start(compacted + 1)..keys::log_start(state.revision + 1)) {
         let (k, v) = item.map_err(sled_err)?;
-        let (rev, index) =
-            keys::log_slot(&k).ok_or_else(|| StorageError::Internal("corrupt log key".into()))?;
+        let (rev, index) = keys::log_slot(&k).ok_or_else(|| StorageError::Internal("corrupt log key".into()))?;
         if in_progress != Some(rev) {
             if let Some(done) = in_progress.take() {
                 last_whole = done;
             }
             let committed_at = codec::decode_commit_time(&v)?;
-            if examined >= MAX_EXAMINED
-                || !shared
-                    .window
-                    .may_compact(rev, committed_at, state.revision, now)
-            {
+            if examined >= MAX_EXAMINED || !shared.window.may_compact(rev, committed_at, state.revision, now) {
                 break;
             }
             in_progress = Some(rev);
@@ -68,12 +60,7 @@ pub(super) fn compact(shared: &Shared, state: &State) -> Result<Revision, Storag
     shared.compacted.store(last_whole, Ordering::Release);
     batch.insert(keys::META_COMPACTED, &codec::encode_revision(last_whole));
     shared.tree.apply_batch(batch).map_err(sled_err)?;
-    tracing::debug!(
-        compacted = last_whole,
-        examined,
-        dropped,
-        "compacted event log"
-    );
+    tracing::debug!(compacted = last_whole, examined, dropped, "compacted event log");
     Ok(last_whole)
 }
 

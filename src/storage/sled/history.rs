@@ -26,8 +26,7 @@ pub(super) fn read_log(
     let mut count = 0;
     for item in tree.range(keys::log_start(from)..keys::log_start(to + 1)) {
         let (k, v) = item.map_err(sled_err)?;
-        let rev = keys::log_revision(&k)
-            .ok_or_else(|| StorageError::Internal("corrupt log key".into()))?;
+        let rev = keys::log_revision(&k).ok_or_else(|| StorageError::Internal("corrupt log key".into()))?;
         let (event, _) = codec::decode_event(rev, &v)?;
         match out.last_mut() {
             Some((last, events)) if *last == rev => events.push(event),
@@ -54,10 +53,7 @@ pub(super) fn read_log(
 /// The error for a revision missing from the log.
 fn gap(compacted: Revision, missing: Revision) -> StorageError {
     if missing <= compacted {
-        StorageError::Compacted {
-            requested: missing - 1,
-            compacted,
-        }
+        StorageError::Compacted { requested: missing - 1, compacted }
     } else {
         StorageError::Internal(format!("event log is missing revision {missing}"))
     }
@@ -70,13 +66,7 @@ pub(super) fn read_shared_log(
     to: Revision,
     max: usize,
 ) -> Result<Vec<RevisionEvents>, StorageError> {
-    read_log(
-        &shared.tree,
-        &|| shared.compacted.load(Ordering::Acquire),
-        from,
-        to,
-        max,
-    )
+    read_log(&shared.tree, &|| shared.compacted.load(Ordering::Acquire), from, to, max)
 }
 
 /// The state at `revision` of every key under `prefix` (and after

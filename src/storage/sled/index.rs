@@ -68,10 +68,7 @@ impl Index {
 
     fn entry(&self, key: &str) -> Option<&Current> {
         // `OrdSet` has no borrowed `get`; a one-key range is the same lookup.
-        self.set
-            .range::<_, str>((Bound::Included(key), Bound::Included(key)))
-            .next()
-            .map(|e| &*e.0)
+        self.set.range::<_, str>((Bound::Included(key), Bound::Included(key))).next().map(|e| &*e.0)
     }
 
     /// Sets the current value of its key; `index` is its place among the
@@ -89,13 +86,8 @@ impl Index {
     }
 
     /// Entries from `lower` on, in key order.
-    pub fn range_from<'a>(
-        &'a self,
-        lower: Bound<&'a str>,
-    ) -> impl Iterator<Item = &'a KeyValue> + 'a {
-        self.set
-            .range::<_, str>((lower, Bound::Unbounded))
-            .map(|e| &e.0.kv)
+    pub fn range_from<'a>(&'a self, lower: Bound<&'a str>) -> impl Iterator<Item = &'a KeyValue> + 'a {
+        self.set.range::<_, str>((lower, Bound::Unbounded)).map(|e| &e.0.kv)
     }
 }
 
@@ -104,12 +96,7 @@ mod tests {
     use super::*;
 
     fn kv(key: &str) -> KeyValue {
-        KeyValue {
-            key: Arc::from(key),
-            value: Arc::from(&b"v"[..]),
-            create_revision: 1,
-            mod_revision: 1,
-        }
+        KeyValue { key: Arc::from(key), value: Arc::from(&b"v"[..]), create_revision: 1, mod_revision: 1 }
     }
 
     #[test]
@@ -120,11 +107,7 @@ mod tests {
         }
         let snapshot = index.clone();
         index.remove("/b");
-        let keys = |i: &Index| {
-            i.range_from(Bound::Included("/"))
-                .map(|kv| kv.key.to_string())
-                .collect::<Vec<_>>()
-        };
+        let keys = |i: &Index| i.range_from(Bound::Included("/")).map(|kv| kv.key.to_string()).collect::<Vec<_>>();
         assert_eq!(keys(&snapshot), ["/a", "/b", "/c"]);
         assert_eq!(keys(&index), ["/a", "/c"]);
         assert_eq!(index.range_from(Bound::Excluded("/a")).count(), 1);

@@ -26,8 +26,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::keys;
 use super::{
-    codec, Committed, Event, EventBatch, KeyValue, Op, Range, ReadAt, Revision, Storage,
-    StorageError, WatchMessage, WatchReceiver,
+    codec, Committed, Event, EventBatch, KeyValue, Op, Range, ReadAt, Revision, Storage, StorageError, WatchMessage,
+    WatchReceiver,
 };
 use crate::watch::{HistoryWindow, Hub};
 
@@ -49,10 +49,7 @@ pub struct SledOptions {
 
 impl Default for SledOptions {
     fn default() -> Self {
-        Self {
-            window: HistoryWindow::default(),
-            compaction_interval: Duration::from_secs(10),
-        }
+        Self { window: HistoryWindow::default(), compaction_interval: Duration::from_secs(10) }
     }
 }
 
@@ -63,16 +60,9 @@ struct State {
 }
 
 enum Request {
-    Commit {
-        ops: Vec<Op>,
-        reply: writer::Reply,
-    },
-    Compact {
-        reply: oneshot::Sender<Result<Revision, StorageError>>,
-    },
-    Close {
-        reply: oneshot::Sender<()>,
-    },
+    Commit { ops: Vec<Op>, reply: writer::Reply },
+    Compact { reply: oneshot::Sender<Result<Revision, StorageError>> },
+    Close { reply: oneshot::Sender<()> },
 }
 
 /// What the writer, the flusher and the readers share.
@@ -94,10 +84,7 @@ pub struct SledStore {
 }
 
 fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
 fn sled_err(err: sled::Error) -> StorageError {
@@ -113,11 +100,7 @@ impl SledStore {
     /// the index, and starts the writer threads and the compaction timer
     /// (on the current tokio runtime).
     pub fn open(dir: &Path, options: SledOptions) -> Result<Self, StorageError> {
-        let db = sled::Config::new()
-            .path(dir)
-            .mode(sled::Mode::HighThroughput)
-            .open()
-            .map_err(sled_err)?;
+        let db = sled::Config::new().path(dir).mode(sled::Mode::HighThroughput).open().map_err(sled_err)?;
         let tree = db.open_tree(keys::TREE).map_err(sled_err)?;
         check_format(&tree)?;
         let compacted = read_meta(&tree, keys::META_COMPACTED)?;
@@ -140,15 +123,8 @@ impl SledStore {
                 .spawn(move || writer::run(shared, rx))
                 .map_err(|e| StorageError::Internal(format!("spawn writer thread: {e}")))?
         };
-        tokio::spawn(compaction::run_timer(
-            tx.downgrade(),
-            options.compaction_interval,
-        ));
-        Ok(Self {
-            shared,
-            tx,
-            writer: std::sync::Mutex::new(Some(writer)),
-        })
+        tokio::spawn(compaction::run_timer(tx.downgrade(), options.compaction_interval));
+        Ok(Self { shared, tx, writer: std::sync::Mutex::new(Some(writer)) })
     }
 
     /// The number of live watchers.
@@ -159,10 +135,7 @@ impl SledStore {
     fn check_revision(&self, requested: Revision, current: Revision) -> Result<(), StorageError> {
         let compacted = self.shared.compacted.load(Ordering::Acquire);
         if requested < compacted {
-            return Err(StorageError::Compacted {
-                requested,
-                compacted,
-            });
+            return Err(StorageError::Compacted { requested, compacted });
         }
         if requested > current {
             return Err(StorageError::FutureRevision { requested, current });
@@ -174,35 +147,25 @@ impl SledStore {
 fn check_format(tree: &sled::Tree) -> Result<(), StorageError> {
     match tree.get(keys::META_FORMAT).map_err(sled_err)? {
         None => {
-            tree.insert(keys::META_FORMAT, &keys::FORMAT_VERSION.to_be_bytes())
-                .map_err(sled_err)?;
+            tree.insert(keys::META_FORMAT, &keys::FORMAT_VERSION.to_be_bytes()).map_err(sled_err)?;
             Ok(())
         }
         Some(v) if v.as_ref() == keys::FORMAT_VERSION.to_be_bytes() => Ok(()),
-        Some(_) => Err(StorageError::Internal(
-            "data directory has an unknown layout version".into(),
-        )),
+        Some(_) => Err(StorageError::Internal("data directory has an unknown layout version".into())),
     }
 }
 
 /// Rebuilds the index from every log entry, in revision order: the retained
 /// current values at or below `compacted`, then the whole history after it,
 /// which must have no gap.
-fn replay(
-    tree: &sled::Tree,
-    compacted: Revision,
-) -> Result<(Revision, index::Index), StorageError> {
+fn replay(tree: &sled::Tree, compacted: Revision) -> Result<(Revision, index::Index), StorageError> {
     let mut map = index::Index::default();
     let mut revision = compacted;
     for item in tree.scan_prefix([keys::LOG_PREFIX]) {
         let (k, v) = item.map_err(sled_err)?;
-        let (rev, index) =
-            keys::log_slot(&k).ok_or_else(|| StorageError::Internal("corrupt log key".into()))?;
+        let (rev, index) = keys::log_slot(&k).ok_or_else(|| StorageError::Internal("corrupt log key".into()))?;
         if rev > compacted && rev != revision && rev != revision + 1 {
-            return Err(StorageError::Internal(format!(
-                "event log is missing revision {}",
-                revision + 1
-            )));
+            return Err(StorageError::Internal(format!("event log is missing revision {}", revision + 1)));
         }
         revision = revision.max(rev);
         match codec::decode_event(rev, &v)?.0 {
@@ -212,9 +175,7 @@ fn replay(
     }
     let logged = read_meta(tree, keys::META_REVISION)?;
     if logged > revision {
-        return Err(StorageError::Internal(format!(
-            "event log ends at {revision}, metadata says {logged}"
-        )));
+        return Err(StorageError::Internal(format!("event log ends at {revision}, metadata says {logged}")));
     }
     Ok((revision, map))
 }
@@ -236,11 +197,7 @@ async fn feed_watch(
     tx: mpsc::Sender<Result<WatchMessage, StorageError>>,
 ) {
     let matching = |events: &[Event]| -> Option<EventBatch> {
-        let kept: Vec<Event> = events
-            .iter()
-            .filter(|e| e.key().starts_with(&*prefix))
-            .cloned()
-            .collect();
+        let kept: Vec<Event> = events.iter().filter(|e| e.key().starts_with(&*prefix)).cloned().collect();
         (!kept.is_empty()).then(|| Arc::new(kept))
     };
     let mut from = after + 1;
@@ -249,10 +206,8 @@ async fn feed_watch(
             return;
         };
         let to = live.from;
-        let chunk = tokio::task::spawn_blocking(move || {
-            history::read_shared_log(&strong, from, to, REPLAY_CHUNK)
-        })
-        .await;
+        let chunk =
+            tokio::task::spawn_blocking(move || history::read_shared_log(&strong, from, to, REPLAY_CHUNK)).await;
         let chunk = match chunk {
             Ok(Ok(chunk)) => chunk,
             Ok(Err(err)) => {
@@ -260,11 +215,7 @@ async fn feed_watch(
                 return;
             }
             Err(join) => {
-                let _ = tx
-                    .send(Err(StorageError::Internal(format!(
-                        "replay task failed: {join}"
-                    ))))
-                    .await;
+                let _ = tx.send(Err(StorageError::Internal(format!("replay task failed: {join}")))).await;
                 return;
             }
         };
@@ -343,79 +294,44 @@ impl Storage for SledStore {
             Some(after) if after >= prefix => Bound::Excluded(after),
             _ => Bound::Included(prefix),
         };
-        let in_prefix = state
-            .map
-            .range_from(lower)
-            .take_while(|kv| kv.key.starts_with(prefix))
-            .cloned();
+        let in_prefix = state.map.range_from(lower).take_while(|kv| kv.key.starts_with(prefix)).cloned();
         let (revision, (items, more)) = match at {
             ReadAt::Revision(rev) if rev != state.revision => {
                 self.check_revision(rev, state.revision)?;
-                let overlay =
-                    history::overlay_at(&self.shared, prefix, start_after, rev, state.revision)?;
-                (
-                    rev,
-                    history::take_page(
-                        history::merge_at_revision(in_prefix, overlay),
-                        limit,
-                        filter,
-                    ),
-                )
+                let overlay = history::overlay_at(&self.shared, prefix, start_after, rev, state.revision)?;
+                (rev, history::take_page(history::merge_at_revision(in_prefix, overlay), limit, filter))
             }
             _ => (state.revision, history::take_page(in_prefix, limit, filter)),
         };
-        Ok(Range {
-            items,
-            revision,
-            more,
-        })
+        Ok(Range { items, revision, more })
     }
 
     fn count(&self, prefix: &str) -> usize {
         let state = self.shared.state.load();
-        state
-            .map
-            .range_from(Bound::Included(prefix))
-            .take_while(|kv| kv.key.starts_with(prefix))
-            .count()
+        state.map.range_from(Bound::Included(prefix)).take_while(|kv| kv.key.starts_with(prefix)).count()
     }
 
     async fn commit(&self, ops: Vec<Op>) -> Result<Committed, StorageError> {
         let (reply, rx) = oneshot::channel();
-        self.tx
-            .send(Request::Commit { ops, reply })
-            .await
-            .map_err(|_| closed())?;
+        self.tx.send(Request::Commit { ops, reply }).await.map_err(|_| closed())?;
         rx.await.map_err(|_| closed())?
     }
 
     fn watch(&self, prefix: &str, after: Revision) -> Result<WatchReceiver, StorageError> {
         let compacted = self.compacted_revision();
         if after < compacted {
-            return Err(StorageError::Compacted {
-                requested: after,
-                compacted,
-            });
+            return Err(StorageError::Compacted { requested: after, compacted });
         }
         let live = self.shared.hub.subscribe(prefix);
         let (tx, rx) = mpsc::channel(WATCH_CHANNEL);
         // Only a weak reference: a watch must not keep a closed store open.
-        tokio::spawn(feed_watch(
-            Arc::downgrade(&self.shared),
-            live,
-            Arc::from(prefix),
-            after,
-            tx,
-        ));
+        tokio::spawn(feed_watch(Arc::downgrade(&self.shared), live, Arc::from(prefix), after, tx));
         Ok(rx)
     }
 
     async fn compact(&self) -> Result<Revision, StorageError> {
         let (reply, rx) = oneshot::channel();
-        self.tx
-            .send(Request::Compact { reply })
-            .await
-            .map_err(|_| closed())?;
+        self.tx.send(Request::Compact { reply }).await.map_err(|_| closed())?;
         rx.await.map_err(|_| closed())?
     }
 

@@ -18,8 +18,7 @@ use super::index::{Index, Slot};
 use super::{compaction, now_ms, Request, Shared, State};
 use crate::storage::keys;
 use crate::storage::{
-    codec, Committed, Event, EventBatch, KeyValue, Mutation, Op, OpResult, Precondition, Revision,
-    StorageError,
+    codec, Committed, Event, EventBatch, KeyValue, Mutation, Op, OpResult, Precondition, Revision, StorageError,
 };
 
 /// Most commits the writer puts in one group.
@@ -103,9 +102,7 @@ pub(super) fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Request>) {
 fn compact_when_drained(shared: &Shared, pending: &Arc<State>) -> Result<Revision, StorageError> {
     while shared.state.load().revision < pending.revision {
         if shared.failed.load(Ordering::Acquire) {
-            return Err(StorageError::Unavailable(
-                "storage failed an earlier write".into(),
-            ));
+            return Err(StorageError::Unavailable("storage failed an earlier write".into()));
         }
         std::thread::sleep(std::time::Duration::from_micros(200));
     }
@@ -115,10 +112,7 @@ fn compact_when_drained(shared: &Shared, pending: &Arc<State>) -> Result<Revisio
 /// What one operation does, decided before anything is mutated.
 enum Outcome {
     Unchanged(Option<KeyValue>),
-    Put {
-        current: KeyValue,
-        previous: Option<KeyValue>,
-    },
+    Put { current: KeyValue, previous: Option<KeyValue> },
     Delete(KeyValue),
 }
 
@@ -146,20 +140,14 @@ fn apply_ops(map: &mut Index, revision: Revision, ops: &[Op]) -> Result<Effect, 
             Precondition::None => true,
             Precondition::Absent => current.is_none(),
             Precondition::Present => current.is_some(),
-            Precondition::ModRevision(rev) => {
-                current.as_ref().is_some_and(|kv| kv.mod_revision == rev)
-            }
+            Precondition::ModRevision(rev) => current.as_ref().is_some_and(|kv| kv.mod_revision == rev),
         };
         if !holds {
             return Err(StorageError::PreconditionFailed { index, current });
         }
-        let key: Arc<str> = current
-            .as_ref()
-            .map_or_else(|| Arc::from(op.key.as_str()), |kv| kv.key.clone());
+        let key: Arc<str> = current.as_ref().map_or_else(|| Arc::from(op.key.as_str()), |kv| kv.key.clone());
         let outcome = match (&op.mutation, current) {
-            (Mutation::Put(value), Some(prev)) if *prev.value == value[..] => {
-                Outcome::Unchanged(Some(prev))
-            }
+            (Mutation::Put(value), Some(prev)) if *prev.value == value[..] => Outcome::Unchanged(Some(prev)),
             (Mutation::Put(value), previous) => Outcome::Put {
                 current: KeyValue {
                     key: key.clone(),
@@ -174,41 +162,22 @@ fn apply_ops(map: &mut Index, revision: Revision, ops: &[Op]) -> Result<Effect, 
         };
         outcomes.push((key, outcome));
     }
-    let mut effect = Effect {
-        results: Vec::with_capacity(outcomes.len()),
-        events: Vec::new(),
-        superseded: Vec::new(),
-    };
+    let mut effect = Effect { results: Vec::with_capacity(outcomes.len()), events: Vec::new(), superseded: Vec::new() };
     for (key, outcome) in outcomes {
         if !matches!(outcome, Outcome::Unchanged(_)) {
             effect.superseded.extend(map.slot(&key));
         }
         match outcome {
-            Outcome::Unchanged(kv) => effect.results.push(OpResult {
-                current: kv.clone(),
-                previous: kv,
-            }),
+            Outcome::Unchanged(kv) => effect.results.push(OpResult { current: kv.clone(), previous: kv }),
             Outcome::Put { current, previous } => {
                 map.insert(current.clone(), effect.events.len() as u32);
-                effect.events.push(Event::Put {
-                    current: current.clone(),
-                    previous: previous.clone(),
-                });
-                effect.results.push(OpResult {
-                    current: Some(current),
-                    previous,
-                });
+                effect.events.push(Event::Put { current: current.clone(), previous: previous.clone() });
+                effect.results.push(OpResult { current: Some(current), previous });
             }
             Outcome::Delete(previous) => {
                 map.remove(&key);
-                effect.events.push(Event::Delete {
-                    previous: previous.clone(),
-                    revision,
-                });
-                effect.results.push(OpResult {
-                    current: None,
-                    previous: Some(previous),
-                });
+                effect.events.push(Event::Delete { previous: previous.clone(), revision });
+                effect.results.push(OpResult { current: None, previous: Some(previous) });
             }
         }
     }
@@ -216,27 +185,16 @@ fn apply_ops(map: &mut Index, revision: Revision, ops: &[Op]) -> Result<Effect, 
 }
 
 fn unavailable(answers: impl IntoIterator<Item = Reply>, why: &str) -> Vec<Answer> {
-    answers
-        .into_iter()
-        .map(|reply| (reply, Err(StorageError::Unavailable(why.to_string()))))
-        .collect()
+    answers.into_iter().map(|reply| (reply, Err(StorageError::Unavailable(why.to_string())))).collect()
 }
 
 /// Checks and applies one group on top of `base` (which may be ahead of what
 /// readers see) and writes its log entries to sled as one atomic batch, not
 /// yet flushed.
 fn apply_group(shared: &Shared, base: &Arc<State>, group: Vec<(Vec<Op>, Reply)>) -> Applied {
-    let refused = |answers| Applied {
-        state: base.clone(),
-        wrote: false,
-        events: Vec::new(),
-        answers,
-    };
+    let refused = |answers| Applied { state: base.clone(), wrote: false, events: Vec::new(), answers };
     if shared.failed.load(Ordering::Acquire) {
-        return refused(unavailable(
-            group.into_iter().map(|(_, r)| r),
-            "storage failed an earlier write",
-        ));
+        return refused(unavailable(group.into_iter().map(|(_, r)| r), "storage failed an earlier write"));
     }
     let mut map = base.map.clone();
     let mut revision = base.revision;
@@ -248,42 +206,19 @@ fn apply_group(shared: &Shared, base: &Arc<State>, group: Vec<(Vec<Op>, Reply)>)
     for (ops, reply) in group {
         match apply_ops(&mut map, revision + 1, &ops) {
             Err(err) => answers.push((reply, Err(err))),
-            Ok(Effect {
-                results, events, ..
-            }) if events.is_empty() => {
-                answers.push((
-                    reply,
-                    Ok(Committed {
-                        revision,
-                        changed: false,
-                        results,
-                    }),
-                ));
+            Ok(Effect { results, events, .. }) if events.is_empty() => {
+                answers.push((reply, Ok(Committed { revision, changed: false, results })));
             }
-            Ok(Effect {
-                results,
-                events,
-                superseded,
-            }) => {
+            Ok(Effect { results, events, superseded }) => {
                 revision += 1;
                 for (index, event) in events.iter().enumerate() {
-                    batch.insert(
-                        &keys::log_key(revision, index as u32),
-                        codec::encode_event(event, committed_at),
-                    );
+                    batch.insert(&keys::log_key(revision, index as u32), codec::encode_event(event, committed_at));
                 }
                 // Above the compacted revision, compaction drops them later.
                 for (rev, index) in superseded.into_iter().filter(|(rev, _)| *rev <= compacted) {
                     batch.remove(&keys::log_key(rev, index));
                 }
-                answers.push((
-                    reply,
-                    Ok(Committed {
-                        revision,
-                        changed: true,
-                        results,
-                    }),
-                ));
+                answers.push((reply, Ok(Committed { revision, changed: true, results })));
                 events_out.push((revision, Arc::new(events)));
             }
         }
@@ -294,18 +229,10 @@ fn apply_group(shared: &Shared, base: &Arc<State>, group: Vec<(Vec<Op>, Reply)>)
         if let Err(err) = shared.tree.apply_batch(batch) {
             tracing::error!(error = %err, "write failed; refusing further writes");
             shared.failed.store(true, Ordering::Release);
-            return refused(unavailable(
-                answers.into_iter().map(|(r, _)| r),
-                &format!("commit failed: {err}"),
-            ));
+            return refused(unavailable(answers.into_iter().map(|(r, _)| r), &format!("commit failed: {err}")));
         }
     }
-    Applied {
-        state: Arc::new(State { revision, map }),
-        wrote,
-        events: events_out,
-        answers,
-    }
+    Applied { state: Arc::new(State { revision, map }), wrote, events: events_out, answers }
 }
 
 /// Makes applied groups durable with one flush for all that are waiting,

@@ -1,0 +1,159 @@
+//! The `CustomResources` service: each handler converts the request, calls
+//! the resource service, and maps the result or error. Status, scale and
+//! conversion answer UNIMPLEMENTED until their issues land.
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use tokio_stream::{wrappers::ReceiverStream, Stream, StreamExt};
+use tonic::{Request, Response, Status};
+
+use super::convert;
+use crate::pb::v1 as pb;
+use crate::pb::v1::custom_resources_server::CustomResources;
+use crate::resource::patch::PatchType;
+use crate::resource::{Ref, Resources};
+
+/// The service over the resource domain.
+pub struct ResourcesService {
+    resources: Arc<Resources>,
+}
+
+impl ResourcesService {
+    pub fn new(resources: Arc<Resources>) -> Self {
+        Self { resources }
+    }
+}
+
+fn reference(r: Option<pb::ResourceRef>) -> Ref {
+    let r = r.unwrap_or_default();
+    Ref { group: r.group, version: r.version, resource: r.resource, namespace: r.namespace, name: r.name }
+}
+
+fn patch_type(value: i32) -> Result<PatchType, Status> {
+    match pb::PatchType::try_from(value) {
+        Ok(pb::PatchType::Merge) => Ok(PatchType::Merge),
+        Ok(pb::PatchType::Json) => Ok(PatchType::Json),
+        Ok(pb::PatchType::StrategicMerge) => Ok(PatchType::StrategicMerge),
+        Ok(pb::PatchType::Apply) => Ok(PatchType::Apply),
+        Ok(pb::PatchType::Unspecified) | Err(_) => {
+            Err(crate::error::Error::bad_request("patch_type is required: MERGE or JSON").into())
+        }
+    }
+}
+
+fn not_yet(what: &str) -> Status {
+    Status::unimplemented(format!("{what} is not served yet"))
+}
+
+type EventStream = Pin<Box<dyn Stream<Item = Result<pb::WatchEvent, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl CustomResources for ResourcesService {
+    async fn create(
+        &self,
+        request: Request<pb::CreateResourceRequest>,
+    ) -> Result<Response<pb::CreateResourceResponse>, Status> {
+        let req = request.into_inner();
+        let created =
+            self.resources.create(&reference(req.r#ref), &req.object, &convert::write_options(req.options)).await?;
+        Ok(Response::new(pb::CreateResourceResponse { object: convert::json(&created) }))
+    }
+
+    async fn get(&self, request: Request<pb::GetResourceRequest>) -> Result<Response<pb::GetResourceResponse>, Status> {
+        let found = self.resources.get(&reference(request.into_inner().r#ref))?;
+        Ok(Response::new(pb::GetResourceResponse { object: convert::json(&found) }))
+    }
+
+    async fn list(
+        &self,
+        request: Request<pb::ListResourcesRequest>,
+    ) -> Result<Response<pb::ListResourcesResponse>, Status> {
+        let req = request.into_inner();
+        let page = self.resources.list(&reference(req.r#ref), &convert::list_options(req.options)).await?;
+        Ok(Response::new(pb::ListResourcesResponse {
+            items: page.items.iter().map(convert::json).collect(),
+            resource_version: page.revision.to_string(),
+            continue_token: page.continue_token,
+            remaining_item_count: page.remaining.unwrap_or(0),
+        }))
+    }
+
+    type WatchStream = EventStream;
+
+    async fn watch(&self, request: Request<pb::WatchResourcesRequest>) -> Result<Response<Self::WatchStream>, Status> {
+        let req = request.into_inner();
+        let events = self.resources.watch(&reference(req.r#ref), convert::watch_options(req.options)).await?;
+        let stream =
+            ReceiverStream::new(events).map(|item| item.map(|e| convert::watch_event(&e)).map_err(Status::from));
+        Ok(Response::new(Box::pin(stream)))
+    }
+
+    async fn update(
+        &self,
+        request: Request<pb::UpdateResourceRequest>,
+    ) -> Result<Response<pb::UpdateResourceResponse>, Status> {
+        let req = request.into_inner();
+        let updated =
+            self.resources.update(&reference(req.r#ref), &req.object, &convert::write_options(req.options)).await?;
+        Ok(Response::new(pb::UpdateResourceResponse { object: convert::json(&updated) }))
+    }
+
+    async fn patch(
+        &self,
+        request: Request<pb::PatchResourceRequest>,
+    ) -> Result<Response<pb::PatchResourceResponse>, Status> {
+        let req = request.into_inner();
+        if req.subresource() != pb::Subresource::Unspecified {
+            return Err(not_yet("patching the status and scale subresources"));
+        }
+        let kind = patch_type(req.patch_type)?;
+        let patched =
+            self.resources.patch(&reference(req.r#ref), kind, &req.patch, &convert::write_options(req.options)).await?;
+        Ok(Response::new(pb::PatchResourceResponse { object: convert::json(&patched) }))
+    }
+
+    async fn delete(
+        &self,
+        request: Request<pb::DeleteResourceRequest>,
+    ) -> Result<Response<pb::DeleteResourceResponse>, Status> {
+        let req = request.into_inner();
+        let deleted = self.resources.delete(&reference(req.r#ref), &convert::delete_options(req.options)).await?;
+        Ok(Response::new(pb::DeleteResourceResponse { object: convert::json(&deleted.object), deleted: deleted.gone }))
+    }
+
+    async fn delete_collection(
+        &self,
+        request: Request<pb::DeleteCollectionRequest>,
+    ) -> Result<Response<pb::DeleteCollectionResponse>, Status> {
+        let req = request.into_inner();
+        let list_options = convert::list_options(req.list_options);
+        let items = self
+            .resources
+            .delete_collection(&reference(req.r#ref), &list_options, &convert::delete_options(req.options))
+            .await?;
+        Ok(Response::new(pb::DeleteCollectionResponse { items: items.iter().map(convert::json).collect() }))
+    }
+
+    async fn update_status(
+        &self,
+        _: Request<pb::UpdateStatusRequest>,
+    ) -> Result<Response<pb::UpdateStatusResponse>, Status> {
+        Err(not_yet("the status subresource"))
+    }
+
+    async fn get_scale(&self, _: Request<pb::GetScaleRequest>) -> Result<Response<pb::GetScaleResponse>, Status> {
+        Err(not_yet("the scale subresource"))
+    }
+
+    async fn update_scale(
+        &self,
+        _: Request<pb::UpdateScaleRequest>,
+    ) -> Result<Response<pb::UpdateScaleResponse>, Status> {
+        Err(not_yet("the scale subresource"))
+    }
+
+    async fn convert(&self, _: Request<pb::ConvertRequest>) -> Result<Response<pb::ConvertResponse>, Status> {
+        Err(not_yet("conversion between versions"))
+    }
+}

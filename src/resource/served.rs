@@ -1,0 +1,132 @@
+//! What is served: resolving a request's group, version and resource to the
+//! definition that serves it (names accepted, version served, scope), and
+//! caching what a request needs from a definition by the definition's
+//! revision, so the hot path never re-parses a definition.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+
+use crate::error::{Error, Result};
+use crate::registry::{conditions, definition, naming};
+use crate::storage::{keys, Revision, Storage};
+
+/// Whether a resource lives in namespaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Namespaced,
+    Cluster,
+}
+
+/// One version of a definition, as served.
+#[derive(Debug, Clone)]
+pub struct Version {
+    pub name: String,
+    pub served: bool,
+}
+
+/// What a request needs to know about the definition serving it.
+#[derive(Debug)]
+pub struct Served {
+    /// The definition's name and revision (a change means re-resolving).
+    pub definition: String,
+    pub revision: Revision,
+    pub group: String,
+    pub plural: String,
+    pub singular: String,
+    pub kind: String,
+    pub list_kind: String,
+    pub scope: Scope,
+    pub versions: Vec<Version>,
+    pub storage_version: String,
+    /// The definition is being deleted: creates are refused.
+    pub terminating: bool,
+    /// A fingerprint of what open watches depend on (spec and accepted
+    /// names): when it changes, they end so clients re-list.
+    pub shape: u64,
+}
+
+impl Served {
+    fn from_definition(crd: &CustomResourceDefinition, revision: Revision) -> Option<Self> {
+        if !naming::is_served(crd) {
+            return None;
+        }
+        let accepted = crd.status.as_ref()?.accepted_names.as_ref()?;
+        let shape = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            serde_json::to_string(&crd.spec).unwrap_or_default().hash(&mut h);
+            serde_json::to_string(accepted).unwrap_or_default().hash(&mut h);
+            h.finish()
+        };
+        Some(Self {
+            definition: crd.metadata.name.clone().unwrap_or_default(),
+            revision,
+            group: crd.spec.group.clone(),
+            plural: accepted.plural.clone(),
+            singular: accepted.singular.clone().unwrap_or_default(),
+            kind: accepted.kind.clone(),
+            list_kind: accepted.list_kind.clone().unwrap_or_default(),
+            scope: if crd.spec.scope == "Cluster" { Scope::Cluster } else { Scope::Namespaced },
+            versions: crd.spec.versions.iter().map(|v| Version { name: v.name.clone(), served: v.served }).collect(),
+            storage_version: definition::storage_version(crd)?.to_string(),
+            terminating: crd.metadata.deletion_timestamp.is_some() || conditions::is_true(crd, "Terminating"),
+            shape,
+        })
+    }
+
+    /// Whether `version` is served.
+    pub fn serves(&self, version: &str) -> bool {
+        self.versions.iter().any(|v| v.name == version && v.served)
+    }
+
+    /// `<group>/<version>`.
+    pub fn api_version(&self, version: &str) -> String {
+        format!("{}/{version}", self.group)
+    }
+
+    pub fn namespaced(&self) -> bool {
+        self.scope == Scope::Namespaced
+    }
+}
+
+/// Resolves and caches served definitions.
+#[derive(Default)]
+pub struct Catalog {
+    cache: RwLock<HashMap<String, Arc<Served>>>,
+}
+
+/// `NotFound` for a resource type, in Kubernetes' words.
+fn no_resource(group: &str, version: &str, plural: &str) -> Error {
+    Error::not_found_message(format!("the server could not find the requested resource ({plural}.{version}.{group})"))
+}
+
+impl Catalog {
+    /// The definition serving `plural` in `group`, whatever the version.
+    pub fn resolve_any(&self, store: &dyn Storage, group: &str, plural: &str) -> Option<Arc<Served>> {
+        let name = format!("{plural}.{group}");
+        let kv = store.get(&keys::definition_key(&name))?;
+        if let Some(hit) = self.cache.read().expect("catalog lock").get(&name) {
+            if hit.revision == kv.mod_revision {
+                return Some(hit.clone());
+            }
+        }
+        let crd = definition::decode(&kv).ok()?;
+        let served = Arc::new(Served::from_definition(&crd, kv.mod_revision)?);
+        if served.plural != plural {
+            return None;
+        }
+        self.cache.write().expect("catalog lock").insert(name, served.clone());
+        Some(served)
+    }
+
+    /// The definition serving `group/version/plural`, or NotFound: unknown,
+    /// names not accepted, or version not served.
+    pub fn resolve(&self, store: &dyn Storage, group: &str, version: &str, plural: &str) -> Result<Arc<Served>> {
+        match self.resolve_any(store, group, plural) {
+            Some(served) if served.serves(version) => Ok(served),
+            _ => Err(no_resource(group, version, plural)),
+        }
+    }
+}

@@ -1,0 +1,436 @@
+//! Custom resources: create, get, list, watch, update, patch, delete and
+//! delete-collection with Kubernetes semantics, for every definition whose
+//! names are accepted, at each served version, in the definition's scope.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::list::{self, ListPage};
+use super::meta;
+use super::options::{DeleteOptions, ListOptions, WatchOptions, WriteOptions};
+use super::patch::{self, PatchType};
+use super::selector::{FieldSelector, LabelSelector};
+use super::served::{Catalog, Served};
+use super::strategy::{self, Ref};
+use crate::error::{Error, FieldError, Result};
+use crate::storage::{keys, KeyValue, Op, Storage, StorageError};
+use crate::watch::stream::{self, WatchDefaults, WatchSpec, WatchStream};
+
+/// How often a create retries a generated name that is taken, and a patch
+/// or delete retries after a concurrent write.
+const RETRIES: usize = 8;
+
+/// The custom resource service.
+pub struct Resources {
+    store: Arc<dyn Storage>,
+    catalog: Catalog,
+    watch_defaults: WatchDefaults,
+    stopped: tokio::sync::watch::Receiver<bool>,
+}
+
+/// What a delete did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Deleted {
+    /// The object's last state.
+    pub object: Value,
+    /// Gone (true) or waiting for its finalizers (false).
+    pub gone: bool,
+}
+
+impl Resources {
+    pub fn new(
+        store: Arc<dyn Storage>,
+        watch_defaults: WatchDefaults,
+        stopped: tokio::sync::watch::Receiver<bool>,
+    ) -> Self {
+        Self { store, catalog: Catalog::default(), watch_defaults, stopped }
+    }
+
+    /// The served definition for a single-object request, checking scope.
+    fn served_object(&self, r: &Ref) -> Result<Arc<Served>> {
+        let served = self.served_collection(r)?;
+        if served.namespaced() && r.namespace.is_empty() {
+            return Err(Error::not_found_message(format!(
+                "the server could not find the requested resource ({}.{}.{}): a namespace is required",
+                r.resource, r.version, r.group
+            )));
+        }
+        Ok(served)
+    }
+
+    /// The served definition for a collection request, checking scope.
+    fn served_collection(&self, r: &Ref) -> Result<Arc<Served>> {
+        let served = self.catalog.resolve(self.store.as_ref(), &r.group, &r.version, &r.resource)?;
+        if !served.namespaced() && !r.namespace.is_empty() {
+            return Err(Error::not_found_message(format!(
+                "the server could not find the requested resource ({}.{}.{}): it is cluster-scoped",
+                r.resource, r.version, r.group
+            )));
+        }
+        Ok(served)
+    }
+
+    fn key(served: &Served, r: &Ref, name: &str) -> String {
+        keys::resource_key(&served.group, &served.plural, &r.namespace, name)
+    }
+
+    fn collection_prefix(served: &Served, r: &Ref) -> String {
+        if r.namespace.is_empty() {
+            keys::resource_prefix(&served.group, &served.plural)
+        } else {
+            keys::namespace_prefix(&served.group, &served.plural, &r.namespace)
+        }
+    }
+
+    fn not_found(served: &Served, name: &str) -> Error {
+        Error::not_found(&served.group, &served.plural, name)
+    }
+
+    fn load(&self, served: &Served, r: &Ref) -> Result<KeyValue> {
+        self.store.get(&Self::key(served, r, &r.name)).ok_or_else(|| Self::not_found(served, &r.name))
+    }
+
+    /// Reads one object at the requested version.
+    pub fn get(&self, r: &Ref) -> Result<Value> {
+        let served = self.served_object(r)?;
+        strategy::from_stored(&served, &r.version, &self.load(&served, r)?)
+    }
+
+    /// Creates an object.
+    pub async fn create(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Value> {
+        let served = self.served_object(r)?;
+        if served.terminating {
+            return Err(Error::method_not_allowed(
+                "create not allowed while custom resource definition is terminating",
+            ));
+        }
+        let mut obj = strategy::parse_body(body)?;
+        strategy::check_identity(&served, r, &obj, true)?;
+        if !meta::meta_str(&obj, "resourceVersion").is_empty() {
+            return Err(Error::bad_request("resourceVersion should not be set on objects to be created"));
+        }
+        strategy::prepare_for_create(&mut obj, &r.namespace);
+        let generate = meta::meta_str(&obj, "name").is_empty() && !meta::meta_str(&obj, "generateName").is_empty();
+        for _ in 0..RETRIES {
+            if generate {
+                let name = strategy::generate_name(meta::meta_str(&obj, "generateName"));
+                meta::metadata_mut(&mut obj).insert("name".into(), Value::String(name));
+            }
+            let name = meta::meta_str(&obj, "name").to_string();
+            let errs = strategy::validate_metadata(&served, &obj);
+            if !errs.is_empty() {
+                return Err(strategy::invalid(&served, &name, errs));
+            }
+            let key = Self::key(&served, r, &name);
+            if options.dry_run {
+                if self.store.get(&key).is_some() {
+                    return Err(Error::already_exists(&served.group, &served.plural, &name));
+                }
+                return Ok(obj);
+            }
+            match self.store.commit(vec![Op::create(key, strategy::to_stored(&served, &obj))]).await {
+                Ok(committed) => {
+                    let kv = committed.current(0).ok_or_else(|| Error::internal("create left no object"))?;
+                    return strategy::from_stored(&served, &r.version, kv);
+                }
+                Err(StorageError::PreconditionFailed { .. }) if generate => continue,
+                Err(StorageError::PreconditionFailed { .. }) => {
+                    return Err(Error::already_exists(&served.group, &served.plural, &name));
+                }
+                Err(err) => return Err(err.into()),
+            }
+        }
+        Err(Error::timeout(format!(
+            "could not find a free name for generateName {:?}",
+            meta::meta_str(&obj, "generateName")
+        )))
+    }
+
+    /// Replaces an object. Requires a current resourceVersion; never creates.
+    pub async fn update(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Value> {
+        let served = self.served_object(r)?;
+        let obj = strategy::parse_body(body)?;
+        strategy::check_identity(&served, r, &obj, false)?;
+        let current = self.load(&served, r)?;
+        let rv = meta::meta_str(&obj, "resourceVersion");
+        if rv.is_empty() {
+            let cause = FieldError::invalid("metadata.resourceVersion", Value::Null, "must be specified for an update")
+                .raw("0x0");
+            return Err(strategy::invalid(&served, &r.name, vec![cause]));
+        }
+        if meta::parse_resource_version(rv)? != Some(current.mod_revision) {
+            return Err(Error::stale(&served.group, &served.plural, &r.name));
+        }
+        self.write_over(&served, r, &current, obj, options)
+            .await?
+            .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
+    }
+
+    /// Patches an object. A resourceVersion inside the patch result is a
+    /// precondition; concurrent writes are retried.
+    pub async fn patch(&self, r: &Ref, patch_type: PatchType, patch: &[u8], options: &WriteOptions) -> Result<Value> {
+        let served = self.served_object(r)?;
+        meta::check_body_size(patch)?;
+        for _ in 0..RETRIES {
+            let current = self.load(&served, r)?;
+            let before = strategy::from_stored(&served, &r.version, &current)?;
+            let invalid = |causes| strategy::invalid(&served, &r.name, causes);
+            let mut patched = patch::apply(&before, patch_type, patch, invalid)?;
+            if !patched.is_object() {
+                return Err(Error::bad_request("the patch must leave a JSON object"));
+            }
+            strategy::check_identity(&served, r, &patched, false)?;
+            // The current resourceVersion is in the patched object unless the
+            // patch changed it: then it is a precondition. A retry after a
+            // concurrent write re-applies the patch to the fresh state, where
+            // an explicit old resourceVersion no longer matches.
+            let rv = meta::meta_str(&patched, "resourceVersion").to_string();
+            if !rv.is_empty() && meta::parse_resource_version(&rv)? != Some(current.mod_revision) {
+                return Err(Error::stale(&served.group, &served.plural, &r.name));
+            }
+            meta::strip_resource_version(&mut patched);
+            if let Some(written) = self.write_over(&served, r, &current, patched, options).await? {
+                return Ok(written);
+            }
+        }
+        Err(Error::stale(&served.group, &served.plural, &r.name))
+    }
+
+    /// Writes `obj` over `current`: keeps server-set fields, checks, and
+    /// removes the object instead when it is being deleted and its last
+    /// finalizer is gone. `None` when a concurrent write changed the object
+    /// since `current` was read.
+    async fn write_over(
+        &self,
+        served: &Served,
+        r: &Ref,
+        current: &KeyValue,
+        mut obj: Value,
+        options: &WriteOptions,
+    ) -> Result<Option<Value>> {
+        let old = strategy::from_stored(served, &r.version, current)?;
+        if let Some(uid) = obj.get("metadata").and_then(|m| m.get("uid")).and_then(Value::as_str) {
+            let old_uid = meta::meta_str(&old, "uid");
+            if !uid.is_empty() && uid != old_uid {
+                return Err(Error::conflict(
+                    &served.group,
+                    &served.plural,
+                    &r.name,
+                    format!("Precondition failed: UID in precondition: {uid}, UID in object meta: {old_uid}"),
+                ));
+            }
+        }
+        strategy::prepare_for_update(&mut obj, &old);
+        obj["apiVersion"] = Value::String(served.api_version(&r.version));
+        let mut errs = strategy::validate_metadata(served, &obj);
+        errs.extend(strategy::validate_finalizers_on_update(&obj, &old));
+        if !errs.is_empty() {
+            return Err(strategy::invalid(served, &r.name, errs));
+        }
+        let key = Self::key(served, r, &r.name);
+        let finished = strategy::deleting(&obj) && strategy::finalizers(&obj).is_empty();
+        if options.dry_run {
+            meta::set_resource_version(&mut obj, current.mod_revision);
+            return Ok(Some(obj));
+        }
+        let op = if finished {
+            Op::delete(key, current.mod_revision)
+        } else {
+            Op::update(key, current.mod_revision, strategy::to_stored(served, &obj))
+        };
+        let committed = match self.store.commit(vec![op]).await {
+            Err(StorageError::PreconditionFailed { .. }) => return Ok(None),
+            other => other?,
+        };
+        if finished {
+            meta::set_resource_version(&mut obj, committed.revision);
+            return Ok(Some(obj));
+        }
+        let kv = committed.current(0).ok_or_else(|| Error::internal("update left no object"))?;
+        strategy::from_stored(served, &r.version, kv).map(Some)
+    }
+
+    /// Deletes an object, or marks it for deletion while it has finalizers.
+    pub async fn delete(&self, r: &Ref, options: &DeleteOptions) -> Result<Deleted> {
+        let served = self.served_object(r)?;
+        check_propagation(&options.propagation_policy)?;
+        for _ in 0..RETRIES {
+            let current = self.load(&served, r)?;
+            if let Some(deleted) = self.delete_once(&served, r, &current, options).await? {
+                return Ok(deleted);
+            }
+        }
+        Err(Error::stale(&served.group, &served.plural, &r.name))
+    }
+
+    /// One attempt at a delete; `None` when a concurrent write got in first
+    /// (the caller reloads and tries again, preconditions included).
+    async fn delete_once(
+        &self,
+        served: &Served,
+        r: &Ref,
+        current: &KeyValue,
+        options: &DeleteOptions,
+    ) -> Result<Option<Deleted>> {
+        let mut obj = strategy::from_stored(served, &r.version, current)?;
+        let uid = meta::meta_str(&obj, "uid").to_string();
+        if !options.precondition_uid.is_empty() && options.precondition_uid != uid {
+            return Err(Error::conflict(
+                &served.group,
+                &served.plural,
+                &r.name,
+                format!(
+                    "Precondition failed: UID in precondition: {}, UID in object meta: {uid}",
+                    options.precondition_uid
+                ),
+            ));
+        }
+        let rv = current.mod_revision.to_string();
+        if !options.precondition_resource_version.is_empty() && options.precondition_resource_version != rv {
+            return Err(Error::conflict(
+                &served.group,
+                &served.plural,
+                &r.name,
+                format!(
+                    "Precondition failed: ResourceVersion in precondition: {}, ResourceVersion in object meta: {rv}",
+                    options.precondition_resource_version
+                ),
+            ));
+        }
+        let key = Self::key(served, r, &r.name);
+        let has_finalizers = !strategy::finalizers(&obj).is_empty();
+        if has_finalizers && strategy::deleting(&obj) {
+            return Ok(Some(Deleted { object: obj, gone: false }));
+        }
+        if options.dry_run {
+            if has_finalizers {
+                strategy::mark_deleting(&mut obj);
+            }
+            return Ok(Some(Deleted { object: obj, gone: !has_finalizers }));
+        }
+        let op = if has_finalizers {
+            strategy::mark_deleting(&mut obj);
+            Op::update(key, current.mod_revision, strategy::to_stored(served, &obj))
+        } else {
+            Op::delete(key, current.mod_revision)
+        };
+        let committed = match self.store.commit(vec![op]).await {
+            Err(StorageError::PreconditionFailed { .. }) => return Ok(None),
+            other => other?,
+        };
+        meta::set_resource_version(&mut obj, committed.revision);
+        Ok(Some(Deleted { object: obj, gone: !has_finalizers }))
+    }
+
+    /// Deletes (or marks) every object the selectors match; returns each
+    /// one's last state.
+    pub async fn delete_collection(
+        &self,
+        r: &Ref,
+        list_options: &ListOptions,
+        options: &DeleteOptions,
+    ) -> Result<Vec<Value>> {
+        check_propagation(&options.propagation_policy)?;
+        let all = ListOptions { limit: 0, continue_token: String::new(), ..list_options.clone() };
+        let page = self.list(r, &all).await?;
+        let mut out = Vec::with_capacity(page.items.len());
+        for item in page.items {
+            let one = Ref {
+                namespace: meta::meta_str(&item, "namespace").to_string(),
+                name: meta::meta_str(&item, "name").to_string(),
+                ..r.clone()
+            };
+            let item_options = DeleteOptions { precondition_resource_version: String::new(), ..options.clone() };
+            match self.delete(&one, &item_options).await {
+                Ok(deleted) => out.push(deleted.object),
+                Err(err) if err.reason == crate::error::Reason::NotFound => {}
+                Err(err) => return Err(err),
+            }
+        }
+        Ok(out)
+    }
+
+    fn selectors(served: &Served, label_selector: &str, field_selector: &str) -> Result<Option<stream::Matches>> {
+        let labels = LabelSelector::parse(label_selector)?;
+        let supported: &[&str] =
+            if served.namespaced() { &["metadata.name", "metadata.namespace"] } else { &["metadata.name"] };
+        let fields = FieldSelector::parse(field_selector, supported)?;
+        if labels.is_empty() && fields.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Arc::new(move |obj: &Value| {
+            labels.matches(&meta::labels(obj))
+                && fields.matches(|f| meta::meta_str(obj, f.trim_start_matches("metadata.")).to_string())
+        })))
+    }
+
+    /// Lists objects of a resource in a namespace, or in all of them.
+    pub async fn list(&self, r: &Ref, options: &ListOptions) -> Result<ListPage> {
+        let served = self.served_collection(r)?;
+        let matches = Self::selectors(&served, &options.label_selector, &options.field_selector)?;
+        let decode = |kv: &KeyValue| strategy::from_stored(&served, &r.version, kv);
+        let everything = |_: &Value| true;
+        let matches: &(dyn Fn(&Value) -> bool + Sync) = match &matches {
+            Some(m) => m.as_ref(),
+            None => &everything,
+        };
+        list::list(self.store.as_ref(), &Self::collection_prefix(&served, r), options, &decode, matches).await
+    }
+
+    /// Watches objects of a resource. The stream ends cleanly when the
+    /// definition's spec or accepted names change, so clients re-list.
+    pub async fn watch(&self, r: &Ref, options: WatchOptions) -> Result<WatchStream> {
+        let served = self.served_collection(r)?;
+        let matches = Self::selectors(&served, &options.label_selector, &options.field_selector)?;
+        let version = r.version.clone();
+        let decode_served = served.clone();
+        let (api_version, kind) = (served.api_version(&r.version), served.kind.clone());
+        let spec = WatchSpec {
+            prefix: Self::collection_prefix(&served, r),
+            options,
+            decode: Arc::new(move |kv| strategy::from_stored(&decode_served, &version, kv)),
+            matches,
+            bookmark: Arc::new(move |rev, end| crate::registry::bookmark(&api_version, &kind, rev, end)),
+            bookmark_interval: self.watch_defaults.bookmark_interval,
+            default_timeout: self.watch_defaults.timeout(),
+            stopped: self.stopped.clone(),
+            ends: Some(Box::pin(definition_changed(self.store.clone(), served.clone()))),
+        };
+        stream::start(self.store.clone(), spec).await
+    }
+}
+
+/// Resolves when the definition behind `served` is deleted or its spec or
+/// accepted names change.
+async fn definition_changed(store: Arc<dyn Storage>, served: Arc<Served>) {
+    let key = keys::definition_key(&served.definition);
+    let Ok(mut changes) = store.watch(&key, served.revision) else { return };
+    while let Some(message) = changes.recv().await {
+        let Ok(crate::storage::WatchMessage::Events(batch)) = message else {
+            if message.is_err() {
+                return;
+            }
+            continue;
+        };
+        if batch.iter().any(|e| e.key() == key && matches!(e, crate::storage::Event::Delete { .. })) {
+            return;
+        }
+        match Catalog::default().resolve_any(store.as_ref(), &served.group, &served.plural) {
+            Some(now) if now.shape == served.shape => {}
+            _ => return,
+        }
+    }
+}
+
+fn check_propagation(policy: &str) -> Result<()> {
+    match policy {
+        "" | "Orphan" | "Background" | "Foreground" => Ok(()),
+        other => Err(Error::invalid(
+            "meta.k8s.io",
+            "DeleteOptions",
+            "",
+            vec![FieldError::not_supported("propagationPolicy", other, &["Foreground", "Background", "Orphan"])],
+        )),
+    }
+}
