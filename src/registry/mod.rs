@@ -27,6 +27,8 @@ use definition::{API_VERSION, KIND};
 use naming::Claimed;
 
 const GROUP: &str = keys::DEFINITIONS_GROUP;
+/// The finalizer a definition carries while its instances are deleted.
+pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
 const RESOURCE: &str = keys::DEFINITIONS_RESOURCE;
 
 /// A definition as stored, with its key-value.
@@ -44,6 +46,13 @@ pub struct Registry {
     watch_defaults: WatchDefaults,
     /// Becomes true when the server shuts down; watches end then.
     stopped: tokio::sync::watch::Receiver<bool>,
+    /// Wakes the cleanup task when a definition with instances is deleted.
+    cleanup: tokio::sync::Notify,
+}
+
+/// The key prefix of every instance of a definition.
+fn instances_prefix(crd: &CustomResourceDefinition) -> String {
+    keys::resource_prefix(&crd.spec.group, &crd.spec.names.plural)
 }
 
 fn invalid(name: &str, causes: Vec<FieldError>) -> Error {
@@ -94,7 +103,7 @@ impl Registry {
         watch_defaults: WatchDefaults,
         stopped: tokio::sync::watch::Receiver<bool>,
     ) -> Self {
-        Self { store, writes: tokio::sync::Mutex::new(()), watch_defaults, stopped }
+        Self { store, writes: tokio::sync::Mutex::new(()), watch_defaults, stopped, cleanup: tokio::sync::Notify::new() }
     }
 
     /// Every definition at the latest revision.
@@ -175,6 +184,13 @@ impl Registry {
         crd.metadata.creation_timestamp = prior.creation_timestamp.clone();
         crd.metadata.deletion_timestamp = prior.deletion_timestamp.clone();
         crd.metadata.deletion_grace_period_seconds = prior.deletion_grace_period_seconds;
+        if prior.deletion_timestamp.is_some() {
+            // The cleanup finalizer is the server's while it deletes instances.
+            let finalizers = crd.metadata.finalizers.get_or_insert_with(Vec::new);
+            if !finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
+                finalizers.push(CLEANUP_FINALIZER.to_string());
+            }
+        }
         crd.metadata.managed_fields = None;
         crd.metadata.namespace = None;
         crd.metadata.resource_version = None;
@@ -261,8 +277,11 @@ impl Registry {
         ops
     }
 
-    /// Deletes a definition; the others of its group are re-evaluated and may
-    /// gain names it held. Returns its last state and whether it is gone.
+    /// Deletes a definition. It is first marked terminating (deletionTimestamp,
+    /// the cleanup finalizer, the `Terminating` condition), which stops new
+    /// instances; without instances it is then removed at once, otherwise the
+    /// cleanup task deletes them and removes it (`finish_deletion`). Returns
+    /// its last state and whether it is gone.
     pub async fn delete(&self, name: &str, options: &DeleteOptions) -> Result<(Value, bool)> {
         let _serial = self.writes.lock().await;
         let old = self.load(name)?;
@@ -280,20 +299,95 @@ impl Registry {
                 ),
             ));
         }
-        let last = definition::to_json(&old.crd);
         if options.dry_run {
-            return Ok((last, true));
+            return Ok((definition::to_json(&old.crd), true));
         }
+        let terminating = if old.crd.metadata.deletion_timestamp.is_some() {
+            old
+        } else {
+            let mut crd = old.crd.clone();
+            crd.metadata.resource_version = None;
+            crd.metadata.deletion_timestamp = Some(now());
+            let finalizers = crd.metadata.finalizers.get_or_insert_with(Vec::new);
+            if !finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
+                finalizers.push(CLEANUP_FINALIZER.to_string());
+            }
+            conditions::set(
+                crd.status.get_or_insert_with(Default::default),
+                conditions::condition(
+                    "Terminating",
+                    "True",
+                    "InstanceDeletionPending",
+                    "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+                ),
+            );
+            let op = Op::update(keys::definition_key(name), old.kv.mod_revision, definition::to_stored(&crd));
+            let committed = match self.store.commit(vec![op]).await {
+                Err(StorageError::PreconditionFailed { .. }) => return Err(Error::stale(GROUP, RESOURCE, name)),
+                other => other?,
+            };
+            let kv = committed.current(0).cloned().ok_or_else(|| Error::internal("delete left no definition"))?;
+            tracing::info!(definition = %name, "definition terminating");
+            Stored { crd: definition::decode(&kv)?, kv }
+        };
+        if self.store.count(&instances_prefix(&terminating.crd)) > 0 {
+            self.cleanup.notify_one();
+            return Ok((definition::to_json(&terminating.crd), false));
+        }
+        let last = definition::to_json(&terminating.crd);
+        self.remove(terminating).await?;
+        Ok((last, true))
+    }
+
+    /// Removes a terminating definition whose instances are all gone, and
+    /// re-evaluates the names of its group in the same commit. Called by the
+    /// cleanup task; does nothing while instances remain.
+    pub async fn finish_deletion(&self, name: &str) -> Result<bool> {
+        let _serial = self.writes.lock().await;
+        let Ok(current) = self.load(name) else { return Ok(true) };
+        if current.crd.metadata.deletion_timestamp.is_none() || self.store.count(&instances_prefix(&current.crd)) > 0 {
+            return Ok(false);
+        }
+        self.remove(current).await?;
+        Ok(true)
+    }
+
+    /// Updates the `Terminating` condition of a definition being cleaned up.
+    pub async fn note_cleanup(&self, name: &str, reason: &str, message: &str) -> Result<()> {
+        let _serial = self.writes.lock().await;
+        let current = self.load(name)?;
+        let mut crd = current.crd.clone();
+        crd.metadata.resource_version = None;
+        conditions::set(crd.status.get_or_insert_with(Default::default), conditions::condition("Terminating", "True", reason, message));
+        let bytes = definition::to_stored(&crd);
+        match self.store.commit(vec![Op::update(keys::definition_key(name), current.kv.mod_revision, bytes)]).await {
+            Ok(_) | Err(StorageError::PreconditionFailed { .. }) => Ok(()),
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    async fn remove(&self, old: Stored) -> Result<()> {
+        let name = name_of(&old.crd).to_string();
         let mut group = self.all_stored()?;
         group.retain(|s| s.crd.spec.group == old.crd.spec.group && name_of(&s.crd) != name);
-        let mut ops = vec![Op::delete(keys::definition_key(name), old.kv.mod_revision)];
+        let mut ops = vec![Op::delete(keys::definition_key(&name), old.kv.mod_revision)];
         ops.extend(Self::settle_group(&old.crd.spec.group, &mut group, None));
         match self.store.commit(ops).await {
-            Err(StorageError::PreconditionFailed { .. }) => return Err(Error::stale(GROUP, RESOURCE, name)),
+            Err(StorageError::PreconditionFailed { .. }) => return Err(Error::stale(GROUP, RESOURCE, &name)),
             other => other?,
         };
         tracing::info!(definition = %name, "deleted definition");
-        Ok((last, true))
+        Ok(())
+    }
+
+    /// Names of the definitions being deleted.
+    pub fn terminating(&self) -> Result<Vec<CustomResourceDefinition>> {
+        Ok(self.all()?.into_iter().filter(|crd| crd.metadata.deletion_timestamp.is_some()).collect())
+    }
+
+    /// Resolves when a definition may need cleaning up.
+    pub async fn cleanup_requested(&self) {
+        self.cleanup.notified().await
     }
 
     /// Lists definitions.

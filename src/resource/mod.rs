@@ -1,6 +1,7 @@
 //! Custom resources and the rules every stored object follows: metadata
 //! (`meta`), names (`dns`), selectors, options, and listing.
 
+pub mod cleanup;
 pub mod dns;
 pub mod list;
 pub mod meta;

@@ -97,22 +97,21 @@ impl Resources {
         strategy::from_stored(&served, &r.version, &self.load(&served, r)?)
     }
 
-    /// Creates an object.
+    /// Creates an object. The commit is tied to the definition's revision,
+    /// so no create lands once the definition has started terminating.
     pub async fn create(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Value> {
-        let served = self.served_object(r)?;
-        if served.terminating {
-            return Err(Error::method_not_allowed(
-                "create not allowed while custom resource definition is terminating",
-            ));
-        }
         let mut obj = strategy::parse_body(body)?;
-        strategy::check_identity(&served, r, &obj, true)?;
-        if !meta::meta_str(&obj, "resourceVersion").is_empty() {
-            return Err(Error::bad_request("resourceVersion should not be set on objects to be created"));
-        }
-        strategy::prepare_for_create(&mut obj, &r.namespace);
         let generate = meta::meta_str(&obj, "name").is_empty() && !meta::meta_str(&obj, "generateName").is_empty();
         for _ in 0..RETRIES {
+            let served = self.served_object(r)?;
+            if served.terminating {
+                return Err(Error::method_not_allowed("create not allowed while custom resource definition is terminating"));
+            }
+            strategy::check_identity(&served, r, &obj, true)?;
+            if !meta::meta_str(&obj, "resourceVersion").is_empty() {
+                return Err(Error::bad_request("resourceVersion should not be set on objects to be created"));
+            }
+            strategy::prepare_for_create(&mut obj, &r.namespace);
             if generate {
                 let name = strategy::generate_name(meta::meta_str(&obj, "generateName"));
                 meta::metadata_mut(&mut obj).insert("name".into(), Value::String(name));
@@ -129,11 +128,17 @@ impl Resources {
                 }
                 return Ok(obj);
             }
-            match self.store.commit(vec![Op::create(key, strategy::to_stored(&served, &obj))]).await {
+            let ops = vec![
+                Op::check(keys::definition_key(&served.definition), served.revision),
+                Op::create(key, strategy::to_stored(&served, &obj)),
+            ];
+            match self.store.commit(ops).await {
                 Ok(committed) => {
-                    let kv = committed.current(0).ok_or_else(|| Error::internal("create left no object"))?;
+                    let kv = committed.current(1).ok_or_else(|| Error::internal("create left no object"))?;
                     return strategy::from_stored(&served, &r.version, kv);
                 }
+                // The definition changed since it was resolved: resolve again.
+                Err(StorageError::PreconditionFailed { index: 0, .. }) => continue,
                 Err(StorageError::PreconditionFailed { .. }) if generate => continue,
                 Err(StorageError::PreconditionFailed { .. }) => {
                     return Err(Error::already_exists(&served.group, &served.plural, &name));
@@ -141,10 +146,7 @@ impl Resources {
                 Err(err) => return Err(err.into()),
             }
         }
-        Err(Error::timeout(format!(
-            "could not find a free name for generateName {:?}",
-            meta::meta_str(&obj, "generateName")
-        )))
+        Err(Error::timeout("the object could not be created after repeated concurrent changes; try again"))
     }
 
     /// Replaces an object. Requires a current resourceVersion; never creates.

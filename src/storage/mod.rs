@@ -56,6 +56,9 @@ pub enum Mutation {
     Put(Vec<u8>),
     /// Remove the key. Removing an absent key changes nothing.
     Delete,
+    /// Change nothing: the operation only checks its precondition (a commit
+    /// that depends on another key's state).
+    Keep,
 }
 
 /// One operation of a commit.
@@ -77,6 +80,11 @@ impl Op {
 
     pub fn delete(key: impl Into<String>, expected: Revision) -> Self {
         Self { key: key.into(), precondition: Precondition::ModRevision(expected), mutation: Mutation::Delete }
+    }
+
+    /// Fails the commit unless `key` is still at `expected`; writes nothing.
+    pub fn check(key: impl Into<String>, expected: Revision) -> Self {
+        Self { key: key.into(), precondition: Precondition::ModRevision(expected), mutation: Mutation::Keep }
     }
 }
 

@@ -283,3 +283,17 @@ async fn an_idle_watch_is_told_its_progress() {
     };
     assert_eq!(reached, 2);
 }
+
+#[tokio::test]
+async fn a_check_ties_a_commit_to_another_keys_revision() {
+    let b = Backend::open(HistoryWindow::default());
+    let s = &b.store;
+    s.commit(vec![put("/def", "v1")]).await.unwrap();
+    let ok = s.commit(vec![Op::check("/def", 1), put("/obj/a", "1")]).await.unwrap();
+    assert_eq!(ok.revision, 2);
+    assert_eq!(s.get("/def").unwrap().mod_revision, 1, "a check writes nothing");
+    s.commit(vec![put("/def", "v2")]).await.unwrap();
+    let err = s.commit(vec![Op::check("/def", 1), put("/obj/b", "1")]).await.unwrap_err();
+    assert!(matches!(err, StorageError::PreconditionFailed { index: 0, .. }));
+    assert!(s.get("/obj/b").is_none());
+}

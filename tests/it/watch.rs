@@ -39,6 +39,9 @@ async fn without_a_version_the_current_state_comes_first_then_changes() {
     support::update(&mut c, &body).await.unwrap();
     assert_eq!(next(&mut w).await.0, pb::EventType::Modified);
     c.delete(pb::DeleteDefinitionRequest { name: "bravos.example.com".into(), options: None }).await.unwrap();
+    let (kind, terminating) = next(&mut w).await;
+    assert_eq!(kind, pb::EventType::Modified, "a delete first marks the definition terminating");
+    assert!(terminating["metadata"]["deletionTimestamp"].is_string());
     let (kind, obj) = next(&mut w).await;
     assert_eq!(kind, pb::EventType::Deleted);
     assert_eq!(obj["metadata"]["labels"]["x"], "y", "DELETED carries the last state");

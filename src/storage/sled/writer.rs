@@ -157,6 +157,7 @@ fn apply_ops(map: &mut Index, revision: Revision, ops: &[Op]) -> Result<Effect, 
                 },
                 previous,
             },
+            (Mutation::Keep, current) => Outcome::Unchanged(current),
             (Mutation::Delete, None) => Outcome::Unchanged(None),
             (Mutation::Delete, Some(prev)) => Outcome::Delete(prev),
         };
