@@ -3,6 +3,8 @@
 
 mod crash;
 mod definitions;
+mod lifecycle;
+mod resources;
 mod server;
 mod storage;
 mod support;

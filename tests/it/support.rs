@@ -178,3 +178,75 @@ pub const WAIT: Duration = Duration::from_secs(10);
 
 /// The definitions client type.
 pub type Client = crdstore::pb::v1::custom_resource_definitions_client::CustomResourceDefinitionsClient<Channel>;
+
+/// The custom resources client type.
+pub type Resources = crdstore::pb::v1::custom_resources_client::CustomResourcesClient<Channel>;
+
+impl TestServer {
+    pub async fn resources(&self) -> Resources {
+        crdstore::pb::v1::custom_resources_client::CustomResourcesClient::connect(format!("http://{}", self.server().grpc_addr))
+            .await
+            .unwrap()
+    }
+}
+
+/// A reference to `widgets` in `example.com` at `v1`.
+pub fn widgets(namespace: &str, name: &str) -> pb::ResourceRef {
+    pb::ResourceRef {
+        group: "example.com".into(),
+        version: "v1".into(),
+        resource: "widgets".into(),
+        namespace: namespace.into(),
+        name: name.into(),
+    }
+}
+
+/// A Widget object.
+pub fn widget(name: &str, spec: Value) -> Value {
+    json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": name}, "spec": spec})
+}
+
+/// Registers the Widget definition (namespaced; v1 storage, v2 served).
+pub async fn register_widgets(t: &TestServer) {
+    let mut c = t.definitions().await;
+    let crd = Crd::new("example.com", "Widget").versions(vec![version("v1", true), version("v2", false)]);
+    create(&mut c, &crd).await;
+}
+
+pub async fn create_widget(r: &mut Resources, namespace: &str, obj: &Value) -> Result<Value, tonic::Status> {
+    let req = pb::CreateResourceRequest { r#ref: Some(widgets(namespace, "")), object: serde_json::to_vec(obj).unwrap(), options: None };
+    r.create(req).await.map(|x| parse(&x.into_inner().object))
+}
+
+pub async fn get_widget(r: &mut Resources, namespace: &str, name: &str) -> Result<Value, tonic::Status> {
+    r.get(pb::GetResourceRequest { r#ref: Some(widgets(namespace, name)), resource_version: String::new() })
+        .await
+        .map(|x| parse(&x.into_inner().object))
+}
+
+pub async fn update_widget(r: &mut Resources, namespace: &str, obj: &Value) -> Result<Value, tonic::Status> {
+    let name = obj["metadata"]["name"].as_str().unwrap();
+    let req =
+        pb::UpdateResourceRequest { r#ref: Some(widgets(namespace, name)), object: serde_json::to_vec(obj).unwrap(), options: None };
+    r.update(req).await.map(|x| parse(&x.into_inner().object))
+}
+
+pub async fn patch_widget(
+    r: &mut Resources,
+    namespace: &str,
+    name: &str,
+    kind: pb::PatchType,
+    patch: &str,
+) -> Result<Value, tonic::Status> {
+    let req = pb::PatchResourceRequest {
+        r#ref: Some(widgets(namespace, name)),
+        patch_type: kind as i32,
+        patch: patch.as_bytes().to_vec(),
+        ..Default::default()
+    };
+    r.patch(req).await.map(|x| parse(&x.into_inner().object))
+}
+
+pub async fn delete_widget(r: &mut Resources, namespace: &str, name: &str) -> Result<pb::DeleteResourceResponse, tonic::Status> {
+    r.delete(pb::DeleteResourceRequest { r#ref: Some(widgets(namespace, name)), options: None }).await.map(|x| x.into_inner())
+}
