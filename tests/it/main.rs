@@ -4,6 +4,7 @@
 mod crash;
 mod definitions;
 mod lifecycle;
+mod resource_reads;
 mod resources;
 mod server;
 mod storage;
