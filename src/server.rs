@@ -70,7 +70,12 @@ impl Server {
         let grpc_listener = TcpListener::bind(&config.grpc_addr).await?;
         let http_listener = TcpListener::bind(&config.http_addr).await?;
         let (grpc_addr, http_addr) = (grpc_listener.local_addr()?, http_listener.local_addr()?);
-        tokio::spawn(crate::resource::cleanup::run(store.clone(), registry.clone(), resources.clone(), stopped.clone()));
+        tokio::spawn(crate::resource::cleanup::run(
+            store.clone(),
+            registry.clone(),
+            resources.clone(),
+            stopped.clone(),
+        ));
         let routes = crate::grpc::routes(registry, resources).await?;
 
         let grpc = tonic::transport::Server::builder()

@@ -103,7 +103,13 @@ impl Registry {
         watch_defaults: WatchDefaults,
         stopped: tokio::sync::watch::Receiver<bool>,
     ) -> Self {
-        Self { store, writes: tokio::sync::Mutex::new(()), watch_defaults, stopped, cleanup: tokio::sync::Notify::new() }
+        Self {
+            store,
+            writes: tokio::sync::Mutex::new(()),
+            watch_defaults,
+            stopped,
+            cleanup: tokio::sync::Notify::new(),
+        }
     }
 
     /// Every definition at the latest revision.
@@ -358,7 +364,10 @@ impl Registry {
         let current = self.load(name)?;
         let mut crd = current.crd.clone();
         crd.metadata.resource_version = None;
-        conditions::set(crd.status.get_or_insert_with(Default::default), conditions::condition("Terminating", "True", reason, message));
+        conditions::set(
+            crd.status.get_or_insert_with(Default::default),
+            conditions::condition("Terminating", "True", reason, message),
+        );
         let bytes = definition::to_stored(&crd);
         match self.store.commit(vec![Op::update(keys::definition_key(name), current.kv.mod_revision, bytes)]).await {
             Ok(_) | Err(StorageError::PreconditionFailed { .. }) => Ok(()),
@@ -397,7 +406,8 @@ impl Registry {
         let matches = move |obj: &Value| {
             labels.matches(&meta::labels(obj)) && fields.matches(|_| meta::meta_str(obj, "name").to_string())
         };
-        list::list(self.store.as_ref(), &keys::definitions_prefix(), options, &definition::decode_json, &matches).await
+        list::list(self.store.as_ref(), &keys::definitions_prefix(), options, &definition::decode_json, Some(&matches))
+            .await
     }
 
     /// Watches definitions.

@@ -60,7 +60,12 @@ pub async fn run(
 
 /// Deletes the instances of `crd`; removes it once none is left. Returns
 /// whether it is gone.
-async fn clean(store: &dyn Storage, registry: &Registry, resources: &Resources, crd: &CustomResourceDefinition) -> Result<bool> {
+async fn clean(
+    store: &dyn Storage,
+    registry: &Registry,
+    resources: &Resources,
+    crd: &CustomResourceDefinition,
+) -> Result<bool> {
     let name = crd.metadata.name.clone().unwrap_or_default();
     let Some(version) = crd.spec.versions.iter().find(|v| v.served).map(|v| v.name.clone()) else {
         return registry.finish_deletion(&name).await;

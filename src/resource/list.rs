@@ -2,6 +2,8 @@
 //! resourceVersionMatch, limit and continue tokens (every page at the first
 //! page's revision), and expired tokens answered with a fresh one.
 
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -113,13 +115,14 @@ pub async fn wait_for_revision(store: &dyn Storage, revision: Revision) -> Resul
 
 /// Lists the keys under `prefix` as `options` ask. `decode` turns a stored
 /// key-value into the object returned (with its resourceVersion);
-/// `matches` applies the selectors to it.
+/// `matches`, when there are selectors, applies them to it. Each object is
+/// decoded once.
 pub async fn list(
     store: &dyn Storage,
     prefix: &str,
     options: &ListOptions,
     decode: &(dyn Fn(&KeyValue) -> Result<Value> + Sync),
-    matches: &(dyn Fn(&Value) -> bool + Sync),
+    matches: Option<&(dyn Fn(&Value) -> bool + Sync)>,
 ) -> Result<ListPage> {
     validate(options)?;
     let requested = meta::parse_resource_version(&options.resource_version)?;
@@ -141,13 +144,22 @@ pub async fn list(
         };
         (at, None)
     };
-    // Decoding errors inside the filter are kept and reported after the range.
+    // With selectors, objects are decoded in the filter and kept for the
+    // page; decoding errors there are reported after the range.
     let failure: std::sync::Mutex<Option<Error>> = std::sync::Mutex::new(None);
-    let filter = |kv: &KeyValue| match decode(kv) {
-        Ok(obj) => matches(&obj),
-        Err(err) => {
-            failure.lock().expect("failure lock").get_or_insert(err);
-            false
+    let decoded: std::sync::Mutex<HashMap<Arc<str>, Value>> = std::sync::Mutex::new(HashMap::new());
+    let filter = |kv: &KeyValue| {
+        let Some(matches) = matches else { return true };
+        match decode(kv) {
+            Ok(obj) if matches(&obj) => {
+                decoded.lock().expect("decoded lock").insert(kv.key.clone(), obj);
+                true
+            }
+            Ok(_) => false,
+            Err(err) => {
+                failure.lock().expect("failure lock").get_or_insert(err);
+                false
+            }
         }
     };
     let range = match store.range(prefix, start_after.as_deref(), at, limit, &filter) {
@@ -173,7 +185,12 @@ pub async fn list(
     if let Some(err) = failure.into_inner().expect("failure lock") {
         return Err(err);
     }
-    let items = range.items.iter().map(decode).collect::<Result<Vec<_>>>()?;
+    let mut decoded = decoded.into_inner().expect("decoded lock");
+    let items = range
+        .items
+        .iter()
+        .map(|kv| decoded.remove(&kv.key).map_or_else(|| decode(kv), Ok))
+        .collect::<Result<Vec<_>>>()?;
     let continue_token = match (range.more, range.items.last()) {
         (true, Some(last)) => encode_continue(range.revision, last.key.trim_start_matches(prefix)),
         _ => String::new(),

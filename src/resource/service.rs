@@ -105,7 +105,9 @@ impl Resources {
         for _ in 0..RETRIES {
             let served = self.served_object(r)?;
             if served.terminating {
-                return Err(Error::method_not_allowed("create not allowed while custom resource definition is terminating"));
+                return Err(Error::method_not_allowed(
+                    "create not allowed while custom resource definition is terminating",
+                ));
             }
             strategy::check_identity(&served, r, &obj, true)?;
             if !meta::meta_str(&obj, "resourceVersion").is_empty() {
@@ -372,11 +374,7 @@ impl Resources {
         let served = self.served_collection(r)?;
         let matches = Self::selectors(&served, &options.label_selector, &options.field_selector)?;
         let decode = |kv: &KeyValue| strategy::from_stored(&served, &r.version, kv);
-        let everything = |_: &Value| true;
-        let matches: &(dyn Fn(&Value) -> bool + Sync) = match &matches {
-            Some(m) => m.as_ref(),
-            None => &everything,
-        };
+        let matches = matches.as_ref().map(|m| m.as_ref() as &(dyn Fn(&Value) -> bool + Sync));
         list::list(self.store.as_ref(), &Self::collection_prefix(&served, r), options, &decode, matches).await
     }
 

@@ -51,7 +51,11 @@ async fn instances_are_cleaned_up_before_the_definition_goes() {
     assert!(!reply.deleted);
     let terminating = support::parse(&reply.definition);
     assert!(terminating["metadata"]["deletionTimestamp"].is_string());
-    assert!(terminating["metadata"]["finalizers"].as_array().unwrap().iter().any(|f| f == "customresourcecleanup.apiextensions.k8s.io"));
+    assert!(terminating["metadata"]["finalizers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f == "customresourcecleanup.apiextensions.k8s.io"));
     assert_eq!(support::condition(&terminating, "Terminating")["status"], "True");
 
     let err = create_widget(&mut r, "ns", &widget("new", json!({}))).await.unwrap_err();

@@ -9,7 +9,9 @@ use serde_json::json;
 use tonic::Code;
 use tonic_types::StatusExt;
 
-use crate::support::{self, create_widget, delete_widget, patch_widget, register_widgets, widget, widgets, TestServer, WAIT};
+use crate::support::{
+    self, create_widget, delete_widget, patch_widget, register_widgets, widget, widgets, TestServer, WAIT,
+};
 
 fn list(namespace: &str, options: pb::ListOptions) -> pb::ListResourcesRequest {
     pb::ListResourcesRequest { r#ref: Some(widgets(namespace, "")), options: Some(options) }
@@ -35,11 +37,18 @@ async fn lists_filter_by_namespace_labels_and_fields() {
     assert_eq!(names(&in_a.items), ["w1", "w2"]);
     let set = pb::ListOptions { label_selector: "tier in (front, edge),tier!=edge".into(), ..Default::default() };
     assert_eq!(names(&r.list(list("", set)).await.unwrap().into_inner().items), ["w1", "w3"]);
-    let by_ns = pb::ListOptions { field_selector: "metadata.namespace=b,metadata.name!=w4".into(), ..Default::default() };
+    let by_ns =
+        pb::ListOptions { field_selector: "metadata.namespace=b,metadata.name!=w4".into(), ..Default::default() };
     assert_eq!(names(&r.list(list("", by_ns)).await.unwrap().into_inner().items), ["w3"]);
-    let err = r.list(list("", pb::ListOptions { field_selector: "spec.x=1".into(), ..Default::default() })).await.unwrap_err();
+    let err = r
+        .list(list("", pb::ListOptions { field_selector: "spec.x=1".into(), ..Default::default() }))
+        .await
+        .unwrap_err();
     assert_eq!((err.code(), err.message()), (Code::InvalidArgument, "field label not supported: spec.x"));
-    let err = r.list(list("", pb::ListOptions { label_selector: "tier in front".into(), ..Default::default() })).await.unwrap_err();
+    let err = r
+        .list(list("", pb::ListOptions { label_selector: "tier in front".into(), ..Default::default() }))
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
 }
 
@@ -100,7 +109,8 @@ async fn expired_continue_tokens_and_exact_versions_are_out_of_range() {
     };
     assert_eq!((err.code(), support::reason(&err).as_str()), (Code::OutOfRange, "Expired"));
     let fresh = err.get_error_details().error_info().unwrap().metadata.get("continue").cloned().expect("a fresh token");
-    let rest = r.list(list("ns", pb::ListOptions { continue_token: fresh, ..Default::default() })).await.unwrap().into_inner();
+    let rest =
+        r.list(list("ns", pb::ListOptions { continue_token: fresh, ..Default::default() })).await.unwrap().into_inner();
     assert_eq!(names(&rest.items), ["w2", "w3", "w4", "w5", "w6", "w7"], "the fresh token continues from the next key");
 
     let exact = pb::ListOptions {
@@ -133,7 +143,11 @@ async fn watches_see_every_change_in_order_and_resume_after_a_restart() {
     let mut r = t.resources().await;
     let a = create_widget(&mut r, "ns", &widget("a", json!({}))).await.unwrap();
     let start = a["metadata"]["resourceVersion"].as_str().unwrap().to_string();
-    let mut w = r.watch(watch("", pb::WatchOptions { resource_version: start.clone(), ..Default::default() })).await.unwrap().into_inner();
+    let mut w = r
+        .watch(watch("", pb::WatchOptions { resource_version: start.clone(), ..Default::default() }))
+        .await
+        .unwrap()
+        .into_inner();
     create_widget(&mut r, "other", &widget("b", json!({}))).await.unwrap();
     patch_widget(&mut r, "ns", "a", pb::PatchType::Merge, r#"{"spec": {"x": 1}}"#).await.unwrap();
     delete_widget(&mut r, "ns", "a").await.unwrap();
@@ -144,11 +158,19 @@ async fn watches_see_every_change_in_order_and_resume_after_a_restart() {
     }
     assert_eq!(
         seen,
-        [(pb::EventType::Added, "b".into()), (pb::EventType::Modified, "a".into()), (pb::EventType::Deleted, "a".into())]
+        [
+            (pb::EventType::Added, "b".into()),
+            (pb::EventType::Modified, "a".into()),
+            (pb::EventType::Deleted, "a".into())
+        ]
     );
     t.restart().await;
     let mut r = t.resources().await;
-    let mut again = r.watch(watch("", pb::WatchOptions { resource_version: start, ..Default::default() })).await.unwrap().into_inner();
+    let mut again = r
+        .watch(watch("", pb::WatchOptions { resource_version: start, ..Default::default() }))
+        .await
+        .unwrap()
+        .into_inner();
     let mut replay = Vec::new();
     for _ in 0..3 {
         replay.push(next(&mut again).await.0);
@@ -185,9 +207,13 @@ async fn watch_selectors_and_initial_state() {
     let mut w = r.watch(watch("ns", options)).await.unwrap().into_inner();
     let (kind, obj) = next(&mut w).await;
     assert_eq!((kind, obj["metadata"]["name"].as_str()), (pb::EventType::Added, Some("a")));
-    patch_widget(&mut r, "ns", "a", pb::PatchType::Merge, r#"{"metadata": {"labels": {"watched": "no"}}}"#).await.unwrap();
+    patch_widget(&mut r, "ns", "a", pb::PatchType::Merge, r#"{"metadata": {"labels": {"watched": "no"}}}"#)
+        .await
+        .unwrap();
     assert_eq!(next(&mut w).await.0, pb::EventType::Deleted, "stopped matching");
-    patch_widget(&mut r, "ns", "b", pb::PatchType::Merge, r#"{"metadata": {"labels": {"watched": "yes"}}}"#).await.unwrap();
+    patch_widget(&mut r, "ns", "b", pb::PatchType::Merge, r#"{"metadata": {"labels": {"watched": "yes"}}}"#)
+        .await
+        .unwrap();
     let (kind, obj) = next(&mut w).await;
     assert_eq!((kind, obj["metadata"]["name"].as_str()), (pb::EventType::Added, Some("b")), "started matching");
 }

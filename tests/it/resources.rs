@@ -15,7 +15,8 @@ async fn only_accepted_served_versions_in_scope_are_served() {
     let t = TestServer::start().await;
     register_widgets(&t).await;
     let mut r = t.resources().await;
-    let get = |reference: pb::ResourceRef| pb::GetResourceRequest { r#ref: Some(reference), resource_version: String::new() };
+    let get =
+        |reference: pb::ResourceRef| pb::GetResourceRequest { r#ref: Some(reference), resource_version: String::new() };
     let mut unknown = widgets("ns", "a");
     unknown.resource = "gadgets".into();
     let mut unserved = widgets("ns", "a");
@@ -95,7 +96,11 @@ async fn objects_are_stored_once_and_read_at_any_served_version() {
     let mut at_v2 = widgets("ns", "a");
     at_v2.version = "v2".into();
     let obj = support::parse(
-        &r.get(pb::GetResourceRequest { r#ref: Some(at_v2), resource_version: String::new() }).await.unwrap().into_inner().object,
+        &r.get(pb::GetResourceRequest { r#ref: Some(at_v2), resource_version: String::new() })
+            .await
+            .unwrap()
+            .into_inner()
+            .object,
     );
     assert_eq!(obj["apiVersion"], "example.com/v2");
     assert_eq!(obj["spec"]["x"], 1);
@@ -147,7 +152,11 @@ async fn updates_follow_kubernetes_rules() {
     assert_eq!(update_widget(&mut r, "ns", &missing).await.unwrap_err().code(), Code::NotFound, "update never creates");
     let mut renamed = after_spec.clone();
     renamed["metadata"]["name"] = json!("b");
-    let req = pb::UpdateResourceRequest { r#ref: Some(widgets("ns", "a")), object: serde_json::to_vec(&renamed).unwrap(), options: None };
+    let req = pb::UpdateResourceRequest {
+        r#ref: Some(widgets("ns", "a")),
+        object: serde_json::to_vec(&renamed).unwrap(),
+        options: None,
+    };
     assert_eq!(reason(&r.update(req).await.unwrap_err()), "BadRequest", "the name cannot change");
 }
 
@@ -157,19 +166,28 @@ async fn patches_merge_and_json_with_preconditions() {
     register_widgets(&t).await;
     let mut r = t.resources().await;
     let created = create_widget(&mut r, "ns", &widget("a", json!({"x": 1, "y": 2}))).await.unwrap();
-    let merged = patch_widget(&mut r, "ns", "a", pb::PatchType::Merge, r#"{"spec": {"x": 5, "y": null}}"#).await.unwrap();
+    let merged =
+        patch_widget(&mut r, "ns", "a", pb::PatchType::Merge, r#"{"spec": {"x": 5, "y": null}}"#).await.unwrap();
     assert_eq!(merged["spec"], json!({"x": 5}));
     assert_eq!(merged["metadata"]["generation"], 2);
     let same = patch_widget(&mut r, "ns", "a", pb::PatchType::Merge, r#"{"spec": {"x": 5}}"#).await.unwrap();
     assert_eq!(same["metadata"]["resourceVersion"], merged["metadata"]["resourceVersion"], "a no-op patch keeps it");
     let json_patched =
-        patch_widget(&mut r, "ns", "a", pb::PatchType::Json, r#"[{"op": "add", "path": "/spec/z", "value": 3}]"#).await.unwrap();
+        patch_widget(&mut r, "ns", "a", pb::PatchType::Json, r#"[{"op": "add", "path": "/spec/z", "value": 3}]"#)
+            .await
+            .unwrap();
     assert_eq!(json_patched["spec"]["z"], 3);
 
-    let stale = format!(r#"{{"metadata": {{"resourceVersion": "{}"}}, "spec": {{"x": 6}}}}"#, created["metadata"]["resourceVersion"].as_str().unwrap());
+    let stale = format!(
+        r#"{{"metadata": {{"resourceVersion": "{}"}}, "spec": {{"x": 6}}}}"#,
+        created["metadata"]["resourceVersion"].as_str().unwrap()
+    );
     let err = patch_widget(&mut r, "ns", "a", pb::PatchType::Merge, &stale).await.unwrap_err();
     assert_eq!(err.code(), Code::Aborted, "a resourceVersion in the patch is a precondition");
-    let err = patch_widget(&mut r, "ns", "a", pb::PatchType::Json, r#"[{"op": "test", "path": "/spec/x", "value": 99}]"#).await.unwrap_err();
+    let err =
+        patch_widget(&mut r, "ns", "a", pb::PatchType::Json, r#"[{"op": "test", "path": "/spec/x", "value": 99}]"#)
+            .await
+            .unwrap_err();
     assert_eq!((err.code(), reason(&err).as_str()), (Code::InvalidArgument, "Invalid"));
     let err = patch_widget(&mut r, "ns", "a", pb::PatchType::Json, r#"{"op": "add"}"#).await.unwrap_err();
     assert_eq!((err.code(), reason(&err).as_str()), (Code::InvalidArgument, "BadRequest"));
@@ -207,9 +225,17 @@ async fn finalizers_hold_deletion_until_removed() {
     let mut more = current.clone();
     more["metadata"]["finalizers"] = json!(["example.com/hold", "example.com/late"]);
     let err = update_widget(&mut r, "ns", &more).await.unwrap_err();
-    assert!(err.message().contains("no new finalizers can be added if the object is being deleted"), "{}", err.message());
+    assert!(
+        err.message().contains("no new finalizers can be added if the object is being deleted"),
+        "{}",
+        err.message()
+    );
     patch_widget(&mut r, "ns", "a", pb::PatchType::Merge, r#"{"metadata": {"finalizers": null}}"#).await.unwrap();
-    assert_eq!(get_widget(&mut r, "ns", "a").await.unwrap_err().code(), Code::NotFound, "the last finalizer removed it");
+    assert_eq!(
+        get_widget(&mut r, "ns", "a").await.unwrap_err().code(),
+        Code::NotFound,
+        "the last finalizer removed it"
+    );
     assert!(created["metadata"]["uid"].is_string());
 }
 

@@ -184,9 +184,12 @@ pub type Resources = crdstore::pb::v1::custom_resources_client::CustomResourcesC
 
 impl TestServer {
     pub async fn resources(&self) -> Resources {
-        crdstore::pb::v1::custom_resources_client::CustomResourcesClient::connect(format!("http://{}", self.server().grpc_addr))
-            .await
-            .unwrap()
+        crdstore::pb::v1::custom_resources_client::CustomResourcesClient::connect(format!(
+            "http://{}",
+            self.server().grpc_addr
+        ))
+        .await
+        .unwrap()
     }
 }
 
@@ -214,7 +217,11 @@ pub async fn register_widgets(t: &TestServer) {
 }
 
 pub async fn create_widget(r: &mut Resources, namespace: &str, obj: &Value) -> Result<Value, tonic::Status> {
-    let req = pb::CreateResourceRequest { r#ref: Some(widgets(namespace, "")), object: serde_json::to_vec(obj).unwrap(), options: None };
+    let req = pb::CreateResourceRequest {
+        r#ref: Some(widgets(namespace, "")),
+        object: serde_json::to_vec(obj).unwrap(),
+        options: None,
+    };
     r.create(req).await.map(|x| parse(&x.into_inner().object))
 }
 
@@ -226,8 +233,11 @@ pub async fn get_widget(r: &mut Resources, namespace: &str, name: &str) -> Resul
 
 pub async fn update_widget(r: &mut Resources, namespace: &str, obj: &Value) -> Result<Value, tonic::Status> {
     let name = obj["metadata"]["name"].as_str().unwrap();
-    let req =
-        pb::UpdateResourceRequest { r#ref: Some(widgets(namespace, name)), object: serde_json::to_vec(obj).unwrap(), options: None };
+    let req = pb::UpdateResourceRequest {
+        r#ref: Some(widgets(namespace, name)),
+        object: serde_json::to_vec(obj).unwrap(),
+        options: None,
+    };
     r.update(req).await.map(|x| parse(&x.into_inner().object))
 }
 
@@ -247,6 +257,12 @@ pub async fn patch_widget(
     r.patch(req).await.map(|x| parse(&x.into_inner().object))
 }
 
-pub async fn delete_widget(r: &mut Resources, namespace: &str, name: &str) -> Result<pb::DeleteResourceResponse, tonic::Status> {
-    r.delete(pb::DeleteResourceRequest { r#ref: Some(widgets(namespace, name)), options: None }).await.map(|x| x.into_inner())
+pub async fn delete_widget(
+    r: &mut Resources,
+    namespace: &str,
+    name: &str,
+) -> Result<pb::DeleteResourceResponse, tonic::Status> {
+    r.delete(pb::DeleteResourceRequest { r#ref: Some(widgets(namespace, name)), options: None })
+        .await
+        .map(|x| x.into_inner())
 }
