@@ -69,5 +69,5 @@ pub fn watch_event(event: &WatchEvent) -> pb::WatchEvent {
         EventType::Deleted => pb::EventType::Deleted,
         EventType::Bookmark => pb::EventType::Bookmark,
     };
-    pb::WatchEvent { r#type: kind as i32, object: json(&event.object) }
+    pb::WatchEvent { r#type: kind as i32, object: event.object.json().to_vec() }
 }

@@ -4,7 +4,7 @@
 use std::pin::Pin;
 use std::sync::Arc;
 
-use tokio_stream::{wrappers::ReceiverStream, Stream, StreamExt};
+use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use super::convert;
@@ -64,8 +64,7 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::WatchDefinitionsRequest>,
     ) -> Result<Response<Self::WatchStream>, Status> {
         let events = self.registry.watch(convert::watch_options(request.into_inner().options)).await?;
-        let stream =
-            ReceiverStream::new(events).map(|item| item.map(|e| convert::watch_event(&e)).map_err(Status::from));
+        let stream = events.map(|item| item.map(|e| convert::watch_event(&e)).map_err(Status::from));
         Ok(Response::new(Box::pin(stream)))
     }
 

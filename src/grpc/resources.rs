@@ -5,7 +5,7 @@
 use std::pin::Pin;
 use std::sync::Arc;
 
-use tokio_stream::{wrappers::ReceiverStream, Stream, StreamExt};
+use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use super::convert;
@@ -84,8 +84,7 @@ impl CustomResources for ResourcesService {
     async fn watch(&self, request: Request<pb::WatchResourcesRequest>) -> Result<Response<Self::WatchStream>, Status> {
         let req = request.into_inner();
         let events = self.resources.watch(&reference(req.r#ref), convert::watch_options(req.options)).await?;
-        let stream =
-            ReceiverStream::new(events).map(|item| item.map(|e| convert::watch_event(&e)).map_err(Status::from));
+        let stream = events.map(|item| item.map(|e| convert::watch_event(&e)).map_err(Status::from));
         Ok(Response::new(Box::pin(stream)))
     }
 

@@ -422,7 +422,7 @@ impl Registry {
         let spec = WatchSpec {
             prefix: keys::definitions_prefix(),
             options,
-            decode: Arc::new(definition::decode_json),
+            decode: Arc::new(|kv| definition::decode_json(kv).map(stream::Rendered::new)),
             matches,
             bookmark: Arc::new(|revision, initial_end| bookmark(API_VERSION, KIND, revision, initial_end)),
             bookmark_interval: self.watch_defaults.bookmark_interval,

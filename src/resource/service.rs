@@ -27,6 +27,10 @@ pub struct Resources {
     catalog: Catalog,
     watch_defaults: WatchDefaults,
     stopped: tokio::sync::watch::Receiver<bool>,
+    /// Objects rendered for watchers, shared by all of them.
+    renders: Arc<stream::RenderCache>,
+    /// Bumped on every definition change (`track_definitions`).
+    definitions: tokio::sync::watch::Receiver<u64>,
 }
 
 /// What a delete did.
@@ -44,7 +48,9 @@ impl Resources {
         watch_defaults: WatchDefaults,
         stopped: tokio::sync::watch::Receiver<bool>,
     ) -> Self {
-        Self { store, catalog: Catalog::default(), watch_defaults, stopped }
+        let (generation, definitions) = tokio::sync::watch::channel(0);
+        tokio::spawn(track_definitions(store.clone(), generation, stopped.clone()));
+        Self { store, catalog: Catalog::default(), watch_defaults, stopped, renders: Arc::default(), definitions }
     }
 
     /// The served definition for a single-object request, checking scope.
@@ -383,42 +389,68 @@ impl Resources {
     pub async fn watch(&self, r: &Ref, options: WatchOptions) -> Result<WatchStream> {
         let served = self.served_collection(r)?;
         let matches = Self::selectors(&served, &options.label_selector, &options.field_selector)?;
-        let version = r.version.clone();
+        let version: Arc<str> = Arc::from(r.version.as_str());
         let decode_served = served.clone();
+        let renders = self.renders.clone();
         let (api_version, kind) = (served.api_version(&r.version), served.kind.clone());
         let spec = WatchSpec {
             prefix: Self::collection_prefix(&served, r),
             options,
-            decode: Arc::new(move |kv| strategy::from_stored(&decode_served, &version, kv)),
+            decode: Arc::new(move |kv| {
+                renders.get_or_render(kv, &version, || strategy::from_stored(&decode_served, &version, kv))
+            }),
             matches,
             bookmark: Arc::new(move |rev, end| crate::registry::bookmark(&api_version, &kind, rev, end)),
             bookmark_interval: self.watch_defaults.bookmark_interval,
             default_timeout: self.watch_defaults.timeout(),
             stopped: self.stopped.clone(),
-            ends: Some(Box::pin(definition_changed(self.store.clone(), served.clone()))),
+            ends: Some(Box::pin(definition_changed(self.store.clone(), served.clone(), self.definitions.clone()))),
         };
         stream::start(self.store.clone(), spec).await
     }
 }
 
-/// Resolves when the definition behind `served` is deleted or its spec or
-/// accepted names change.
-async fn definition_changed(store: Arc<dyn Storage>, served: Arc<Served>) {
-    let key = keys::definition_key(&served.definition);
-    let Ok(mut changes) = store.watch(&key, served.revision) else { return };
-    while let Some(message) = changes.recv().await {
-        let Ok(crate::storage::WatchMessage::Events(batch)) = message else {
-            if message.is_err() {
-                return;
-            }
-            continue;
-        };
-        if batch.iter().any(|e| e.key() == key && matches!(e, crate::storage::Event::Delete { .. })) {
-            return;
+/// Follows every definition change with one storage watch for the whole
+/// service, and bumps a generation that resource watches wait on.
+async fn track_definitions(
+    store: Arc<dyn Storage>,
+    generation: tokio::sync::watch::Sender<u64>,
+    stopped: tokio::sync::watch::Receiver<bool>,
+) {
+    let Ok(mut changes) = store.watch(&keys::definitions_prefix(), store.current_revision()) else { return };
+    let stop = stream::until_stopped(stopped);
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            message = futures::StreamExt::next(&mut changes) => match message {
+                Some(Ok(crate::storage::WatchMessage::Events(_))) => generation.send_modify(|g| *g += 1),
+                Some(Ok(crate::storage::WatchMessage::Progress(_))) => {}
+                Some(Err(err)) => {
+                    tracing::warn!(error = %err, "definition tracking ended; resource watches will end");
+                    return;
+                }
+                None => return,
+            },
+            _ = &mut stop => return,
         }
+    }
+}
+
+/// Resolves when the definition behind `served` is deleted or its spec or
+/// accepted names change. `changes` must be subscribed before the check
+/// below, so a change in between is not missed.
+async fn definition_changed(
+    store: Arc<dyn Storage>,
+    served: Arc<Served>,
+    mut changes: tokio::sync::watch::Receiver<u64>,
+) {
+    loop {
         match Catalog::default().resolve_any(store.as_ref(), &served.group, &served.plural) {
             Some(now) if now.shape == served.shape => {}
             _ => return,
+        }
+        if changes.changed().await.is_err() {
+            return;
         }
     }
 }

@@ -16,7 +16,6 @@ pub mod sled;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use tokio::sync::mpsc;
 
 use crate::error::Error;
 
@@ -231,8 +230,9 @@ pub enum WatchMessage {
 /// A watch: events in revision order, each revision once, with progress
 /// notes in between. The stream ends with an error item when the watch can
 /// not go on (`Compacted`, `WatcherTooSlow`, `Unavailable`), and without one
-/// when the store shuts down.
-pub type WatchReceiver = mpsc::Receiver<Result<WatchMessage, StorageError>>;
+/// when the store shuts down. It does its work when polled: no task runs
+/// per watch, and dropping it ends it.
+pub type WatchReceiver = futures::stream::BoxStream<'static, Result<WatchMessage, StorageError>>;
 
 /// The revisioned store every domain module writes through.
 #[async_trait]

@@ -7,16 +7,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::StreamExt;
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 use crate::error::{Error, Result};
 use crate::resource::meta;
 use crate::resource::options::WatchOptions;
 use crate::storage::{Event, KeyValue, ReadAt, Revision, Storage, StorageError, WatchMessage};
-
-/// Events buffered between a watch task and its transport.
-const OUT_BUFFER: usize = 64;
 
 /// The kind of a watch event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,16 +24,73 @@ pub enum EventType {
     Bookmark,
 }
 
+/// An object as clients see it, rendered once and shared: every watcher of
+/// the same change gets the same `Arc`, and its JSON is serialized once.
+#[derive(Debug)]
+pub struct Rendered {
+    pub value: Value,
+    json: std::sync::OnceLock<Vec<u8>>,
+}
+
+/// A shared rendered object.
+pub type Object = Arc<Rendered>;
+
+impl Rendered {
+    pub fn new(value: Value) -> Object {
+        Arc::new(Self { value, json: std::sync::OnceLock::new() })
+    }
+
+    /// The object as JSON bytes, serialized on first use.
+    pub fn json(&self) -> &[u8] {
+        self.json.get_or_init(|| serde_json::to_vec(&self.value).expect("JSON values serialize"))
+    }
+}
+
+/// Renders each stored value once per version for every watcher that
+/// delivers it. Watchers of a change all hold the same `Arc` of its bytes,
+/// so the cache is keyed by that `Arc`'s address, and each entry keeps the
+/// `Arc` alive so the address cannot be reused while it is cached. A
+/// bounded map, emptied when it fills.
+#[derive(Default)]
+pub struct RenderCache {
+    map: std::sync::Mutex<std::collections::HashMap<(usize, Arc<str>), (Arc<[u8]>, Object)>>,
+}
+
+/// Entries a render cache holds before it starts over.
+const RENDER_CACHE_ENTRIES: usize = 16_384;
+
+impl RenderCache {
+    /// The rendered object for `kv` at `version`, rendering it with `render`
+    /// the first time.
+    pub fn get_or_render(
+        &self,
+        kv: &KeyValue,
+        version: &Arc<str>,
+        render: impl FnOnce() -> Result<Value>,
+    ) -> Result<Object> {
+        let key = (Arc::as_ptr(&kv.value) as *const u8 as usize, version.clone());
+        if let Some((_, hit)) = self.map.lock().expect("render cache lock").get(&key) {
+            return Ok(hit.clone());
+        }
+        let object = Rendered::new(render()?);
+        let mut map = self.map.lock().expect("render cache lock");
+        if map.len() >= RENDER_CACHE_ENTRIES {
+            map.clear();
+        }
+        Ok(map.entry(key).or_insert_with(|| (kv.value.clone(), object)).1.clone())
+    }
+}
+
 /// One event for a client.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct WatchEvent {
     pub kind: EventType,
-    pub object: Value,
+    pub object: Object,
 }
 
 /// Turns a stored key-value into the object a client sees (with its
 /// resourceVersion set).
-pub type Decode = Arc<dyn Fn(&KeyValue) -> Result<Value> + Send + Sync>;
+pub type Decode = Arc<dyn Fn(&KeyValue) -> Result<Object> + Send + Sync>;
 /// Whether an object passes the watch's selectors.
 pub type Matches = Arc<dyn Fn(&Value) -> bool + Send + Sync>;
 /// Builds the bookmark object for a revision (true: initial-events end).
@@ -84,8 +138,9 @@ pub struct WatchSpec {
 }
 
 /// The stream of a running watch; ends with an error item when the watch
-/// can not go on, without one on timeout or shutdown.
-pub type WatchStream = mpsc::Receiver<Result<WatchEvent>>;
+/// can not go on, without one on timeout, shutdown or a change of the
+/// definition. It works when polled: no task runs per watch.
+pub type WatchStream = futures::stream::BoxStream<'static, Result<WatchEvent>>;
 
 fn expired(err: StorageError) -> Error {
     err.into()
@@ -93,7 +148,7 @@ fn expired(err: StorageError) -> Error {
 
 /// Starts a watch. A resourceVersion older than the history window fails at
 /// once with `Expired`.
-pub async fn start(store: Arc<dyn Storage>, spec: WatchSpec) -> Result<WatchStream> {
+pub async fn start(store: Arc<dyn Storage>, mut spec: WatchSpec) -> Result<WatchStream> {
     let requested = meta::parse_resource_version(&spec.options.resource_version)?;
     let send_initial = match spec.options.send_initial_events {
         Some(explicit) => explicit,
@@ -104,35 +159,76 @@ pub async fn start(store: Arc<dyn Storage>, spec: WatchSpec) -> Result<WatchStre
         if let Some(rv) = requested.filter(|rv| *rv > 0) {
             crate::resource::list::wait_for_revision(store.as_ref(), rv).await?;
         }
-        let matches = spec.matches.clone();
-        let decode = spec.decode.clone();
-        let failure = std::sync::Mutex::new(None);
-        let filter = |kv: &KeyValue| match (&matches, decode(kv)) {
-            (_, Err(err)) => {
-                failure.lock().expect("failure lock").get_or_insert(err);
-                false
-            }
-            (None, Ok(_)) => true,
-            (Some(m), Ok(obj)) => m(&obj),
-        };
-        let range = store.range(&spec.prefix, None, ReadAt::Latest, 0, &filter).map_err(expired)?;
-        if let Some(err) = failure.into_inner().expect("failure lock") {
-            return Err(err);
-        }
+        let range = store.range(&spec.prefix, None, ReadAt::Latest, 0, &|_| true).map_err(expired)?;
         for kv in &range.items {
-            initial.push(WatchEvent { kind: EventType::Added, object: (spec.decode)(kv)? });
+            let object = (spec.decode)(kv)?;
+            if spec.matches.as_ref().is_none_or(|m| m(&object.value)) {
+                initial.push(WatchEvent { kind: EventType::Added, object });
+            }
         }
         if spec.options.send_initial_events == Some(true) {
-            initial.push(WatchEvent { kind: EventType::Bookmark, object: (spec.bookmark)(range.revision, true) });
+            let object = Rendered::new((spec.bookmark)(range.revision, true));
+            initial.push(WatchEvent { kind: EventType::Bookmark, object });
         }
         range.revision
     } else {
         requested.unwrap_or_else(|| store.current_revision())
     };
-    let changes = store.watch(&spec.prefix, from).map_err(expired)?;
-    let (tx, rx) = mpsc::channel(OUT_BUFFER);
-    tokio::spawn(run(spec, initial, from, changes, tx));
-    Ok(rx)
+    let mut changes = store.watch(&spec.prefix, from).map_err(expired)?;
+    let timeout = spec.options.timeout.unwrap_or(spec.default_timeout);
+    let stopped = until_stopped(spec.stopped.clone());
+    let ends = spec.ends.take().unwrap_or_else(|| Box::pin(std::future::pending()));
+    Ok(Box::pin(async_stream::stream! {
+        for event in initial {
+            yield Ok(event);
+        }
+        let timeout = tokio::time::sleep(timeout);
+        tokio::pin!(timeout);
+        tokio::pin!(stopped);
+        let mut ends = ends;
+        let mut bookmarks = tokio::time::interval(spec.bookmark_interval);
+        bookmarks.tick().await;
+        let (mut reached, mut bookmarked) = (from, from);
+        loop {
+            tokio::select! {
+                message = changes.next() => match message {
+                    Some(Ok(WatchMessage::Events(batch))) => {
+                        for event in batch.iter() {
+                            reached = event.revision();
+                            match translate(&spec, event) {
+                                Ok(Some(out)) => yield Ok(out),
+                                Ok(None) => {}
+                                Err(err) => {
+                                    yield Err(err);
+                                    return;
+                                }
+                            }
+                        }
+                    }
+                    Some(Ok(WatchMessage::Progress(revision))) => reached = reached.max(revision),
+                    Some(Err(err)) => {
+                        yield Err(err.into());
+                        return;
+                    }
+                    None => return,
+                },
+                _ = bookmarks.tick(), if spec.options.allow_bookmarks => {
+                    if reached > bookmarked {
+                        bookmarked = reached;
+                        yield Ok(WatchEvent { kind: EventType::Bookmark, object: Rendered::new((spec.bookmark)(reached, false)) });
+                    }
+                }
+                _ = &mut timeout => {
+                    if spec.options.allow_bookmarks {
+                        yield Ok(WatchEvent { kind: EventType::Bookmark, object: Rendered::new((spec.bookmark)(reached, false)) });
+                    }
+                    return;
+                }
+                _ = &mut stopped => return,
+                _ = &mut ends => return,
+            }
+        }
+    }))
 }
 
 /// Translates one storage event as the watch's selectors see it.
@@ -144,9 +240,9 @@ fn translate(spec: &WatchSpec, event: &Event) -> Result<Option<WatchEvent>> {
             let was = match (previous, &spec.matches) {
                 (None, _) => false,
                 (Some(_), None) => true,
-                (Some(prev), Some(m)) => m(&(spec.decode)(prev)?),
+                (Some(prev), Some(m)) => m(&(spec.decode)(prev)?.value),
             };
-            let kind = match (was, matches(&now)) {
+            let kind = match (was, matches(&now.value)) {
                 (true, true) => EventType::Modified,
                 (false, true) => EventType::Added,
                 (true, false) => EventType::Deleted,
@@ -155,82 +251,13 @@ fn translate(spec: &WatchSpec, event: &Event) -> Result<Option<WatchEvent>> {
             Ok(Some(WatchEvent { kind, object: now }))
         }
         Event::Delete { previous, revision } => {
-            let mut last = (spec.decode)(previous)?;
-            if !matches(&last) {
+            let last = (spec.decode)(previous)?;
+            if !matches(&last.value) {
                 return Ok(None);
             }
+            let mut last = last.value.clone();
             meta::set_resource_version(&mut last, *revision);
-            Ok(Some(WatchEvent { kind: EventType::Deleted, object: last }))
-        }
-    }
-}
-
-async fn run(
-    mut spec: WatchSpec,
-    initial: Vec<WatchEvent>,
-    from: Revision,
-    mut changes: crate::storage::WatchReceiver,
-    tx: mpsc::Sender<Result<WatchEvent>>,
-) {
-    for event in initial {
-        if tx.send(Ok(event)).await.is_err() {
-            return;
-        }
-    }
-    let timeout = tokio::time::sleep(spec.options.timeout.unwrap_or(spec.default_timeout));
-    tokio::pin!(timeout);
-    let mut bookmarks = tokio::time::interval(spec.bookmark_interval);
-    bookmarks.tick().await;
-    let (mut reached, mut bookmarked) = (from, from);
-    let stopped = until_stopped(spec.stopped.clone());
-    tokio::pin!(stopped);
-    let mut ends = spec.ends.take().unwrap_or_else(|| Box::pin(std::future::pending()));
-    loop {
-        tokio::select! {
-            message = changes.recv() => match message {
-                Some(Ok(WatchMessage::Events(batch))) => {
-                    for event in batch.iter() {
-                        reached = event.revision();
-                        match translate(&spec, event) {
-                            Ok(Some(out)) => {
-                                if tx.send(Ok(out)).await.is_err() {
-                                    return;
-                                }
-                            }
-                            Ok(None) => {}
-                            Err(err) => {
-                                let _ = tx.send(Err(err)).await;
-                                return;
-                            }
-                        }
-                    }
-                }
-                Some(Ok(WatchMessage::Progress(revision))) => reached = reached.max(revision),
-                Some(Err(err)) => {
-                    let _ = tx.send(Err(err.into())).await;
-                    return;
-                }
-                None => return,
-            },
-            _ = bookmarks.tick(), if spec.options.allow_bookmarks => {
-                if reached > bookmarked {
-                    bookmarked = reached;
-                    let event = WatchEvent { kind: EventType::Bookmark, object: (spec.bookmark)(reached, false) };
-                    if tx.send(Ok(event)).await.is_err() {
-                        return;
-                    }
-                }
-            }
-            _ = &mut timeout => {
-                if spec.options.allow_bookmarks {
-                    let event = WatchEvent { kind: EventType::Bookmark, object: (spec.bookmark)(reached, false) };
-                    let _ = tx.send(Ok(event)).await;
-                }
-                return;
-            }
-            _ = &mut stopped => return,
-            _ = &mut ends => return,
-            _ = tx.closed() => return,
+            Ok(Some(WatchEvent { kind: EventType::Deleted, object: Rendered::new(last) }))
         }
     }
 }

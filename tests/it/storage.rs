@@ -2,6 +2,8 @@
 //! (`backends()`); today the sled backend.
 
 use std::sync::Arc;
+
+use futures::StreamExt;
 use std::time::Duration;
 
 use crdstore::storage::sled::{SledOptions, SledStore};
@@ -147,7 +149,7 @@ async fn next_revisions(rx: &mut crdstore::storage::WatchReceiver, n: usize) -> 
 
 /// The next event batch, or `None` for a progress note.
 async fn next_batch(rx: &mut crdstore::storage::WatchReceiver) -> Option<crdstore::storage::EventBatch> {
-    match tokio::time::timeout(Duration::from_secs(5), rx.recv()).await.unwrap().unwrap().unwrap() {
+    match tokio::time::timeout(Duration::from_secs(5), rx.next()).await.unwrap().unwrap().unwrap() {
         WatchMessage::Events(batch) => Some(batch),
         WatchMessage::Progress(_) => None,
     }
@@ -275,7 +277,7 @@ async fn an_idle_watch_is_told_its_progress() {
     s.commit(vec![put("/other/a", "1")]).await.unwrap();
     s.commit(vec![put("/other/b", "1")]).await.unwrap();
     let reached = loop {
-        match tokio::time::timeout(Duration::from_secs(5), rx.recv()).await.unwrap().unwrap().unwrap() {
+        match tokio::time::timeout(Duration::from_secs(5), rx.next()).await.unwrap().unwrap().unwrap() {
             WatchMessage::Progress(rev) if rev == 2 => break rev,
             WatchMessage::Progress(_) => continue,
             WatchMessage::Events(batch) => panic!("no event under /mine/ was written: {batch:?}"),

@@ -33,8 +33,6 @@ use crate::watch::{HistoryWindow, Hub};
 
 /// Log entries read per chunk when a watch catches up from history.
 const REPLAY_CHUNK: usize = 512;
-/// Buffered batches between a watch's feeder task and its consumer.
-const WATCH_CHANNEL: usize = 256;
 /// How often an idle watch is told how far it has got.
 const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 
@@ -72,6 +70,8 @@ struct Shared {
     state: ArcSwap<State>,
     compacted: AtomicI64,
     hub: Hub,
+    /// Durable groups on their way to the hub (`run_fan_out`).
+    fan_out: mpsc::UnboundedSender<Vec<(Revision, EventBatch)>>,
     window: HistoryWindow,
     failed: AtomicBool,
 }
@@ -106,15 +106,18 @@ impl SledStore {
         let compacted = read_meta(&tree, keys::META_COMPACTED)?;
         let (revision, map) = replay(&tree, compacted)?;
         tracing::info!(revision, compacted, keys = map.len(), dir = %dir.display(), "opened sled store");
+        let (fan_out, fan_out_rx) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             db,
             tree,
             state: ArcSwap::from_pointee(State { revision, map }),
             compacted: AtomicI64::new(compacted),
             hub: Hub::new(revision),
+            fan_out,
             window: options.window,
             failed: AtomicBool::new(false),
         });
+        tokio::spawn(run_fan_out(Arc::downgrade(&shared), fan_out_rx));
         let (tx, rx) = mpsc::channel(writer::MAX_GROUP * 4);
         let writer = {
             let shared = shared.clone();
@@ -141,6 +144,16 @@ impl SledStore {
             return Err(StorageError::FutureRevision { requested, current });
         }
         Ok(())
+    }
+}
+
+/// Publishes durable groups to the hub, in order, from a runtime task.
+async fn run_fan_out(shared: std::sync::Weak<Shared>, mut rx: mpsc::UnboundedReceiver<Vec<(Revision, EventBatch)>>) {
+    while let Some(groups) = rx.recv().await {
+        let Some(shared) = shared.upgrade() else { return };
+        for (revision, events) in groups {
+            shared.hub.publish(revision, events);
+        }
     }
 }
 
@@ -187,84 +200,80 @@ fn read_meta(tree: &sled::Tree, key: &[u8]) -> Result<Revision, StorageError> {
     }
 }
 
-/// Feeds one watch: history after `after` up to what the hub had published
-/// when it subscribed, then live batches; only events under `prefix`.
-async fn feed_watch(
+/// One watch: history after `after` up to what the hub had published when
+/// it subscribed, then live batches; only events under `prefix`. A stream
+/// polled by its consumer: no task of its own.
+fn watch_stream(
     shared: std::sync::Weak<Shared>,
     mut live: crate::watch::Subscription,
     prefix: Arc<str>,
     after: Revision,
-    tx: mpsc::Sender<Result<WatchMessage, StorageError>>,
-) {
-    let matching = |events: &[Event]| -> Option<EventBatch> {
-        let kept: Vec<Event> = events.iter().filter(|e| e.key().starts_with(&*prefix)).cloned().collect();
-        (!kept.is_empty()).then(|| Arc::new(kept))
-    };
-    let mut from = after + 1;
-    while from <= live.from {
-        let Some(strong) = shared.upgrade() else {
-            return;
-        };
-        let to = live.from;
-        let chunk =
-            tokio::task::spawn_blocking(move || history::read_shared_log(&strong, from, to, REPLAY_CHUNK)).await;
-        let chunk = match chunk {
-            Ok(Ok(chunk)) => chunk,
-            Ok(Err(err)) => {
-                let _ = tx.send(Err(err)).await;
-                return;
+) -> WatchReceiver {
+    Box::pin(async_stream::stream! {
+        let matching = |events: &EventBatch| -> Option<EventBatch> {
+            if events.iter().all(|e| e.key().starts_with(&*prefix)) {
+                return Some(events.clone());
             }
-            Err(join) => {
-                let _ = tx.send(Err(StorageError::Internal(format!("replay task failed: {join}")))).await;
-                return;
-            }
+            let kept: Vec<Event> = events.iter().filter(|e| e.key().starts_with(&*prefix)).cloned().collect();
+            (!kept.is_empty()).then(|| Arc::new(kept))
         };
-        from = chunk.last().map_or(to + 1, |(r, _)| r + 1);
-        for (_, events) in chunk {
-            if let Some(batch) = matching(&events) {
-                if tx.send(Ok(WatchMessage::Events(batch))).await.is_err() {
+        let mut from = after + 1;
+        while from <= live.from {
+            let Some(strong) = shared.upgrade() else { return };
+            let to = live.from;
+            let chunk = tokio::task::spawn_blocking(move || history::read_shared_log(&strong, from, to, REPLAY_CHUNK)).await;
+            let chunk = match chunk {
+                Ok(Ok(chunk)) => chunk,
+                Ok(Err(err)) => {
+                    yield Err(err);
                     return;
+                }
+                Err(join) => {
+                    yield Err(StorageError::Internal(format!("replay task failed: {join}")));
+                    return;
+                }
+            };
+            from = chunk.last().map_or(to + 1, |(r, _)| r + 1);
+            for (_, events) in chunk {
+                if let Some(batch) = matching(&Arc::new(events)) {
+                    yield Ok(WatchMessage::Events(batch));
                 }
             }
         }
-    }
-    let mut reached = live.from.max(after);
-    let mut progress = tokio::time::interval(PROGRESS_EVERY);
-    progress.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            batch = live.recv() => match batch {
-                Some(batch) => {
-                    if batch.first().is_some_and(|e| e.revision() <= after) {
-                        continue;
-                    }
-                    if let Some(batch) = matching(&batch) {
-                        if tx.send(Ok(WatchMessage::Events(batch))).await.is_err() {
-                            return;
+        let mut reached = live.from.max(after);
+        let mut progress = tokio::time::interval(PROGRESS_EVERY);
+        progress.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                batch = live.recv() => match batch {
+                    Some(batch) => {
+                        if batch.first().is_some_and(|e| e.revision() <= after) {
+                            continue;
+                        }
+                        if let Some(batch) = matching(&batch) {
+                            reached = batch[0].revision();
+                            yield Ok(WatchMessage::Events(batch));
                         }
                     }
-                }
-                None => {
-                    if live.lagged() {
-                        let _ = tx.send(Err(StorageError::WatcherTooSlow)).await;
+                    None => {
+                        if live.lagged() {
+                            yield Err(StorageError::WatcherTooSlow);
+                        }
+                        return;
                     }
-                    return;
-                }
-            },
-            _ = progress.tick() => {
-                let Some(strong) = shared.upgrade() else { return };
-                if let Some(published) = strong.hub.caught_up(&live) {
-                    if published > reached {
+                },
+                _ = progress.tick() => {
+                    let Some(strong) = shared.upgrade() else { return };
+                    let caught_up = strong.hub.caught_up(&live);
+                    drop(strong);
+                    if let Some(published) = caught_up.filter(|p| *p > reached) {
                         reached = published;
-                        if tx.send(Ok(WatchMessage::Progress(published))).await.is_err() {
-                            return;
-                        }
+                        yield Ok(WatchMessage::Progress(published));
                     }
                 }
             }
-            _ = tx.closed() => return,
         }
-    }
+    })
 }
 
 #[async_trait]
@@ -323,10 +332,8 @@ impl Storage for SledStore {
             return Err(StorageError::Compacted { requested: after, compacted });
         }
         let live = self.shared.hub.subscribe(prefix);
-        let (tx, rx) = mpsc::channel(WATCH_CHANNEL);
         // Only a weak reference: a watch must not keep a closed store open.
-        tokio::spawn(feed_watch(Arc::downgrade(&self.shared), live, Arc::from(prefix), after, tx));
-        Ok(rx)
+        Ok(watch_stream(Arc::downgrade(&self.shared), live, Arc::from(prefix), after))
     }
 
     async fn compact(&self) -> Result<Revision, StorageError> {

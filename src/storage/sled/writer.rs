@@ -267,8 +267,11 @@ fn run_flusher(shared: Arc<Shared>, rx: std::sync::mpsc::Receiver<Stage>) {
                 Ok(()) => {
                     if applied.wrote {
                         shared.state.store(applied.state);
-                        for (rev, events) in applied.events {
-                            shared.hub.publish(rev, events);
+                        // Fan-out happens on the runtime (`fan_out`): waking a
+                        // thousand watcher tasks from this thread would cost a
+                        // foreign wake each.
+                        if !applied.events.is_empty() {
+                            let _ = shared.fan_out.send(applied.events);
                         }
                     }
                     for (reply, answer) in applied.answers {
