@@ -61,7 +61,8 @@ impl CustomResources for ResourcesService {
     }
 
     async fn get(&self, request: Request<pb::GetResourceRequest>) -> Result<Response<pb::GetResourceResponse>, Status> {
-        let found = self.resources.get(&reference(request.into_inner().r#ref))?;
+        let req = request.into_inner();
+        let found = self.resources.get_at_least(&reference(req.r#ref), &req.resource_version).await?;
         Ok(Response::new(pb::GetResourceResponse { object: convert::json(&found) }))
     }
 

@@ -97,10 +97,19 @@ impl Resources {
         self.store.get(&Self::key(served, r, &r.name)).ok_or_else(|| Self::not_found(served, &r.name))
     }
 
-    /// Reads one object at the requested version.
+    /// Reads one object at the requested version, at the latest revision.
     pub fn get(&self, r: &Ref) -> Result<Value> {
         let served = self.served_object(r)?;
         strategy::from_stored(&served, &r.version, &self.load(&served, r)?)
+    }
+
+    /// Reads one object as of a state not older than `resource_version`
+    /// ("" or "0": any), waiting briefly for a revision not yet reached.
+    pub async fn get_at_least(&self, r: &Ref, resource_version: &str) -> Result<Value> {
+        if let Some(rv) = meta::parse_resource_version(resource_version)?.filter(|rv| *rv > 0) {
+            list::wait_for_revision(self.store.as_ref(), rv).await?;
+        }
+        self.get(r)
     }
 
     /// Creates an object. The commit is tied to the definition's revision,

@@ -264,6 +264,22 @@ async fn delete_collection_applies_selectors() {
 }
 
 #[tokio::test]
+async fn gets_honour_a_minimum_resource_version() {
+    let t = TestServer::start().await;
+    register_widgets(&t).await;
+    let mut r = t.resources().await;
+    let created = create_widget(&mut r, "ns", &widget("a", json!({}))).await.unwrap();
+    let get = |rv: &str| pb::GetResourceRequest { r#ref: Some(widgets("ns", "a")), resource_version: rv.into() };
+    let rv = created["metadata"]["resourceVersion"].as_str().unwrap().to_string();
+    assert!(r.get(get(&rv)).await.is_ok());
+    assert!(r.get(get("0")).await.is_ok());
+    let err = r.get(get("999999")).await.unwrap_err();
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::DeadlineExceeded, "Timeout"));
+    assert!(err.message().starts_with("Too large resource version: 999999"), "{}", err.message());
+    assert_eq!(reason(&r.get(get("abc")).await.unwrap_err()), "BadRequest");
+}
+
+#[tokio::test]
 async fn bodies_over_three_mebibytes_are_refused() {
     let t = TestServer::start().await;
     register_widgets(&t).await;
