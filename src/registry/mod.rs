@@ -81,20 +81,14 @@ fn check_update_preconditions(new: &CustomResourceDefinition, old: &Stored) -> R
     if meta::parse_resource_version(rv)? != Some(old.kv.mod_revision) {
         return Err(Error::stale(GROUP, RESOURCE, name));
     }
-    check_uid(name, new.metadata.uid.as_deref(), &old.crd)
+    check_preconditions(name, new.metadata.uid.as_deref().unwrap_or(""), "", old)
 }
 
-fn check_uid(name: &str, uid: Option<&str>, old: &CustomResourceDefinition) -> Result<()> {
-    let old_uid = old.metadata.uid.as_deref().unwrap_or("");
-    match uid {
-        Some(uid) if !uid.is_empty() && uid != old_uid => Err(Error::conflict(
-            GROUP,
-            RESOURCE,
-            name,
-            format!("Precondition failed: UID in precondition: {uid}, UID in object meta: {old_uid}"),
-        )),
-        _ => Ok(()),
-    }
+/// Checks uid and resourceVersion preconditions against a stored definition.
+fn check_preconditions(name: &str, uid: &str, rv: &str, old: &Stored) -> Result<()> {
+    let subject = meta::Subject { group: GROUP, resource: RESOURCE, name };
+    let stored_uid = old.crd.metadata.uid.as_deref().unwrap_or("");
+    meta::check_preconditions(&subject, uid, stored_uid, rv, old.kv.mod_revision)
 }
 
 impl Registry {
@@ -291,20 +285,7 @@ impl Registry {
     pub async fn delete(&self, name: &str, options: &DeleteOptions) -> Result<(Value, bool)> {
         let _serial = self.writes.lock().await;
         let old = self.load(name)?;
-        check_uid(name, Some(&options.precondition_uid), &old.crd)?;
-        if !options.precondition_resource_version.is_empty()
-            && options.precondition_resource_version != old.kv.mod_revision.to_string()
-        {
-            return Err(Error::conflict(
-                GROUP,
-                RESOURCE,
-                name,
-                format!(
-                    "Precondition failed: ResourceVersion in precondition: {}, ResourceVersion in object meta: {}",
-                    options.precondition_resource_version, old.kv.mod_revision
-                ),
-            ));
-        }
+        check_preconditions(name, &options.precondition_uid, &options.precondition_resource_version, &old)?;
         if options.dry_run {
             return Ok((definition::to_json(&old.crd), true));
         }

@@ -67,6 +67,57 @@ pub fn dns1035_label(value: &str) -> Vec<String> {
     errs
 }
 
+const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+
+static QUALIFIED_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!("^{QUALIFIED_NAME_FMT}$")).expect("valid regex"));
+
+/// Problems with `value` as a qualified name (label and annotation keys:
+/// an optional DNS-subdomain prefix and `/`, then a name part).
+pub fn qualified_name(value: &str) -> Vec<String> {
+    let (prefix, name) = match value.split_once('/') {
+        Some((prefix, name)) => (Some(prefix), name),
+        None => (None, value),
+    };
+    let mut errs = Vec::new();
+    if let Some(prefix) = prefix {
+        if prefix.is_empty() {
+            errs.push("prefix part must be non-empty".to_string());
+        } else {
+            errs.extend(dns1123_subdomain(prefix).into_iter().map(|e| format!("prefix part {e}")));
+        }
+    }
+    if name.is_empty() {
+        errs.push("name part must be non-empty".to_string());
+    } else if name.len() > 63 {
+        errs.push(format!("name part {}", max_len(63)));
+    }
+    if !name.is_empty() && !QUALIFIED_NAME.is_match(name) {
+        errs.push(format!(
+            "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an \
+             alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is \
+             '{QUALIFIED_NAME_FMT}')"
+        ));
+    }
+    errs
+}
+
+/// Problems with `value` as a label value (empty is valid).
+pub fn label_value(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 63 {
+        errs.push(max_len(63));
+    }
+    if !value.is_empty() && !QUALIFIED_NAME.is_match(value) {
+        errs.push(format!(
+            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must \
+             start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used \
+             for validation is '({QUALIFIED_NAME_FMT})?')"
+        ));
+    }
+    errs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,5 +130,10 @@ mod tests {
         assert!(dns1035_label("v1beta1").is_empty());
         assert!(!dns1035_label("1v").is_empty());
         assert!(dns1123_label("1ns").is_empty());
+        assert!(qualified_name("example.com/team").is_empty());
+        assert_eq!(qualified_name("bad key").len(), 1);
+        assert!(!qualified_name("Bad_Prefix/x").is_empty());
+        assert!(label_value("").is_empty() && label_value("a.b-c_d").is_empty());
+        assert!(!label_value("-x").is_empty());
     }
 }

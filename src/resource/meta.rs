@@ -76,6 +76,36 @@ pub fn parse_resource_version(rv: &str) -> Result<Option<Revision>> {
     }
 }
 
+/// The object an operation addresses, for error messages.
+pub struct Subject<'a> {
+    pub group: &'a str,
+    pub resource: &'a str,
+    pub name: &'a str,
+}
+
+/// Checks uid and resourceVersion preconditions (empty: none) against the
+/// stored object, with Kubernetes' "Precondition failed" conflicts.
+pub fn check_preconditions(
+    subject: &Subject<'_>,
+    uid: &str,
+    stored_uid: &str,
+    rv: &str,
+    stored_rv: Revision,
+) -> Result<()> {
+    let conflict = |why: String| Error::conflict(subject.group, subject.resource, subject.name, why);
+    if !uid.is_empty() && uid != stored_uid {
+        return Err(conflict(format!(
+            "Precondition failed: UID in precondition: {uid}, UID in object meta: {stored_uid}"
+        )));
+    }
+    if !rv.is_empty() && rv != stored_rv.to_string() {
+        return Err(conflict(format!(
+            "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {stored_rv}"
+        )));
+    }
+    Ok(())
+}
+
 /// `metadata.generation`, or 0.
 pub fn generation(obj: &Value) -> i64 {
     obj.get("metadata").and_then(|m| m.get("generation")).and_then(Value::as_i64).unwrap_or(0)

@@ -48,32 +48,17 @@ fn split_top_level(s: &str) -> Vec<&str> {
 }
 
 fn check_key(selector: &str, key: &str) -> Result<String> {
-    let (prefix, name) = match key.rsplit_once('/') {
-        Some((p, n)) => (Some(p), n),
-        None => (None, key),
-    };
-    let name_ok = !name.is_empty()
-        && name.len() <= 63
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
-        && name.ends_with(|c: char| c.is_ascii_alphanumeric());
-    let prefix_ok = prefix.is_none_or(|p| super::dns::dns1123_subdomain(p).is_empty());
-    if !name_ok || !prefix_ok {
-        return Err(invalid(selector, format!("invalid label key {key:?}")));
+    match super::dns::qualified_name(key).first() {
+        Some(problem) => Err(invalid(selector, format!("invalid label key {key:?}: {problem}"))),
+        None => Ok(key.to_string()),
     }
-    Ok(key.to_string())
 }
 
 fn check_value(selector: &str, value: &str) -> Result<String> {
-    let ok = value.is_empty()
-        || (value.len() <= 63
-            && value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-            && value.starts_with(|c: char| c.is_ascii_alphanumeric())
-            && value.ends_with(|c: char| c.is_ascii_alphanumeric()));
-    if !ok {
-        return Err(invalid(selector, format!("invalid label value: {value:?}")));
+    match super::dns::label_value(value).first() {
+        Some(problem) => Err(invalid(selector, format!("invalid label value: {value:?}: {problem}"))),
+        None => Ok(value.to_string()),
     }
-    Ok(value.to_string())
 }
 
 fn parse_set(selector: &str, rest: &str) -> Result<Vec<String>> {

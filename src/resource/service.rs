@@ -229,17 +229,9 @@ impl Resources {
         options: &WriteOptions,
     ) -> Result<Option<Value>> {
         let old = strategy::from_stored(served, &r.version, current)?;
-        if let Some(uid) = obj.get("metadata").and_then(|m| m.get("uid")).and_then(Value::as_str) {
-            let old_uid = meta::meta_str(&old, "uid");
-            if !uid.is_empty() && uid != old_uid {
-                return Err(Error::conflict(
-                    &served.group,
-                    &served.plural,
-                    &r.name,
-                    format!("Precondition failed: UID in precondition: {uid}, UID in object meta: {old_uid}"),
-                ));
-            }
-        }
+        let uid = obj.get("metadata").and_then(|m| m.get("uid")).and_then(Value::as_str).unwrap_or("");
+        let subject = meta::Subject { group: &served.group, resource: &served.plural, name: &r.name };
+        meta::check_preconditions(&subject, uid, meta::meta_str(&old, "uid"), "", current.mod_revision)?;
         strategy::prepare_for_update(&mut obj, &old);
         obj["apiVersion"] = Value::String(served.api_version(&r.version));
         let mut errs = strategy::validate_metadata(served, &obj);
@@ -293,30 +285,14 @@ impl Resources {
         options: &DeleteOptions,
     ) -> Result<Option<Deleted>> {
         let mut obj = strategy::from_stored(served, &r.version, current)?;
-        let uid = meta::meta_str(&obj, "uid").to_string();
-        if !options.precondition_uid.is_empty() && options.precondition_uid != uid {
-            return Err(Error::conflict(
-                &served.group,
-                &served.plural,
-                &r.name,
-                format!(
-                    "Precondition failed: UID in precondition: {}, UID in object meta: {uid}",
-                    options.precondition_uid
-                ),
-            ));
-        }
-        let rv = current.mod_revision.to_string();
-        if !options.precondition_resource_version.is_empty() && options.precondition_resource_version != rv {
-            return Err(Error::conflict(
-                &served.group,
-                &served.plural,
-                &r.name,
-                format!(
-                    "Precondition failed: ResourceVersion in precondition: {}, ResourceVersion in object meta: {rv}",
-                    options.precondition_resource_version
-                ),
-            ));
-        }
+        let subject = meta::Subject { group: &served.group, resource: &served.plural, name: &r.name };
+        meta::check_preconditions(
+            &subject,
+            &options.precondition_uid,
+            meta::meta_str(&obj, "uid"),
+            &options.precondition_resource_version,
+            current.mod_revision,
+        )?;
         let key = Self::key(served, r, &r.name);
         let has_finalizers = !strategy::finalizers(&obj).is_empty();
         if has_finalizers && strategy::deleting(&obj) {

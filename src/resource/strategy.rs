@@ -89,44 +89,26 @@ pub fn invalid(served: &Served, name: &str, causes: Vec<FieldError>) -> Error {
     Error::invalid(&served.group, &served.kind, name, causes)
 }
 
+/// Checks `metadata.labels` or `metadata.annotations`: a map of strings
+/// with qualified-name keys (and, for labels, valid label values).
 fn validate_labels(obj: &Value, field: &str, errs: &mut Vec<FieldError>) {
+    let path = format!("metadata.{field}");
     let Some(map) = obj.get("metadata").and_then(|m| m.get(field)) else { return };
     let Some(map) = map.as_object() else {
-        errs.push(FieldError::type_invalid(format!("metadata.{field}"), map.clone(), "must be a map of strings"));
+        errs.push(FieldError::type_invalid(path, map.clone(), "must be a map of strings"));
         return;
     };
     for (key, value) in map {
-        let path = format!("metadata.{field}");
-        if !value.is_string() {
+        let Some(value) = value.as_str() else {
             errs.push(FieldError::type_invalid(format!("{path}.{key}"), value.clone(), "must be a string"));
             continue;
-        }
-        let (prefix, name) = key.rsplit_once('/').map_or((None, key.as_str()), |(p, n)| (Some(p), n));
-        let name_ok = !name.is_empty()
-            && name.len() <= 63
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-            && name.starts_with(|c: char| c.is_ascii_alphanumeric())
-            && name.ends_with(|c: char| c.is_ascii_alphanumeric());
-        if !name_ok || prefix.is_some_and(|p| !dns::dns1123_subdomain(p).is_empty()) {
-            errs.push(FieldError::invalid(
-                path.clone(),
-                key.as_str(),
-                "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-            ));
+        };
+        for problem in dns::qualified_name(key) {
+            errs.push(FieldError::invalid(path.clone(), key.as_str(), problem));
         }
         if field == "labels" {
-            let v = value.as_str().unwrap_or("");
-            let ok = v.is_empty()
-                || (v.len() <= 63
-                    && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-                    && v.starts_with(|c: char| c.is_ascii_alphanumeric())
-                    && v.ends_with(|c: char| c.is_ascii_alphanumeric()));
-            if !ok {
-                errs.push(FieldError::invalid(
-                    path,
-                    v,
-                    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-                ));
+            for problem in dns::label_value(value) {
+                errs.push(FieldError::invalid(path.clone(), value, problem));
             }
         }
     }

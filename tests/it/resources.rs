@@ -81,6 +81,10 @@ async fn create_sets_server_fields_and_names() {
     wrong_kind["kind"] = json!("Gadget");
     let err = create_widget(&mut r, "ns", &wrong_kind).await.unwrap_err();
     assert_eq!((reason(&err).as_str(), violations(&err)), ("Invalid", vec!["kind".to_string()]));
+    let mut bad_labels = widget("c", json!({}));
+    bad_labels["metadata"]["labels"] = json!({"bad key": "x", "ok": "-bad-value"});
+    let err = create_widget(&mut r, "ns", &bad_labels).await.unwrap_err();
+    assert_eq!(violations(&err), ["metadata.labels", "metadata.labels"], "{}", err.message());
     let mut wrong_ns = widget("c", json!({}));
     wrong_ns["metadata"]["namespace"] = json!("other");
     let err = create_widget(&mut r, "ns", &wrong_ns).await.unwrap_err();
