@@ -299,3 +299,48 @@ async fn a_check_ties_a_commit_to_another_keys_revision() {
     assert!(matches!(err, StorageError::PreconditionFailed { index: 0, .. }));
     assert!(s.get("/obj/b").is_none());
 }
+
+#[tokio::test]
+async fn a_watcher_that_falls_behind_is_cut_off_without_stalling_writers() {
+    let b = Backend::open(HistoryWindow::default());
+    let s = &b.store;
+    let mut stalled = s.watch("/slow/", 0).unwrap();
+    let mut healthy = s.watch("/slow/", 0).unwrap();
+    let total = crdstore::watch::hub::WATCHER_BUFFER + 200;
+    let writers = (0..8).map(|w| {
+        let s = s.clone();
+        tokio::spawn(async move {
+            for i in (w..total).step_by(8) {
+                s.commit(vec![put(&format!("/slow/{i}"), "x")]).await.unwrap();
+            }
+        })
+    });
+    let done = tokio::time::timeout(Duration::from_secs(30), async {
+        // The healthy watcher keeps up while the writers run.
+        let reader = async {
+            let mut seen = 0;
+            while seen < total {
+                if let Some(batch) = next_batch(&mut healthy).await {
+                    seen += batch.len();
+                }
+            }
+        };
+        let writing = futures::future::join_all(writers);
+        tokio::join!(reader, writing)
+    })
+    .await;
+    assert!(done.is_ok(), "writers and the healthy watcher were not held up by the stalled one");
+    let mut received = 0;
+    let ended = loop {
+        match tokio::time::timeout(Duration::from_secs(5), stalled.next()).await.unwrap() {
+            Some(Ok(WatchMessage::Events(batch))) => received += batch.len(),
+            Some(Ok(WatchMessage::Progress(_))) => {}
+            other => break other,
+        }
+    };
+    assert!(matches!(ended, Some(Err(StorageError::WatcherTooSlow))), "{ended:?}");
+    assert!(received < total, "it was cut off before the end, after what it had buffered");
+    let err: crdstore::Error = StorageError::WatcherTooSlow.into();
+    assert_eq!(err.reason, crdstore::error::Reason::TooManyRequests);
+    assert!(err.message.contains("resume from the last resourceVersion"));
+}
