@@ -160,7 +160,8 @@ impl Event {
     }
 }
 
-/// Every event of one commit, in operation order. All share one revision.
+/// Events in revision order, then operation order: one or more whole
+/// commits.
 pub type EventBatch = Arc<Vec<Event>>;
 
 /// Why a storage call failed.
@@ -220,7 +221,8 @@ impl From<StorageError> for Error {
 /// One item of a storage watch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WatchMessage {
-    /// The events of one revision, in operation order.
+    /// The events of one or more consecutive revisions, in revision and
+    /// then operation order; never a part of a revision.
     Events(EventBatch),
     /// Every change up to this revision has been delivered: resuming after it
     /// misses nothing. Sent now and then while the watch is idle.

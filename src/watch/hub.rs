@@ -1,23 +1,26 @@
 //! Fan-out of committed event batches to watchers. Publishing never waits:
-//! each watcher has a bounded buffer, and a watcher whose buffer is full is
-//! cut off (it sees `lagged`) so that it resumes from its last revision,
-//! instead of holding up the writer or the other watchers.
+//! each watcher may have at most `WATCHER_BUFFER` events buffered (counted in
+//! events, not batches, since batches grow with load), and a watcher that
+//! would exceed it is cut off (it sees `lagged`) so that it resumes from its
+//! last revision, instead of holding up the writer or the other watchers.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
 
 use crate::storage::{EventBatch, Revision};
 
-/// Batches a watcher may have buffered before it is cut off.
-pub const WATCHER_BUFFER: usize = 1024;
+/// Events a watcher may have buffered before it is cut off.
+pub const WATCHER_BUFFER: usize = 4096;
 
 struct Slot {
     prefix: Arc<str>,
-    tx: mpsc::Sender<EventBatch>,
+    tx: mpsc::UnboundedSender<EventBatch>,
     lagged: Arc<AtomicBool>,
+    /// Events sent and not yet received: the buffer's bound.
+    pending: Arc<AtomicUsize>,
 }
 
 struct Inner {
@@ -34,8 +37,9 @@ pub struct Hub {
 
 /// A watcher's end of the hub: live batches published after `from`.
 pub struct Subscription {
-    rx: mpsc::Receiver<EventBatch>,
+    rx: mpsc::UnboundedReceiver<EventBatch>,
     lagged: Arc<AtomicBool>,
+    pending: Arc<AtomicUsize>,
     /// The revision published when the subscription was made; every batch
     /// received is newer.
     pub from: Revision,
@@ -45,7 +49,9 @@ impl Subscription {
     /// The next batch; `None` when the hub closed or cut this watcher off
     /// (then `lagged` tells which).
     pub async fn recv(&mut self) -> Option<EventBatch> {
-        self.rx.recv().await
+        let batch = self.rx.recv().await?;
+        self.pending.fetch_sub(batch.len(), Ordering::AcqRel);
+        Some(batch)
     }
 
     /// Whether the hub cut this watcher off because its buffer was full.
@@ -73,16 +79,18 @@ impl Hub {
     /// reading the last published revision, so history up to `from` plus the
     /// live batches after it leave no gap.
     pub fn subscribe(&self, prefix: &str) -> Subscription {
-        let (tx, rx) = mpsc::channel(WATCHER_BUFFER);
+        let (tx, rx) = mpsc::unbounded_channel();
         let lagged = Arc::new(AtomicBool::new(false));
+        let pending = Arc::new(AtomicUsize::new(0));
         let mut inner = self.inner.lock().expect("hub lock");
         let from = inner.published;
         if !inner.closed {
             let id = inner.next_id;
             inner.next_id += 1;
-            inner.slots.insert(id, Slot { prefix: Arc::from(prefix), tx, lagged: lagged.clone() });
+            let slot = Slot { prefix: Arc::from(prefix), tx, lagged: lagged.clone(), pending: pending.clone() };
+            inner.slots.insert(id, slot);
         }
-        Subscription { rx, lagged, from }
+        Subscription { rx, lagged, pending, from }
     }
 
     /// Publishes the batch committed at `revision`. Never blocks.
@@ -93,14 +101,12 @@ impl Hub {
             if !batch.iter().any(|e| e.key().starts_with(&*slot.prefix)) {
                 return !slot.tx.is_closed();
             }
-            match slot.tx.try_send(batch.clone()) {
-                Ok(()) => true,
-                Err(mpsc::error::TrySendError::Full(_)) => {
-                    slot.lagged.store(true, Ordering::Release);
-                    false
-                }
-                Err(mpsc::error::TrySendError::Closed(_)) => false,
+            if slot.pending.load(Ordering::Acquire) + batch.len() > WATCHER_BUFFER {
+                slot.lagged.store(true, Ordering::Release);
+                return false;
             }
+            slot.pending.fetch_add(batch.len(), Ordering::AcqRel);
+            slot.tx.send(batch.clone()).is_ok()
         });
     }
 

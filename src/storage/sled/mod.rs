@@ -147,12 +147,24 @@ impl SledStore {
     }
 }
 
-/// Publishes durable groups to the hub, in order, from a runtime task.
+/// Publishes durable groups to the hub, in order, from a runtime task. All
+/// that one flush made durable goes out as one batch, so a watcher is woken
+/// once per flush rather than once per revision: under load, batches grow
+/// instead of wake-ups.
 async fn run_fan_out(shared: std::sync::Weak<Shared>, mut rx: mpsc::UnboundedReceiver<Vec<(Revision, EventBatch)>>) {
     while let Some(groups) = rx.recv().await {
         let Some(shared) = shared.upgrade() else { return };
-        for (revision, events) in groups {
-            shared.hub.publish(revision, events);
+        match groups.len() {
+            0 => {}
+            1 => {
+                let (revision, events) = groups.into_iter().next().expect("one group");
+                shared.hub.publish(revision, events);
+            }
+            _ => {
+                let last = groups.last().map(|(r, _)| *r).expect("groups");
+                let events: Vec<Event> = groups.iter().flat_map(|(_, events)| events.iter().cloned()).collect();
+                shared.hub.publish(last, Arc::new(events));
+            }
         }
     }
 }

@@ -262,17 +262,13 @@ fn run_flusher(shared: Arc<Shared>, rx: std::sync::mpsc::Receiver<Stage>) {
             tracing::error!(error = %why, "flush failed; refusing further writes");
             shared.failed.store(true, Ordering::Release);
         }
+        let mut durable_events = Vec::new();
         for applied in groups {
             match &durable {
                 Ok(()) => {
                     if applied.wrote {
                         shared.state.store(applied.state);
-                        // Fan-out happens on the runtime (`fan_out`): waking a
-                        // thousand watcher tasks from this thread would cost a
-                        // foreign wake each.
-                        if !applied.events.is_empty() {
-                            let _ = shared.fan_out.send(applied.events);
-                        }
+                        durable_events.extend(applied.events);
                     }
                     for (reply, answer) in applied.answers {
                         let _ = reply.send(answer);
@@ -285,6 +281,12 @@ fn run_flusher(shared: Arc<Shared>, rx: std::sync::mpsc::Receiver<Stage>) {
                     }
                 }
             }
+        }
+        // Fan-out happens on the runtime (`run_fan_out`), once per flush:
+        // waking a thousand watcher tasks from this thread would cost a
+        // foreign wake each.
+        if !durable_events.is_empty() {
+            let _ = shared.fan_out.send(durable_events);
         }
         if let Some(reply) = close {
             shared.hub.close();
