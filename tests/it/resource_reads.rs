@@ -217,3 +217,25 @@ async fn watch_selectors_and_initial_state() {
     let (kind, obj) = next(&mut w).await;
     assert_eq!((kind, obj["metadata"]["name"].as_str()), (pb::EventType::Added, Some("b")), "started matching");
 }
+
+#[tokio::test]
+async fn a_timed_out_watch_ends_with_a_bookmark() {
+    let t = TestServer::start().await;
+    register_widgets(&t).await;
+    let mut r = t.resources().await;
+    let created = create_widget(&mut r, "ns", &widget("a", json!({}))).await.unwrap();
+    let rv = created["metadata"]["resourceVersion"].as_str().unwrap().to_string();
+    let options = pb::WatchOptions {
+        resource_version: rv.clone(),
+        allow_bookmarks: true,
+        timeout_seconds: 1,
+        ..Default::default()
+    };
+    let mut w = r.watch(watch("", options)).await.unwrap().into_inner();
+    let (kind, obj) = next(&mut w).await;
+    assert_eq!(kind, pb::EventType::Bookmark);
+    assert_eq!((obj["apiVersion"].as_str(), obj["kind"].as_str()), (Some("example.com/v1"), Some("Widget")));
+    assert!(obj["metadata"]["resourceVersion"].as_str().unwrap().parse::<i64>().unwrap() >= rv.parse::<i64>().unwrap());
+    let ended = tokio::time::timeout(WAIT, w.message()).await.expect("the watch ends after its timeout");
+    assert!(matches!(ended, Ok(None)), "{ended:?}");
+}
