@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::conditions::is_true;
 use crate::error::FieldError;
 use crate::resource::dns;
+use crate::storage::keys;
 
 const SCOPES: &[&str] = &["Cluster", "Namespaced"];
 const COLUMN_TYPES: &[&str] = &["boolean", "date", "integer", "number", "string"];
@@ -39,10 +40,34 @@ pub fn validate(crd: &CustomResourceDefinition) -> Vec<FieldError> {
         push_all(&mut errs, "metadata.name", name, problems);
     }
     errs.extend(validate_spec(&crd.spec));
+    errs.extend(validate_protected_group(crd));
     if let Some(accepted) = crd.status.as_ref().and_then(|s| s.accepted_names.as_ref()) {
         errs.extend(validate_names(accepted, "status.acceptedNames"));
     }
     errs
+}
+
+/// The annotation that approves a definition in a Kubernetes-owned group.
+const API_APPROVED: &str = "api-approved.kubernetes.io";
+
+/// Groups under `k8s.io` and `kubernetes.io` need Kubernetes' approval
+/// annotation; `apiextensions.k8s.io` is never allowed, since its key space
+/// holds the definitions themselves.
+fn validate_protected_group(crd: &CustomResourceDefinition) -> Vec<FieldError> {
+    let group = crd.spec.group.as_str();
+    if group == keys::DEFINITIONS_GROUP {
+        return vec![FieldError::invalid("spec.group", group, "is reserved for the definitions themselves")];
+    }
+    let protected = ["k8s.io", "kubernetes.io"].iter().any(|g| group == *g || group.ends_with(&format!(".{g}")));
+    let approved =
+        crd.metadata.annotations.as_ref().is_some_and(|a| a.get(API_APPROVED).is_some_and(|v| !v.is_empty()));
+    if protected && !approved {
+        return vec![FieldError::required(
+            format!("metadata.annotations[{API_APPROVED}]"),
+            format!("protected groups must have approval annotation {API_APPROVED:?}, see https://github.com/kubernetes/enhancements/pull/1111"),
+        )];
+    }
+    Vec::new()
 }
 
 fn validate_spec(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
@@ -480,6 +505,22 @@ mod tests {
                 "spec.versions[0].additionalPrinterColumns[0].jsonPath",
             ]
         );
+    }
+
+    #[test]
+    fn kubernetes_groups_need_approval_and_apiextensions_is_reserved() {
+        let mut v = valid();
+        v["spec"]["group"] = "apps.k8s.io".into();
+        v["metadata"]["name"] = "foos.apps.k8s.io".into();
+        assert_eq!(fields(&validate(&crd(v.clone()))), ["metadata.annotations[api-approved.kubernetes.io]"]);
+        v["metadata"]["annotations"] = serde_json::json!({"api-approved.kubernetes.io": "https://example.com/pr/1"});
+        assert!(validate(&crd(v)).is_empty());
+        let mut v = valid();
+        v["spec"]["group"] = "apiextensions.k8s.io".into();
+        v["spec"]["names"]["plural"] = "customresourcedefinitions".into();
+        v["metadata"]["name"] = "customresourcedefinitions.apiextensions.k8s.io".into();
+        v["metadata"]["annotations"] = serde_json::json!({"api-approved.kubernetes.io": "yes"});
+        assert_eq!(fields(&validate(&crd(v))), ["spec.group"]);
     }
 
     #[test]
