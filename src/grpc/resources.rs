@@ -1,6 +1,6 @@
 //! The `CustomResources` service: each handler converts the request, calls
-//! the resource service, and maps the result or error. Status, scale and
-//! conversion answer UNIMPLEMENTED until their issues land.
+//! the resource service, and maps the result or error. Scale and conversion
+//! answer UNIMPLEMENTED until their issues land.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -12,7 +12,7 @@ use super::convert;
 use crate::pb::v1 as pb;
 use crate::pb::v1::custom_resources_server::CustomResources;
 use crate::resource::patch::PatchType;
-use crate::resource::{Ref, Resources};
+use crate::resource::{Endpoint, Ref, Resources};
 
 /// The service over the resource domain.
 pub struct ResourcesService {
@@ -104,12 +104,14 @@ impl CustomResources for ResourcesService {
         request: Request<pb::PatchResourceRequest>,
     ) -> Result<Response<pb::PatchResourceResponse>, Status> {
         let req = request.into_inner();
-        if req.subresource() != pb::Subresource::Unspecified {
-            return Err(not_yet("patching the status and scale subresources"));
-        }
+        let endpoint = match req.subresource() {
+            pb::Subresource::Unspecified => Endpoint::Main,
+            pb::Subresource::Status => Endpoint::Status,
+            pb::Subresource::Scale => return Err(not_yet("patching the scale subresource")),
+        };
         let kind = patch_type(req.patch_type)?;
-        let patched =
-            self.resources.patch(&reference(req.r#ref), kind, &req.patch, &convert::write_options(req.options)).await?;
+        let options = convert::write_options(req.options);
+        let patched = self.resources.patch(&reference(req.r#ref), endpoint, kind, &req.patch, &options).await?;
         Ok(Response::new(pb::PatchResourceResponse { object: convert::json(&patched) }))
     }
 
@@ -137,9 +139,14 @@ impl CustomResources for ResourcesService {
 
     async fn update_status(
         &self,
-        _: Request<pb::UpdateStatusRequest>,
+        request: Request<pb::UpdateStatusRequest>,
     ) -> Result<Response<pb::UpdateStatusResponse>, Status> {
-        Err(not_yet("the status subresource"))
+        let req = request.into_inner();
+        let updated = self
+            .resources
+            .update_status(&reference(req.r#ref), &req.object, &convert::write_options(req.options))
+            .await?;
+        Ok(Response::new(pb::UpdateStatusResponse { object: convert::json(&updated) }))
     }
 
     async fn get_scale(&self, _: Request<pb::GetScaleRequest>) -> Result<Response<pb::GetScaleResponse>, Status> {

@@ -12,5 +12,5 @@ pub mod served;
 pub mod service;
 pub mod strategy;
 
-pub use service::{Deleted, Resources};
+pub use service::{Deleted, Endpoint, Resources};
 pub use strategy::Ref;

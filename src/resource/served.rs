@@ -19,11 +19,26 @@ pub enum Scope {
     Cluster,
 }
 
+/// The scale subresource of a version: where its numbers live.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScalePaths {
+    /// `.spec.replicas`-style path of the desired replicas.
+    pub spec_replicas: String,
+    /// Path of the observed replicas, under `.status`.
+    pub status_replicas: String,
+    /// Path of the serialized label selector, when any.
+    pub label_selector: Option<String>,
+}
+
 /// One version of a definition, as served.
 #[derive(Debug, Clone)]
 pub struct Version {
     pub name: String,
     pub served: bool,
+    /// The status subresource is enabled.
+    pub status: bool,
+    /// The scale subresource, when enabled.
+    pub scale: Option<ScalePaths>,
 }
 
 /// What a request needs to know about the definition serving it.
@@ -69,7 +84,24 @@ impl Served {
             kind: accepted.kind.clone(),
             list_kind: accepted.list_kind.clone().unwrap_or_default(),
             scope: if crd.spec.scope == "Cluster" { Scope::Cluster } else { Scope::Namespaced },
-            versions: crd.spec.versions.iter().map(|v| Version { name: v.name.clone(), served: v.served }).collect(),
+            versions: crd
+                .spec
+                .versions
+                .iter()
+                .map(|v| {
+                    let subresources = v.subresources.as_ref();
+                    Version {
+                        name: v.name.clone(),
+                        served: v.served,
+                        status: subresources.is_some_and(|s| s.status.is_some()),
+                        scale: subresources.and_then(|s| s.scale.as_ref()).map(|scale| ScalePaths {
+                            spec_replicas: scale.spec_replicas_path.clone(),
+                            status_replicas: scale.status_replicas_path.clone(),
+                            label_selector: scale.label_selector_path.clone().filter(|p| !p.is_empty()),
+                        }),
+                    }
+                })
+                .collect(),
             storage_version: definition::storage_version(crd)?.to_string(),
             terminating: crd.metadata.deletion_timestamp.is_some() || conditions::is_true(crd, "Terminating"),
             shape,
@@ -79,6 +111,16 @@ impl Served {
     /// Whether `version` is served.
     pub fn serves(&self, version: &str) -> bool {
         self.versions.iter().any(|v| v.name == version && v.served)
+    }
+
+    /// The served version named `version`.
+    pub fn version(&self, version: &str) -> Option<&Version> {
+        self.versions.iter().find(|v| v.name == version && v.served)
+    }
+
+    /// Whether `version` has the status subresource.
+    pub fn has_status(&self, version: &str) -> bool {
+        self.version(version).is_some_and(|v| v.status)
     }
 
     /// `<group>/<version>`.

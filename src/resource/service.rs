@@ -33,6 +33,13 @@ pub struct Resources {
     definitions: tokio::sync::watch::Receiver<u64>,
 }
 
+/// What a write addresses: the object itself or its status subresource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    Main,
+    Status,
+}
+
 /// What a delete did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Deleted {
@@ -129,6 +136,9 @@ impl Resources {
                 return Err(Error::bad_request("resourceVersion should not be set on objects to be created"));
             }
             strategy::prepare_for_create(&mut obj, &r.namespace);
+            if served.has_status(&r.version) {
+                strategy::keep_status(&mut obj, None);
+            }
             if generate {
                 let name = strategy::generate_name(meta::meta_str(&obj, "generateName"));
                 meta::metadata_mut(&mut obj).insert("name".into(), Value::String(name));
@@ -172,24 +182,66 @@ impl Resources {
         let obj = strategy::parse_body(body)?;
         strategy::check_identity(&served, r, &obj, false)?;
         let current = self.load(&served, r)?;
-        let rv = meta::meta_str(&obj, "resourceVersion");
-        if rv.is_empty() {
-            let cause = FieldError::invalid("metadata.resourceVersion", Value::Null, "must be specified for an update")
-                .raw("0x0");
-            return Err(strategy::invalid(&served, &r.name, vec![cause]));
-        }
-        if meta::parse_resource_version(rv)? != Some(current.mod_revision) {
-            return Err(Error::stale(&served.group, &served.plural, &r.name));
-        }
-        self.write_over(&served, r, &current, obj, options)
+        Self::require_current_version(&served, r, &obj, &current)?;
+        self.write_over(&served, r, &current, obj, Endpoint::Main, options)
             .await?
             .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
     }
 
-    /// Patches an object. A resourceVersion inside the patch result is a
-    /// precondition; concurrent writes are retried.
-    pub async fn patch(&self, r: &Ref, patch_type: PatchType, patch: &[u8], options: &WriteOptions) -> Result<Value> {
+    /// Replaces the status of an object: only `status` is taken from the
+    /// body; a current resourceVersion is required. NotFound unless the
+    /// version enables the status subresource.
+    pub async fn update_status(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Value> {
         let served = self.served_object(r)?;
+        Self::require_status(&served, r)?;
+        let obj = strategy::parse_body(body)?;
+        strategy::check_identity(&served, r, &obj, false)?;
+        let current = self.load(&served, r)?;
+        Self::require_current_version(&served, r, &obj, &current)?;
+        self.write_over(&served, r, &current, obj, Endpoint::Status, options)
+            .await?
+            .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
+    }
+
+    fn require_status(served: &Served, r: &Ref) -> Result<()> {
+        if served.has_status(&r.version) {
+            return Ok(());
+        }
+        Err(Error::not_found_message(format!(
+            "the server could not find the requested resource ({}/status.{}.{}): the status subresource is not enabled",
+            r.resource, r.version, r.group
+        )))
+    }
+
+    /// An update's resourceVersion: required, and the stored one.
+    fn require_current_version(served: &Served, r: &Ref, obj: &Value, current: &KeyValue) -> Result<()> {
+        let rv = meta::meta_str(obj, "resourceVersion");
+        if rv.is_empty() {
+            let cause = FieldError::invalid("metadata.resourceVersion", Value::Null, "must be specified for an update")
+                .raw("0x0");
+            return Err(strategy::invalid(served, &r.name, vec![cause]));
+        }
+        if meta::parse_resource_version(rv)? != Some(current.mod_revision) {
+            return Err(Error::stale(&served.group, &served.plural, &r.name));
+        }
+        Ok(())
+    }
+
+    /// Patches an object (`Endpoint::Main`) or its status
+    /// (`Endpoint::Status`). A resourceVersion inside the patch result is a
+    /// precondition; concurrent writes are retried.
+    pub async fn patch(
+        &self,
+        r: &Ref,
+        endpoint: Endpoint,
+        patch_type: PatchType,
+        patch: &[u8],
+        options: &WriteOptions,
+    ) -> Result<Value> {
+        let served = self.served_object(r)?;
+        if endpoint == Endpoint::Status {
+            Self::require_status(&served, r)?;
+        }
         meta::check_body_size(patch)?;
         for _ in 0..RETRIES {
             let current = self.load(&served, r)?;
@@ -209,7 +261,7 @@ impl Resources {
                 return Err(Error::stale(&served.group, &served.plural, &r.name));
             }
             meta::strip_resource_version(&mut patched);
-            if let Some(written) = self.write_over(&served, r, &current, patched, options).await? {
+            if let Some(written) = self.write_over(&served, r, &current, patched, endpoint, options).await? {
                 return Ok(written);
             }
         }
@@ -225,14 +277,32 @@ impl Resources {
         served: &Served,
         r: &Ref,
         current: &KeyValue,
-        mut obj: Value,
+        body: Value,
+        endpoint: Endpoint,
         options: &WriteOptions,
     ) -> Result<Option<Value>> {
         let old = strategy::from_stored(served, &r.version, current)?;
-        let uid = obj.get("metadata").and_then(|m| m.get("uid")).and_then(Value::as_str).unwrap_or("");
+        let uid = body.get("metadata").and_then(|m| m.get("uid")).and_then(Value::as_str).unwrap_or("");
         let subject = meta::Subject { group: &served.group, resource: &served.plural, name: &r.name };
         meta::check_preconditions(&subject, uid, meta::meta_str(&old, "uid"), "", current.mod_revision)?;
-        strategy::prepare_for_update(&mut obj, &old);
+        let status_subresource = served.has_status(&r.version);
+        let mut obj = match endpoint {
+            Endpoint::Main => {
+                let mut obj = body;
+                if status_subresource {
+                    strategy::keep_status(&mut obj, Some(&old));
+                }
+                strategy::prepare_for_update(&mut obj, &old, status_subresource);
+                obj
+            }
+            // Only status is taken: metadata, spec and generation stay.
+            Endpoint::Status => {
+                let mut obj = old.clone();
+                strategy::keep_status(&mut obj, Some(&body));
+                meta::strip_resource_version(&mut obj);
+                obj
+            }
+        };
         obj["apiVersion"] = Value::String(served.api_version(&r.version));
         let mut errs = strategy::validate_metadata(served, &obj);
         errs.extend(strategy::validate_finalizers_on_update(&obj, &old));

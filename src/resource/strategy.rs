@@ -164,18 +164,34 @@ pub fn prepare_for_create(obj: &mut Value, namespace: &str) {
     }
 }
 
-/// Everything outside `metadata`: a change there is a new generation.
-fn without_metadata(obj: &Value) -> Map<String, Value> {
+/// What a change to is a new generation: everything outside `metadata`,
+/// and outside `status` when the status subresource owns it.
+fn generation_fields(obj: &Value, status_subresource: bool) -> Map<String, Value> {
     let mut map = obj.as_object().cloned().unwrap_or_default();
     map.remove("metadata");
+    if status_subresource {
+        map.remove("status");
+    }
     map
 }
 
+/// Makes `status` what the main endpoint may not change when the status
+/// subresource is enabled: absent on create, the stored one on update.
+pub fn keep_status(obj: &mut Value, old: Option<&Value>) {
+    let map = obj.as_object_mut().expect("objects are JSON objects");
+    match old.and_then(|o| o.get("status")) {
+        Some(status) => map.insert("status".into(), status.clone()),
+        None => map.remove("status"),
+    };
+}
+
 /// Carries the server-owned metadata of `old` into `obj`, and grows the
-/// generation when anything outside metadata changed.
-pub fn prepare_for_update(obj: &mut Value, old: &Value) {
+/// generation when anything outside metadata (and status, when the status
+/// subresource is enabled) changed.
+pub fn prepare_for_update(obj: &mut Value, old: &Value, status_subresource: bool) {
     meta::keep_server_metadata(obj, Some(old));
-    let generation = meta::generation(old) + i64::from(without_metadata(obj) != without_metadata(old));
+    let changed = generation_fields(obj, status_subresource) != generation_fields(old, status_subresource);
+    let generation = meta::generation(old) + i64::from(changed);
     let metadata = meta::metadata_mut(obj);
     metadata.insert("generation".into(), Value::from(generation));
     metadata.remove("resourceVersion");
@@ -264,12 +280,15 @@ mod tests {
     fn generation_grows_only_outside_metadata() {
         let old = json!({"metadata": {"generation": 4, "uid": "u"}, "spec": {"a": 1}});
         let mut labels = json!({"metadata": {"labels": {"x": "y"}}, "spec": {"a": 1}});
-        prepare_for_update(&mut labels, &old);
+        prepare_for_update(&mut labels, &old, false);
         assert_eq!(labels["metadata"]["generation"], 4);
         assert_eq!(labels["metadata"]["uid"], "u");
         let mut spec = json!({"metadata": {}, "spec": {"a": 2}});
-        prepare_for_update(&mut spec, &old);
+        prepare_for_update(&mut spec, &old, false);
         assert_eq!(spec["metadata"]["generation"], 5);
+        let mut status = json!({"metadata": {}, "spec": {"a": 1}, "status": {"ok": true}});
+        prepare_for_update(&mut status, &old, true);
+        assert_eq!(status["metadata"]["generation"], 4, "status is not a new generation with the subresource");
     }
 
     #[test]

@@ -8,5 +8,6 @@ mod resource_reads;
 mod resources;
 mod server;
 mod storage;
+mod subresources;
 mod support;
 mod watch;
