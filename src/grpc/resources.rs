@@ -1,6 +1,6 @@
 //! The `CustomResources` service: each handler converts the request, calls
-//! the resource service, and maps the result or error. Scale and conversion
-//! answer UNIMPLEMENTED until their issues land.
+//! the resource service, and maps the result or error. Conversion answers
+//! UNIMPLEMENTED until its issue lands.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -104,14 +104,15 @@ impl CustomResources for ResourcesService {
         request: Request<pb::PatchResourceRequest>,
     ) -> Result<Response<pb::PatchResourceResponse>, Status> {
         let req = request.into_inner();
-        let endpoint = match req.subresource() {
-            pb::Subresource::Unspecified => Endpoint::Main,
-            pb::Subresource::Status => Endpoint::Status,
-            pb::Subresource::Scale => return Err(not_yet("patching the scale subresource")),
+        let (kind, subresource) = (patch_type(req.patch_type)?, req.subresource());
+        let (r, options) = (reference(req.r#ref), convert::write_options(req.options));
+        let patched = match subresource {
+            pb::Subresource::Unspecified => {
+                self.resources.patch(&r, Endpoint::Main, kind, &req.patch, &options).await?
+            }
+            pb::Subresource::Status => self.resources.patch(&r, Endpoint::Status, kind, &req.patch, &options).await?,
+            pb::Subresource::Scale => self.resources.patch_scale(&r, kind, &req.patch, &options).await?,
         };
-        let kind = patch_type(req.patch_type)?;
-        let options = convert::write_options(req.options);
-        let patched = self.resources.patch(&reference(req.r#ref), endpoint, kind, &req.patch, &options).await?;
         Ok(Response::new(pb::PatchResourceResponse { object: convert::json(&patched) }))
     }
 
@@ -149,15 +150,21 @@ impl CustomResources for ResourcesService {
         Ok(Response::new(pb::UpdateStatusResponse { object: convert::json(&updated) }))
     }
 
-    async fn get_scale(&self, _: Request<pb::GetScaleRequest>) -> Result<Response<pb::GetScaleResponse>, Status> {
-        Err(not_yet("the scale subresource"))
+    async fn get_scale(&self, request: Request<pb::GetScaleRequest>) -> Result<Response<pb::GetScaleResponse>, Status> {
+        let scale = self.resources.get_scale(&reference(request.into_inner().r#ref))?;
+        Ok(Response::new(pb::GetScaleResponse { scale: convert::json(&scale) }))
     }
 
     async fn update_scale(
         &self,
-        _: Request<pb::UpdateScaleRequest>,
+        request: Request<pb::UpdateScaleRequest>,
     ) -> Result<Response<pb::UpdateScaleResponse>, Status> {
-        Err(not_yet("the scale subresource"))
+        let req = request.into_inner();
+        let scale = self
+            .resources
+            .update_scale(&reference(req.r#ref), &req.scale, &convert::write_options(req.options))
+            .await?;
+        Ok(Response::new(pb::UpdateScaleResponse { scale: convert::json(&scale) }))
     }
 
     async fn convert(&self, _: Request<pb::ConvertRequest>) -> Result<Response<pb::ConvertResponse>, Status> {

@@ -7,6 +7,7 @@ pub mod list;
 pub mod meta;
 pub mod options;
 pub mod patch;
+pub mod scale;
 pub mod selector;
 pub mod served;
 pub mod service;

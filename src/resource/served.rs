@@ -118,6 +118,11 @@ impl Served {
         self.versions.iter().find(|v| v.name == version && v.served)
     }
 
+    /// The scale paths of `version`, when it has the scale subresource.
+    pub fn scale_paths(&self, version: &str) -> Option<&ScalePaths> {
+        self.version(version).and_then(|v| v.scale.as_ref())
+    }
+
     /// Whether `version` has the status subresource.
     pub fn has_status(&self, version: &str) -> bool {
         self.version(version).is_some_and(|v| v.status)

@@ -10,8 +10,9 @@ use super::list::{self, ListPage};
 use super::meta;
 use super::options::{DeleteOptions, ListOptions, WatchOptions, WriteOptions};
 use super::patch::{self, PatchType};
+use super::scale;
 use super::selector::{FieldSelector, LabelSelector};
-use super::served::{Catalog, Served};
+use super::served::{Catalog, ScalePaths, Served};
 use super::strategy::{self, Ref};
 use crate::error::{Error, FieldError, Result};
 use crate::storage::{keys, KeyValue, Op, Storage, StorageError};
@@ -144,7 +145,10 @@ impl Resources {
                 meta::metadata_mut(&mut obj).insert("name".into(), Value::String(name));
             }
             let name = meta::meta_str(&obj, "name").to_string();
-            let errs = strategy::validate_metadata(&served, &obj);
+            let mut errs = strategy::validate_metadata(&served, &obj);
+            if let Some(paths) = served.scale_paths(&r.version) {
+                errs.extend(scale::validate(&obj, paths));
+            }
             if !errs.is_empty() {
                 return Err(strategy::invalid(&served, &name, errs));
             }
@@ -268,6 +272,84 @@ impl Resources {
         Err(Error::stale(&served.group, &served.plural, &r.name))
     }
 
+    fn require_scale<'a>(served: &'a Served, r: &Ref) -> Result<&'a ScalePaths> {
+        served.scale_paths(&r.version).ok_or_else(|| {
+            Error::not_found_message(format!(
+                "the server could not find the requested resource ({}/scale.{}.{}): the scale subresource is not enabled",
+                r.resource, r.version, r.group
+            ))
+        })
+    }
+
+    /// Reads the `autoscaling/v1` Scale of an object.
+    pub fn get_scale(&self, r: &Ref) -> Result<Value> {
+        let served = self.served_object(r)?;
+        let paths = Self::require_scale(&served, r)?;
+        scale::read(&strategy::from_stored(&served, &r.version, &self.load(&served, r)?)?, paths)
+    }
+
+    /// Writes the `spec.replicas` of a Scale into the object; everything
+    /// else in the Scale is ignored. Its resourceVersion, when set, is a
+    /// precondition. Returns the resulting Scale.
+    pub async fn update_scale(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Value> {
+        let served = self.served_object(r)?;
+        let paths = Self::require_scale(&served, r)?;
+        let wanted = strategy::parse_body(body)?;
+        for _ in 0..RETRIES {
+            let current = self.load(&served, r)?;
+            if let Some(scale) = self.write_scale(&served, paths, r, &current, &wanted, options).await? {
+                return Ok(scale);
+            }
+        }
+        Err(Error::stale(&served.group, &served.plural, &r.name))
+    }
+
+    /// Patches the Scale of an object, then writes it as `update_scale` does.
+    pub async fn patch_scale(
+        &self,
+        r: &Ref,
+        patch_type: PatchType,
+        patch: &[u8],
+        options: &WriteOptions,
+    ) -> Result<Value> {
+        let served = self.served_object(r)?;
+        let paths = Self::require_scale(&served, r)?;
+        meta::check_body_size(patch)?;
+        for _ in 0..RETRIES {
+            let current = self.load(&served, r)?;
+            let before = scale::read(&strategy::from_stored(&served, &r.version, &current)?, paths)?;
+            let invalid = |causes| Error::invalid("autoscaling", "Scale", &r.name, causes);
+            let wanted = patch::apply(&before, patch_type, patch, invalid)?;
+            if let Some(scale) = self.write_scale(&served, paths, r, &current, &wanted, options).await? {
+                return Ok(scale);
+            }
+        }
+        Err(Error::stale(&served.group, &served.plural, &r.name))
+    }
+
+    /// One attempt at writing a Scale; `None` after a concurrent write.
+    async fn write_scale(
+        &self,
+        served: &Served,
+        paths: &ScalePaths,
+        r: &Ref,
+        current: &KeyValue,
+        wanted: &Value,
+        options: &WriteOptions,
+    ) -> Result<Option<Value>> {
+        let rv = meta::meta_str(wanted, "resourceVersion");
+        if !rv.is_empty() && meta::parse_resource_version(rv)? != Some(current.mod_revision) {
+            return Err(Error::stale(&served.group, &served.plural, &r.name));
+        }
+        let replicas = scale::desired_replicas(wanted, &r.name)?;
+        let obj = scale::apply(&strategy::from_stored(served, &r.version, current)?, paths, replicas);
+        match self.write_over(served, r, current, obj, Endpoint::Main, options).await? {
+            Some(written) => scale::read(&written, paths).map(Some),
+            None if rv.is_empty() => Ok(None),
+            None => Err(Error::stale(&served.group, &served.plural, &r.name)),
+        }
+    }
+
     /// Writes `obj` over `current`: keeps server-set fields, checks, and
     /// removes the object instead when it is being deleted and its last
     /// finalizer is gone. `None` when a concurrent write changed the object
@@ -306,6 +388,9 @@ impl Resources {
         obj["apiVersion"] = Value::String(served.api_version(&r.version));
         let mut errs = strategy::validate_metadata(served, &obj);
         errs.extend(strategy::validate_finalizers_on_update(&obj, &old));
+        if let Some(paths) = served.scale_paths(&r.version) {
+            errs.extend(scale::validate(&obj, paths));
+        }
         if !errs.is_empty() {
             return Err(strategy::invalid(served, &r.name, errs));
         }

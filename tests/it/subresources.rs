@@ -129,3 +129,113 @@ async fn without_the_subresource_status_is_an_ordinary_field() {
     let err = update_status(&mut r, &updated).await.unwrap_err();
     assert_eq!((err.code(), reason(&err).as_str()), (Code::NotFound, "NotFound"));
 }
+
+/// Registers Widgets whose v1 enables status and scale.
+async fn register_with_scale(t: &TestServer) {
+    let mut c = t.definitions().await;
+    let mut v1 = version("v1", true);
+    v1["subresources"] = json!({"status": {}, "scale": {
+        "specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas", "labelSelectorPath": ".status.selector"}});
+    support::create(&mut c, &Crd::new("example.com", "Widget").versions(vec![v1])).await;
+}
+
+async fn get_scale(r: &mut support::Resources, name: &str) -> Result<Value, tonic::Status> {
+    r.get_scale(pb::GetScaleRequest { r#ref: Some(widgets("ns", name)) })
+        .await
+        .map(|x| support::parse(&x.into_inner().scale))
+}
+
+async fn update_scale(r: &mut support::Resources, name: &str, scale: &Value) -> Result<Value, tonic::Status> {
+    let req = pb::UpdateScaleRequest {
+        r#ref: Some(widgets("ns", name)),
+        scale: serde_json::to_vec(scale).unwrap(),
+        options: None,
+    };
+    r.update_scale(req).await.map(|x| support::parse(&x.into_inner().scale))
+}
+
+#[tokio::test]
+async fn scale_round_trips_through_the_paths() {
+    let t = TestServer::start().await;
+    register_with_scale(&t).await;
+    let mut r = t.resources().await;
+    let created = create_widget(&mut r, "ns", &widget("a", json!({"replicas": 2}))).await.unwrap();
+    let mut with_status = created.clone();
+    with_status["status"] = json!({"replicas": 1, "selector": "app=web"});
+    update_status(&mut r, &with_status).await.unwrap();
+    let scale = get_scale(&mut r, "a").await.unwrap();
+    assert_eq!((scale["apiVersion"].as_str(), scale["kind"].as_str()), (Some("autoscaling/v1"), Some("Scale")));
+    assert_eq!(scale["spec"]["replicas"], 2);
+    assert_eq!(scale["status"], json!({"replicas": 1, "selector": "app=web"}));
+    assert_eq!(scale["metadata"]["uid"], created["metadata"]["uid"]);
+
+    let mut wanted = scale.clone();
+    wanted["spec"]["replicas"] = json!(5);
+    wanted["status"]["replicas"] = json!(99);
+    let scaled = update_scale(&mut r, "a", &wanted).await.unwrap();
+    assert_eq!((scaled["spec"]["replicas"].as_i64(), scaled["status"]["replicas"].as_i64()), (Some(5), Some(1)));
+    let obj = get_widget(&mut r, "ns", "a").await.unwrap();
+    assert_eq!(obj["spec"]["replicas"], 5);
+    assert_eq!(obj["status"]["replicas"], 1, "the resource's status is untouched");
+    assert_eq!(obj["metadata"]["generation"], 2, "the spec changed");
+
+    let err = update_scale(&mut r, "a", &wanted).await.unwrap_err();
+    assert_eq!(err.code(), Code::Aborted, "the Scale's resourceVersion is a precondition");
+    wanted["metadata"].as_object_mut().unwrap().remove("resourceVersion");
+    wanted["spec"]["replicas"] = json!(6);
+    assert_eq!(update_scale(&mut r, "a", &wanted).await.unwrap()["spec"]["replicas"], 6, "empty means unconditional");
+
+    let patch = pb::PatchResourceRequest {
+        r#ref: Some(widgets("ns", "a")),
+        patch_type: pb::PatchType::Merge as i32,
+        patch: br#"{"spec": {"replicas": 7}}"#.to_vec(),
+        subresource: pb::Subresource::Scale as i32,
+        ..Default::default()
+    };
+    let patched = support::parse(&r.patch(patch).await.unwrap().into_inner().object);
+    assert_eq!((patched["kind"].as_str(), patched["spec"]["replicas"].as_i64()), (Some("Scale"), Some(7)));
+}
+
+#[tokio::test]
+async fn replicas_must_fit_an_int32_on_every_write() {
+    let t = TestServer::start().await;
+    register_with_scale(&t).await;
+    let mut r = t.resources().await;
+    for bad in [json!(2147483648i64), json!(-1)] {
+        let err = create_widget(&mut r, "ns", &widget("a", json!({"replicas": bad}))).await.unwrap_err();
+        assert_eq!(support::violations(&err), ["spec.replicas"], "{}", err.message());
+    }
+    let created = create_widget(&mut r, "ns", &widget("a", json!({"replicas": 1}))).await.unwrap();
+    let err = patch_widget(&mut r, "ns", "a", pb::PatchType::Merge, r#"{"spec": {"replicas": 2147483648}}"#)
+        .await
+        .unwrap_err();
+    assert!(
+        err.message().contains("spec.replicas: Invalid value: 2147483648: should be less than or equal to 2147483647"),
+        "{}",
+        err.message()
+    );
+    let mut bad_status = created.clone();
+    bad_status["status"] = json!({"replicas": -1});
+    assert_eq!(support::violations(&update_status(&mut r, &bad_status).await.unwrap_err()), ["status.replicas"]);
+    let mut bad_scale = get_scale(&mut r, "a").await.unwrap();
+    bad_scale["spec"]["replicas"] = json!(-1);
+    assert_eq!(update_scale(&mut r, "a", &bad_scale).await.unwrap_err().code(), Code::InvalidArgument);
+    let mut bad_selector = created.clone();
+    bad_selector["status"] = json!({"selector": "app in web"});
+    assert_eq!(support::violations(&update_status(&mut r, &bad_selector).await.unwrap_err()), ["status.selector"]);
+}
+
+#[tokio::test]
+async fn scale_needs_the_subresource_and_the_spec_replicas() {
+    let t = TestServer::start().await;
+    register_with_scale(&t).await;
+    let mut r = t.resources().await;
+    create_widget(&mut r, "ns", &widget("empty", json!({}))).await.unwrap();
+    let err = get_scale(&mut r, "empty").await.unwrap_err();
+    assert!(err.message().contains(".spec.replicas"), "the error names the path: {}", err.message());
+    let t = TestServer::start().await;
+    support::register_widgets(&t).await;
+    let mut r = t.resources().await;
+    create_widget(&mut r, "ns", &widget("a", json!({"replicas": 1}))).await.unwrap();
+    assert_eq!(get_scale(&mut r, "a").await.unwrap_err().code(), Code::NotFound);
+}
