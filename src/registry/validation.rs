@@ -5,7 +5,7 @@
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceColumnDefinition, CustomResourceConversion, CustomResourceDefinition, CustomResourceDefinitionNames,
-    CustomResourceDefinitionSpec, CustomResourceSubresources, WebhookClientConfig,
+    CustomResourceDefinitionSpec, CustomResourceSubresources, JSONSchemaProps, WebhookClientConfig,
 };
 use serde_json::Value;
 
@@ -189,12 +189,62 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
         }
         if let Some(subresources) = &version.subresources {
             errs.extend(validate_subresources(subresources, &format!("{path}.subresources")));
+            let schema = version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref());
+            if let (Some(_), Some(schema)) = (&subresources.status, schema) {
+                errs.extend(validate_root_for_status(schema, &format!("{path}.schema.openAPIV3Schema")));
+            }
         }
         for (j, column) in version.additional_printer_columns.iter().flatten().enumerate() {
             errs.extend(validate_column(column, &format!("{path}.additionalPrinterColumns[{j}]")));
         }
     }
     errs
+}
+
+/// Keywords allowed at the schema root when the status subresource is
+/// enabled (Kubernetes' `allowedFieldsAtRootSchema`), so that the schema can
+/// be projected to `.status` and `.spec` without losing validation.
+const ALLOWED_AT_ROOT_WITH_STATUS: &[&str] = &[
+    "description",
+    "type",
+    "format",
+    "title",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "multipleOf",
+    "required",
+    "items",
+    "properties",
+    "externalDocs",
+    "example",
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-validations",
+];
+
+fn validate_root_for_status(schema: &JSONSchemaProps, path: &str) -> Vec<FieldError> {
+    let Ok(Value::Object(root)) = serde_json::to_value(schema) else { return Vec::new() };
+    let mut outside: Vec<&str> =
+        root.keys().map(String::as_str).filter(|k| !ALLOWED_AT_ROOT_WITH_STATUS.contains(k)).collect();
+    if outside.is_empty() {
+        return Vec::new();
+    }
+    outside.sort_unstable();
+    vec![FieldError::invalid_without_value(
+        path,
+        format!(
+            "only {} are allowed at the root of the schema if the status subresource is enabled; found {}",
+            ALLOWED_AT_ROOT_WITH_STATUS.join(", "),
+            outside.join(", ")
+        ),
+    )]
 }
 
 /// A dotted path such as `.spec.replicas`: starts with a dot, no empty
@@ -521,6 +571,18 @@ mod tests {
         v["metadata"]["name"] = "customresourcedefinitions.apiextensions.k8s.io".into();
         v["metadata"]["annotations"] = serde_json::json!({"api-approved.kubernetes.io": "yes"});
         assert_eq!(fields(&validate(&crd(v))), ["spec.group"]);
+    }
+
+    #[test]
+    fn the_status_subresource_limits_the_schema_root() {
+        let mut v = valid();
+        v["spec"]["versions"][0]["subresources"] = serde_json::json!({"status": {}});
+        v["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = serde_json::json!({"type": "object", "properties": {"spec": {"type": "object"}}, "oneOf": [{"required": ["spec"]}]});
+        let errs = validate(&crd(v.clone()));
+        assert_eq!(fields(&errs), ["spec.versions[0].schema.openAPIV3Schema"]);
+        assert!(errs[0].to_string().ends_with("found oneOf"), "{}", errs[0]);
+        v["spec"]["versions"][0]["schema"]["openAPIV3Schema"].as_object_mut().unwrap().remove("oneOf");
+        assert!(validate(&crd(v)).is_empty());
     }
 
     #[test]
