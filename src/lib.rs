@@ -10,6 +10,7 @@ pub mod grpc;
 pub mod pb;
 pub mod registry;
 pub mod resource;
+pub mod schema;
 pub mod server;
 pub mod storage;
 pub mod watch;

@@ -174,13 +174,16 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
         }
         match version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
             None => errs.push(FieldError::required(format!("{path}.schema.openAPIV3Schema"), "schemas are required")),
-            Some(schema) => match schema.type_.as_deref() {
-                Some("object") => {}
-                None | Some("") => errs.push(FieldError::required(
+            Some(schema) => match (compile_error(schema), schema.type_.as_deref()) {
+                (Some(why), _) => {
+                    errs.push(FieldError::invalid_without_value(format!("{path}.schema.openAPIV3Schema"), why))
+                }
+                (None, Some("object")) => {}
+                (None, None | Some("")) => errs.push(FieldError::required(
                     format!("{path}.schema.openAPIV3Schema.type"),
                     "must not be empty at the root",
                 )),
-                Some(other) => errs.push(FieldError::invalid(
+                (None, Some(other)) => errs.push(FieldError::invalid(
                     format!("{path}.schema.openAPIV3Schema.type"),
                     other,
                     "must be object at the root",
@@ -199,6 +202,13 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
         }
     }
     errs
+}
+
+/// Why a schema does not compile (a pattern that is not a regular
+/// expression), if it does not.
+fn compile_error(schema: &JSONSchemaProps) -> Option<String> {
+    let json = serde_json::to_value(schema).ok()?;
+    crate::schema::Schema::compile(&json).err()
 }
 
 /// Keywords allowed at the schema root when the status subresource is
@@ -583,6 +593,16 @@ mod tests {
         assert!(errs[0].to_string().ends_with("found oneOf"), "{}", errs[0]);
         v["spec"]["versions"][0]["schema"]["openAPIV3Schema"].as_object_mut().unwrap().remove("oneOf");
         assert!(validate(&crd(v)).is_empty());
+    }
+
+    #[test]
+    fn a_pattern_that_is_not_a_regular_expression_is_refused() {
+        let mut v = valid();
+        v["spec"]["versions"][0]["schema"]["openAPIV3Schema"] =
+            serde_json::json!({"type": "object", "properties": {"name": {"type": "string", "pattern": "("}}});
+        let errs = validate(&crd(v));
+        assert_eq!(fields(&errs), ["spec.versions[0].schema.openAPIV3Schema"]);
+        assert!(errs[0].to_string().contains("properties[name].pattern"), "{}", errs[0]);
     }
 
     #[test]

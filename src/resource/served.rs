@@ -39,6 +39,8 @@ pub struct Version {
     pub status: bool,
     /// The scale subresource, when enabled.
     pub scale: Option<ScalePaths>,
+    /// The version's schema, compiled once per definition revision.
+    pub schema: Option<Arc<crate::schema::Schema>>,
 }
 
 /// What a request needs to know about the definition serving it.
@@ -90,9 +92,17 @@ impl Served {
                 .iter()
                 .map(|v| {
                     let subresources = v.subresources.as_ref();
+                    let schema = v
+                        .schema
+                        .as_ref()
+                        .and_then(|s| s.open_api_v3_schema.as_ref())
+                        .and_then(|s| serde_json::to_value(s).ok())
+                        .and_then(|json| crate::schema::Schema::compile(&json).ok())
+                        .map(Arc::new);
                     Version {
                         name: v.name.clone(),
                         served: v.served,
+                        schema,
                         status: subresources.is_some_and(|s| s.status.is_some()),
                         scale: subresources.and_then(|s| s.scale.as_ref()).map(|scale| ScalePaths {
                             spec_replicas: scale.spec_replicas_path.clone(),
@@ -121,6 +131,11 @@ impl Served {
     /// The scale paths of `version`, when it has the scale subresource.
     pub fn scale_paths(&self, version: &str) -> Option<&ScalePaths> {
         self.version(version).and_then(|v| v.scale.as_ref())
+    }
+
+    /// The compiled schema of `version`.
+    pub fn schema(&self, version: &str) -> Option<&crate::schema::Schema> {
+        self.version(version).and_then(|v| v.schema.as_deref())
     }
 
     /// Whether `version` has the status subresource.

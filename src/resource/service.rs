@@ -146,6 +146,7 @@ impl Resources {
             }
             let name = meta::meta_str(&obj, "name").to_string();
             let mut errs = strategy::validate_metadata(&served, &obj);
+            errs.extend(Self::validate_schema(&served, &r.version, &obj, Endpoint::Main));
             if let Some(paths) = served.scale_paths(&r.version) {
                 errs.extend(scale::validate(&obj, paths));
             }
@@ -205,6 +206,21 @@ impl Resources {
         self.write_over(&served, r, &current, obj, Endpoint::Status, options)
             .await?
             .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
+    }
+
+    /// Schema errors of a write at `version`: the whole object on the main
+    /// endpoint; only `status`, against the schema's `.status` part, on the
+    /// status endpoint (so an invalid stored spec does not block a status
+    /// update).
+    fn validate_schema(served: &Served, version: &str, obj: &Value, endpoint: Endpoint) -> Vec<FieldError> {
+        let Some(schema) = served.schema(version) else { return Vec::new() };
+        match endpoint {
+            Endpoint::Main => crate::schema::validate(obj, schema, ""),
+            Endpoint::Status => match (obj.get("status"), schema.property("status")) {
+                (Some(status), Some(status_schema)) => crate::schema::validate(status, status_schema, "status"),
+                _ => Vec::new(),
+            },
+        }
     }
 
     fn require_status(served: &Served, r: &Ref) -> Result<()> {
@@ -388,6 +404,7 @@ impl Resources {
         obj["apiVersion"] = Value::String(served.api_version(&r.version));
         let mut errs = strategy::validate_metadata(served, &obj);
         errs.extend(strategy::validate_finalizers_on_update(&obj, &old));
+        errs.extend(Self::validate_schema(served, &r.version, &obj, endpoint));
         if let Some(paths) = served.scale_paths(&r.version) {
             errs.extend(scale::validate(&obj, paths));
         }

@@ -239,3 +239,54 @@ async fn scale_needs_the_subresource_and_the_spec_replicas() {
     create_widget(&mut r, "ns", &widget("a", json!({"replicas": 1}))).await.unwrap();
     assert_eq!(get_scale(&mut r, "a").await.unwrap_err().code(), Code::NotFound);
 }
+
+#[tokio::test]
+async fn status_writes_are_validated_against_the_status_schema_only() {
+    let t = TestServer::start().await;
+    let mut c = t.definitions().await;
+    let schema = |max_replicas: i64| {
+        json!({"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {"replicas": {"type": "integer", "maximum": max_replicas}}},
+            "status": {"type": "object", "properties": {"num": {"type": "integer", "maximum": 10}}}}})
+    };
+    let mut v1 = version("v1", true);
+    v1["subresources"] = json!({"status": {}});
+    v1["schema"]["openAPIV3Schema"] = schema(10);
+    let crd = support::create(&mut c, &Crd::new("example.com", "Widget").versions(vec![v1.clone()])).await;
+    let mut r = t.resources().await;
+    let created = create_widget(&mut r, "ns", &widget("a", json!({"replicas": 5}))).await.unwrap();
+    let err = create_widget(&mut r, "ns", &widget("b", json!({"replicas": 11}))).await.unwrap_err();
+    assert!(
+        err.message().contains("spec.replicas: Invalid value: 11: should be less than or equal to 10"),
+        "{}",
+        err.message()
+    );
+
+    // Tighten the schema: the stored spec is now invalid.
+    let mut tighter = crd.clone();
+    tighter["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = schema(3);
+    support::update(&mut c, &tighter).await.unwrap();
+
+    let mut body = created.clone();
+    body["status"] = json!({"num": 7});
+    let updated =
+        update_status(&mut r, &body).await.expect("an invalid stored spec does not block a valid status update");
+    assert_eq!(updated["status"]["num"], 7);
+    let mut body = updated.clone();
+    body["status"] = json!({"num": 15});
+    let err = update_status(&mut r, &body).await.unwrap_err();
+    assert_eq!(support::violations(&err), ["status.num"]);
+    assert!(
+        err.message().contains("status.num: Invalid value: 15: should be less than or equal to 10"),
+        "{}",
+        err.message()
+    );
+    let mut relabelled = updated.clone();
+    relabelled["metadata"]["labels"] = json!({"x": "y"});
+    let err = update_widget(&mut r, "ns", &relabelled).await.unwrap_err();
+    assert!(
+        err.message().contains("spec.replicas: Invalid value: 5: should be less than or equal to 3"),
+        "{}",
+        err.message()
+    );
+}
