@@ -71,3 +71,15 @@ pub fn watch_event(event: &WatchEvent) -> pb::WatchEvent {
     };
     pb::WatchEvent { r#type: kind as i32, object: event.object.json().to_vec() }
 }
+
+/// A response carrying the write's warnings as `warning` metadata entries,
+/// as Kubernetes carries them in `Warning` headers.
+pub fn with_warnings<T>(message: T, warnings: &[String]) -> tonic::Response<T> {
+    let mut response = tonic::Response::new(message);
+    for warning in warnings {
+        if let Ok(value) = tonic::metadata::MetadataValue::try_from(warning.as_str()) {
+            response.metadata_mut().append("warning", value);
+        }
+    }
+    response
+}

@@ -12,7 +12,7 @@ use super::convert;
 use crate::pb::v1 as pb;
 use crate::pb::v1::custom_resources_server::CustomResources;
 use crate::resource::patch::PatchType;
-use crate::resource::{Endpoint, Ref, Resources};
+use crate::resource::{Endpoint, Ref, Resources, Written};
 
 /// The service over the resource domain.
 pub struct ResourcesService {
@@ -57,7 +57,10 @@ impl CustomResources for ResourcesService {
         let req = request.into_inner();
         let created =
             self.resources.create(&reference(req.r#ref), &req.object, &convert::write_options(req.options)).await?;
-        Ok(Response::new(pb::CreateResourceResponse { object: convert::json(&created) }))
+        Ok(convert::with_warnings(
+            pb::CreateResourceResponse { object: convert::json(&created.object) },
+            &created.warnings,
+        ))
     }
 
     async fn get(&self, request: Request<pb::GetResourceRequest>) -> Result<Response<pb::GetResourceResponse>, Status> {
@@ -96,7 +99,10 @@ impl CustomResources for ResourcesService {
         let req = request.into_inner();
         let updated =
             self.resources.update(&reference(req.r#ref), &req.object, &convert::write_options(req.options)).await?;
-        Ok(Response::new(pb::UpdateResourceResponse { object: convert::json(&updated) }))
+        Ok(convert::with_warnings(
+            pb::UpdateResourceResponse { object: convert::json(&updated.object) },
+            &updated.warnings,
+        ))
     }
 
     async fn patch(
@@ -111,9 +117,15 @@ impl CustomResources for ResourcesService {
                 self.resources.patch(&r, Endpoint::Main, kind, &req.patch, &options).await?
             }
             pb::Subresource::Status => self.resources.patch(&r, Endpoint::Status, kind, &req.patch, &options).await?,
-            pb::Subresource::Scale => self.resources.patch_scale(&r, kind, &req.patch, &options).await?,
+            pb::Subresource::Scale => {
+                let scale = self.resources.patch_scale(&r, kind, &req.patch, &options).await?;
+                Written { object: scale, warnings: Vec::new() }
+            }
         };
-        Ok(Response::new(pb::PatchResourceResponse { object: convert::json(&patched) }))
+        Ok(convert::with_warnings(
+            pb::PatchResourceResponse { object: convert::json(&patched.object) },
+            &patched.warnings,
+        ))
     }
 
     async fn delete(
@@ -147,7 +159,10 @@ impl CustomResources for ResourcesService {
             .resources
             .update_status(&reference(req.r#ref), &req.object, &convert::write_options(req.options))
             .await?;
-        Ok(Response::new(pb::UpdateStatusResponse { object: convert::json(&updated) }))
+        Ok(convert::with_warnings(
+            pb::UpdateStatusResponse { object: convert::json(&updated.object) },
+            &updated.warnings,
+        ))
     }
 
     async fn get_scale(&self, request: Request<pb::GetScaleRequest>) -> Result<Response<pb::GetScaleResponse>, Status> {

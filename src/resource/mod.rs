@@ -13,5 +13,5 @@ pub mod served;
 pub mod service;
 pub mod strategy;
 
-pub use service::{Deleted, Endpoint, Resources};
+pub use service::{Deleted, Endpoint, Resources, Written};
 pub use strategy::Ref;

@@ -133,6 +133,11 @@ impl Served {
         self.version(version).and_then(|v| v.scale.as_ref())
     }
 
+    /// The compiled schema of the storage version (served or not).
+    pub fn storage_schema(&self) -> Option<&crate::schema::Schema> {
+        self.versions.iter().find(|v| v.name == self.storage_version).and_then(|v| v.schema.as_deref())
+    }
+
     /// The compiled schema of `version`.
     pub fn schema(&self, version: &str) -> Option<&crate::schema::Schema> {
         self.version(version).and_then(|v| v.schema.as_deref())

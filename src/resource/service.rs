@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::list::{self, ListPage};
 use super::meta;
-use super::options::{DeleteOptions, ListOptions, WatchOptions, WriteOptions};
+use super::options::{DeleteOptions, FieldValidation, ListOptions, WatchOptions, WriteOptions};
 use super::patch::{self, PatchType};
 use super::scale;
 use super::selector::{FieldSelector, LabelSelector};
@@ -32,6 +32,14 @@ pub struct Resources {
     renders: Arc<stream::RenderCache>,
     /// Bumped on every definition change (`track_definitions`).
     definitions: tokio::sync::watch::Receiver<u64>,
+}
+
+/// The outcome of a write: the object as stored, and warnings for the
+/// client (one per unknown field under `FieldValidation::Warn`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written {
+    pub object: Value,
+    pub warnings: Vec<String>,
 }
 
 /// What a write addresses: the object itself or its status subresource.
@@ -122,7 +130,7 @@ impl Resources {
 
     /// Creates an object. The commit is tied to the definition's revision,
     /// so no create lands once the definition has started terminating.
-    pub async fn create(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Value> {
+    pub async fn create(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
         let mut obj = strategy::parse_body(body)?;
         let generate = meta::meta_str(&obj, "name").is_empty() && !meta::meta_str(&obj, "generateName").is_empty();
         for _ in 0..RETRIES {
@@ -136,6 +144,7 @@ impl Resources {
             if !meta::meta_str(&obj, "resourceVersion").is_empty() {
                 return Err(Error::bad_request("resourceVersion should not be set on objects to be created"));
             }
+            let warnings = Self::admit(&served, &r.version, &mut obj, Endpoint::Main, options)?;
             strategy::prepare_for_create(&mut obj, &r.namespace);
             if served.has_status(&r.version) {
                 strategy::keep_status(&mut obj, None);
@@ -158,7 +167,7 @@ impl Resources {
                 if self.store.get(&key).is_some() {
                     return Err(Error::already_exists(&served.group, &served.plural, &name));
                 }
-                return Ok(obj);
+                return Ok(Written { object: obj, warnings });
             }
             let ops = vec![
                 Op::check(keys::definition_key(&served.definition), served.revision),
@@ -167,7 +176,7 @@ impl Resources {
             match self.store.commit(ops).await {
                 Ok(committed) => {
                     let kv = committed.current(1).ok_or_else(|| Error::internal("create left no object"))?;
-                    return strategy::from_stored(&served, &r.version, kv);
+                    return Ok(Written { object: strategy::from_stored(&served, &r.version, kv)?, warnings });
                 }
                 // The definition changed since it was resolved: resolve again.
                 Err(StorageError::PreconditionFailed { index: 0, .. }) => continue,
@@ -182,7 +191,7 @@ impl Resources {
     }
 
     /// Replaces an object. Requires a current resourceVersion; never creates.
-    pub async fn update(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Value> {
+    pub async fn update(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
         let served = self.served_object(r)?;
         let obj = strategy::parse_body(body)?;
         strategy::check_identity(&served, r, &obj, false)?;
@@ -196,7 +205,7 @@ impl Resources {
     /// Replaces the status of an object: only `status` is taken from the
     /// body; a current resourceVersion is required. NotFound unless the
     /// version enables the status subresource.
-    pub async fn update_status(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Value> {
+    pub async fn update_status(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
         let served = self.served_object(r)?;
         Self::require_status(&served, r)?;
         let obj = strategy::parse_body(body)?;
@@ -206,6 +215,33 @@ impl Resources {
         self.write_over(&served, r, &current, obj, Endpoint::Status, options)
             .await?
             .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
+    }
+
+    /// Prunes what the schema of `version` does not know (refusing it under
+    /// `Strict`, warning under `Warn`), then applies its defaults. On the
+    /// status endpoint only what is under `status` counts.
+    fn admit(
+        served: &Served,
+        version: &str,
+        obj: &mut Value,
+        endpoint: Endpoint,
+        options: &WriteOptions,
+    ) -> Result<Vec<String>> {
+        let Some(schema) = served.schema(version) else { return Ok(Vec::new()) };
+        let mut dropped = crate::schema::prune(obj, schema);
+        if endpoint == Endpoint::Status {
+            dropped.retain(|path| path == "status" || path.starts_with("status.") || path.starts_with("status["));
+        }
+        let unknown: Vec<String> = dropped.iter().map(|path| format!("unknown field {path:?}")).collect();
+        let warnings = match options.field_validation {
+            FieldValidation::Strict if !unknown.is_empty() => {
+                return Err(Error::bad_request(format!("strict decoding error: {}", unknown.join(", "))));
+            }
+            FieldValidation::Strict | FieldValidation::Ignore => Vec::new(),
+            FieldValidation::Warn => unknown,
+        };
+        crate::schema::apply_defaults(obj, schema);
+        Ok(warnings)
     }
 
     /// Schema errors of a write at `version`: the whole object on the main
@@ -257,7 +293,7 @@ impl Resources {
         patch_type: PatchType,
         patch: &[u8],
         options: &WriteOptions,
-    ) -> Result<Value> {
+    ) -> Result<Written> {
         let served = self.served_object(r)?;
         if endpoint == Endpoint::Status {
             Self::require_status(&served, r)?;
@@ -360,7 +396,7 @@ impl Resources {
         let replicas = scale::desired_replicas(wanted, &r.name)?;
         let obj = scale::apply(&strategy::from_stored(served, &r.version, current)?, paths, replicas);
         match self.write_over(served, r, current, obj, Endpoint::Main, options).await? {
-            Some(written) => scale::read(&written, paths).map(Some),
+            Some(written) => scale::read(&written.object, paths).map(Some),
             None if rv.is_empty() => Ok(None),
             None => Err(Error::stale(&served.group, &served.plural, &r.name)),
         }
@@ -378,7 +414,9 @@ impl Resources {
         body: Value,
         endpoint: Endpoint,
         options: &WriteOptions,
-    ) -> Result<Option<Value>> {
+    ) -> Result<Option<Written>> {
+        let mut body = body;
+        let warnings = Self::admit(served, &r.version, &mut body, endpoint, options)?;
         let old = strategy::from_stored(served, &r.version, current)?;
         let uid = body.get("metadata").and_then(|m| m.get("uid")).and_then(Value::as_str).unwrap_or("");
         let subject = meta::Subject { group: &served.group, resource: &served.plural, name: &r.name };
@@ -415,7 +453,7 @@ impl Resources {
         let finished = strategy::deleting(&obj) && strategy::finalizers(&obj).is_empty();
         if options.dry_run {
             meta::set_resource_version(&mut obj, current.mod_revision);
-            return Ok(Some(obj));
+            return Ok(Some(Written { object: obj, warnings }));
         }
         let op = if finished {
             Op::delete(key, current.mod_revision)
@@ -428,10 +466,10 @@ impl Resources {
         };
         if finished {
             meta::set_resource_version(&mut obj, committed.revision);
-            return Ok(Some(obj));
+            return Ok(Some(Written { object: obj, warnings }));
         }
         let kv = committed.current(0).ok_or_else(|| Error::internal("update left no object"))?;
-        strategy::from_stored(served, &r.version, kv).map(Some)
+        Ok(Some(Written { object: strategy::from_stored(served, &r.version, kv)?, warnings }))
     }
 
     /// Deletes an object, or marks it for deletion while it has finalizers.

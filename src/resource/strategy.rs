@@ -254,10 +254,15 @@ pub fn to_stored(served: &Served, obj: &Value) -> Vec<u8> {
 }
 
 /// A stored object as a client sees it at `version`, with its
-/// resourceVersion. Until conversion comes, only apiVersion changes.
+/// resourceVersion. The storage version's defaults apply on read, so a
+/// default added later shows at once (and is stored at the next write).
+/// Until conversion comes, only apiVersion changes.
 pub fn from_stored(served: &Served, version: &str, kv: &KeyValue) -> Result<Value> {
     let mut obj: Value = serde_json::from_slice(&kv.value)
         .map_err(|e| Error::internal(format!("stored object {} is corrupt: {e}", kv.key)))?;
+    if let Some(schema) = served.storage_schema() {
+        crate::schema::apply_defaults(&mut obj, schema);
+    }
     obj["apiVersion"] = Value::String(served.api_version(version));
     meta::set_resource_version(&mut obj, kv.mod_revision);
     Ok(obj)

@@ -1,9 +1,12 @@
 //! OpenAPI v3 schemas of definition versions: compiled once per definition
 //! revision (`Schema::compile`), then used to validate objects with every
 //! error at its field path (`validate`). Validation here covers the value
-//! keywords; structural checks at definition time, pruning, defaulting, CEL
-//! rules and ratcheting come with the schemas issue.
+//! keywords; pruning of unknown fields (`prune`) and defaulting
+//! (`apply_defaults`) follow Kubernetes' algorithms. Structural checks at
+//! definition time, CEL rules and ratcheting come with the schemas issue.
 
+mod default;
+mod prune;
 mod validate;
 
 use std::collections::BTreeMap;
@@ -11,6 +14,8 @@ use std::collections::BTreeMap;
 use regex::Regex;
 use serde_json::Value;
 
+pub use default::apply_defaults;
+pub use prune::prune;
 pub use validate::validate;
 
 /// What `additionalProperties` allows.
@@ -32,6 +37,13 @@ pub struct Schema {
     pub int_or_string: bool,
     pub preserve_unknown_fields: bool,
     pub format: Option<String>,
+    /// `x-kubernetes-embedded-resource`: apiVersion, kind and metadata are kept.
+    pub embedded_resource: bool,
+    /// The value a missing (or non-nullable null) field gets.
+    pub default: Option<Value>,
+    /// Whether this node or any below it has a default (defaulting skips
+    /// subtrees without).
+    pub has_defaults: bool,
     pub properties: BTreeMap<String, Schema>,
     pub additional: Additional,
     pub items: Option<Box<Schema>>,
@@ -113,12 +125,15 @@ fn compile_at(json: &Value, path: &str) -> Result<Schema, String> {
         }
         None => None,
     };
-    Ok(Schema {
+    let mut schema = Schema {
         type_: json.get("type").and_then(Value::as_str).filter(|t| !t.is_empty()).map(String::from),
         nullable: flag(json, "nullable"),
         int_or_string: flag(json, "x-kubernetes-int-or-string"),
         preserve_unknown_fields: flag(json, "x-kubernetes-preserve-unknown-fields"),
         format: json.get("format").and_then(Value::as_str).map(String::from),
+        embedded_resource: flag(json, "x-kubernetes-embedded-resource"),
+        default: json.get("default").cloned(),
+        has_defaults: false,
         properties,
         additional,
         items: match json.get("items") {
@@ -150,5 +165,10 @@ fn compile_at(json: &Value, path: &str) -> Result<Schema, String> {
             Some(not @ Value::Object(_)) => Some(Box::new(compile_at(not, &format!("{path}.not"))?)),
             _ => None,
         },
-    })
+    };
+    schema.has_defaults = schema.default.is_some()
+        || schema.properties.values().any(|p| p.has_defaults)
+        || schema.items.as_ref().is_some_and(|i| i.has_defaults)
+        || matches!(&schema.additional, Additional::Schema(a) if a.has_defaults);
+    Ok(schema)
 }

@@ -6,6 +6,7 @@ mod definitions;
 mod lifecycle;
 mod resource_reads;
 mod resources;
+mod schemas;
 mod server;
 mod storage;
 mod subresources;

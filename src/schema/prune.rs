@@ -1,0 +1,141 @@
+//! Pruning, as Kubernetes' pruning algorithm: fields a schema does not know
+//! are dropped, except below `x-kubernetes-preserve-unknown-fields`;
+//! `apiVersion`, `kind` and `metadata` of the root and of embedded resources
+//! are kept, and unknown fields inside `metadata` are always dropped.
+
+use serde_json::{Map, Value};
+
+use super::{Additional, Schema};
+
+/// The fields of `ObjectMeta`: anything else under `metadata` is dropped.
+const OBJECT_META: &[&str] = &[
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+];
+
+/// Drops from the object `value` every field `schema` does not know; returns
+/// the paths of what was dropped, in document order.
+pub fn prune(value: &mut Value, schema: &Schema) -> Vec<String> {
+    let mut dropped = Vec::new();
+    prune_object_like(value, schema, "", true, &mut dropped);
+    dropped
+}
+
+fn child(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+fn prune_metadata(map: &mut Map<String, Value>, path: &str, dropped: &mut Vec<String>) {
+    if let Some(Value::Object(meta)) = map.get_mut("metadata") {
+        let unknown: Vec<String> = meta.keys().filter(|k| !OBJECT_META.contains(&k.as_str())).cloned().collect();
+        for key in unknown {
+            meta.remove(&key);
+            dropped.push(child(&child(path, "metadata"), &key));
+        }
+    }
+}
+
+/// Prunes an object; `resource` marks the root or an embedded resource.
+fn prune_object_like(value: &mut Value, schema: &Schema, path: &str, resource: bool, dropped: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if resource {
+                prune_metadata(map, path, dropped);
+            }
+            let keys: Vec<String> = map.keys().cloned().collect();
+            for key in keys {
+                if resource && matches!(key.as_str(), "apiVersion" | "kind" | "metadata") {
+                    continue;
+                }
+                let item_path = child(path, &key);
+                let item_schema = match (schema.property(&key), &schema.additional) {
+                    (Some(property), _) => Some(property),
+                    (None, Additional::Schema(other)) => Some(&**other),
+                    (None, _) => None,
+                };
+                match item_schema {
+                    Some(item_schema) => {
+                        let item = map.get_mut(&key).expect("key listed above");
+                        prune_value(item, item_schema, &item_path, dropped);
+                    }
+                    None if schema.preserve_unknown_fields => {}
+                    None => {
+                        map.remove(&key);
+                        dropped.push(item_path);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = &schema.items {
+                for (i, item) in items.iter_mut().enumerate() {
+                    prune_value(item, item_schema, &format!("{path}[{i}]"), dropped);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn prune_value(value: &mut Value, schema: &Schema, path: &str, dropped: &mut Vec<String>) {
+    prune_object_like(value, schema, path, schema.embedded_resource, dropped);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn unknown_fields_go_except_where_preserved() {
+        let schema = Schema::compile(&json!({"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {
+                "known": {"type": "string"},
+                "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                "list": {"type": "array", "items": {"type": "object", "properties": {"a": {"type": "integer"}}}},
+                "map": {"type": "object", "additionalProperties": {"type": "object", "properties": {"b": {"type": "integer"}}}},
+                "embedded": {"type": "object", "x-kubernetes-embedded-resource": true, "properties": {"spec": {"type": "object"}}}}}}}))
+        .unwrap();
+        let mut obj = json!({
+            "apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "a", "bogus": 1},
+            "spec": {"known": "k", "x": 1, "free": {"anything": {"goes": true}},
+                     "list": [{"a": 1, "z": 2}], "map": {"k": {"b": 1, "c": 2}},
+                     "embedded": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "junk": 1}, "spec": {}, "extra": 1}},
+            "status": {"gone": true}
+        });
+        let dropped = prune(&mut obj, &schema);
+        assert_eq!(
+            dropped,
+            [
+                "metadata.bogus",
+                "spec.x",
+                "spec.list[0].z",
+                "spec.map.k.c",
+                "spec.embedded.metadata.junk",
+                "spec.embedded.extra",
+                "status",
+            ]
+        );
+        assert_eq!(obj["spec"]["free"]["anything"]["goes"], true);
+        assert_eq!(obj["spec"]["embedded"]["kind"], "Pod");
+        assert_eq!(obj["apiVersion"], "example.com/v1");
+    }
+}
