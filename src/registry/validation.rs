@@ -172,6 +172,9 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
         if spec.versions[..i].iter().any(|earlier| earlier.name == version.name) {
             errs.push(FieldError::duplicate(format!("{path}.name"), version.name.as_str()));
         }
+        if let Some(schema) = version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
+            errs.extend(structural_errors(schema, &path));
+        }
         match version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
             None => errs.push(FieldError::required(format!("{path}.schema.openAPIV3Schema"), "schemas are required")),
             Some(schema) => match (compile_error(schema), schema.type_.as_deref()) {
@@ -202,6 +205,12 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
         }
     }
     errs
+}
+
+/// Why a schema is not structural, each at its path.
+fn structural_errors(schema: &JSONSchemaProps, version_path: &str) -> Vec<FieldError> {
+    let Ok(json) = serde_json::to_value(schema) else { return Vec::new() };
+    crate::schema::structural::check(&json, &format!("{version_path}.schema.openAPIV3Schema"))
 }
 
 /// Why a schema does not compile (a pattern that is not a regular

@@ -7,6 +7,7 @@
 
 mod default;
 mod prune;
+pub mod structural;
 mod validate;
 
 use std::collections::BTreeMap;

@@ -93,3 +93,24 @@ async fn a_default_added_later_shows_on_read_and_is_stored_at_the_next_write() {
         r.list(pb::ListResourcesRequest { r#ref: Some(widgets("ns", "")), options: None }).await.unwrap().into_inner();
     assert!(listed.items.iter().all(|i| support::parse(i)["spec"]["mode"] == "auto"));
 }
+
+#[tokio::test]
+async fn non_structural_schemas_are_refused_at_their_paths() {
+    let t = TestServer::start().await;
+    let mut c = t.definitions().await;
+    let mut v1 = version("v1", true);
+    v1["schema"]["openAPIV3Schema"] = json!({"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {"untyped": {}, "size": {"type": "integer", "default": "big"}}}}});
+    let crd = Crd::new("example.com", "Widget").versions(vec![v1]);
+    let err = c.create(pb::CreateDefinitionRequest { definition: crd.bytes(), options: None }).await.unwrap_err();
+    assert_eq!(reason(&err), "Invalid");
+    let fields = support::violations(&err);
+    assert_eq!(
+        fields,
+        [
+            "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[untyped].type",
+            "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].default",
+        ]
+    );
+    assert!(err.message().contains("must not be empty for specified object fields"), "{}", err.message());
+}

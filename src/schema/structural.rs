@@ -1,0 +1,335 @@
+//! Structural schemas: the subset of OpenAPI v3 Kubernetes accepts for
+//! definitions, checked when a definition is written, every violation at
+//! its path (`...openAPIV3Schema.properties[spec].type`). Defaults are
+//! checked too: valid against their own schema, already pruned, and never
+//! under `metadata`, `apiVersion` or `kind`.
+
+use serde_json::{Map, Value};
+
+use super::{prune, validate, Schema};
+use crate::error::FieldError;
+
+const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
+const FORBIDDEN: &[&str] = &["$ref", "definitions", "dependencies", "patternProperties", "additionalItems"];
+const JUNCTORS: &[&str] = &["allOf", "anyOf", "oneOf"];
+
+/// Where a node sits, for the rules that depend on it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Root,
+    Property,
+    Items,
+    /// Inside allOf, anyOf, oneOf or not.
+    Junctor,
+}
+
+/// Every way the schema `json` at `path` is not structural.
+pub fn check(json: &Value, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    node(json, path, Place::Root, &mut errs);
+    if let Some(props) = json.get("properties").and_then(Value::as_object) {
+        root_properties(props, path, &mut errs);
+    }
+    errs
+}
+
+fn flag(node: &Map<String, Value>, key: &str) -> bool {
+    node.get(key).and_then(Value::as_bool).unwrap_or(false)
+}
+
+fn node(json: &Value, path: &str, place: Place, errs: &mut Vec<FieldError>) {
+    let Some(node) = json.as_object() else {
+        errs.push(FieldError::type_invalid(path, json.clone(), "must be a schema object"));
+        return;
+    };
+    for key in FORBIDDEN {
+        if node.contains_key(*key) {
+            errs.push(FieldError::forbidden(format!("{path}.{key}"), format!("{key} is not supported")));
+        }
+    }
+    if flag(node, "uniqueItems") {
+        errs.push(FieldError::forbidden(
+            format!("{path}.uniqueItems"),
+            "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
+        ));
+    }
+    let type_ = node.get("type").and_then(Value::as_str).unwrap_or("");
+    let int_or_string = flag(node, "x-kubernetes-int-or-string");
+    let preserve = flag(node, "x-kubernetes-preserve-unknown-fields");
+    if place == Place::Junctor {
+        for key in ["type", "default", "nullable"] {
+            if node.contains_key(key) {
+                errs.push(FieldError::forbidden(format!("{path}.{key}"), "must be empty to be structural"));
+            }
+        }
+        for key in node.keys().filter(|k| k.starts_with("x-kubernetes-")) {
+            errs.push(FieldError::forbidden(format!("{path}.{key}"), "must be empty to be structural"));
+        }
+    } else if type_.is_empty() {
+        // The root's type is checked with the definition ("object at the root").
+        if !int_or_string && !preserve && place != Place::Root {
+            let detail = match place {
+                Place::Items => "must not be empty for specified array items",
+                _ => "must not be empty for specified object fields",
+            };
+            errs.push(FieldError::required(format!("{path}.type"), detail));
+        }
+    } else if !TYPES.contains(&type_) {
+        errs.push(FieldError::not_supported(format!("{path}.type"), type_, TYPES));
+    }
+    if place == Place::Root && flag(node, "nullable") {
+        errs.push(FieldError::forbidden(format!("{path}.nullable"), "must be false at the root"));
+    }
+    if int_or_string && !type_.is_empty() {
+        errs.push(FieldError::invalid(
+            format!("{path}.type"),
+            type_,
+            "must be empty if x-kubernetes-int-or-string is true",
+        ));
+    }
+    if node.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(false)) {
+        errs.push(FieldError::invalid(
+            format!("{path}.x-kubernetes-preserve-unknown-fields"),
+            false,
+            "must be true or undefined",
+        ));
+    }
+    if flag(node, "x-kubernetes-embedded-resource") && type_ != "object" {
+        errs.push(FieldError::invalid(
+            format!("{path}.type"),
+            type_,
+            "must be object if x-kubernetes-embedded-resource is true",
+        ));
+    }
+    if node.contains_key("properties") && node.get("additionalProperties").is_some_and(|a| a != &Value::Bool(true)) {
+        errs.push(FieldError::forbidden(
+            format!("{path}.additionalProperties"),
+            "additionalProperties and properties are mutual exclusive",
+        ));
+    }
+    extensions(node, path, type_, errs);
+    children(node, path, place, type_, errs);
+    if place != Place::Junctor {
+        junctor_coverage(node, path, errs);
+    }
+    if let Some(default) = node.get("default") {
+        check_default(json, default, path, errs);
+    }
+}
+
+fn extensions(node: &Map<String, Value>, path: &str, type_: &str, errs: &mut Vec<FieldError>) {
+    if let Some(list_type) = node.get("x-kubernetes-list-type").and_then(Value::as_str) {
+        let field = format!("{path}.x-kubernetes-list-type");
+        if !["atomic", "set", "map"].contains(&list_type) {
+            errs.push(FieldError::not_supported(field, list_type, &["atomic", "set", "map"]));
+        } else if type_ != "array" {
+            errs.push(FieldError::invalid(field, list_type, "must only be used if type is array"));
+        } else if list_type == "map" {
+            let keys: Vec<&str> = node
+                .get("x-kubernetes-list-map-keys")
+                .and_then(Value::as_array)
+                .map(|k| k.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if keys.is_empty() {
+                errs.push(FieldError::required(
+                    format!("{path}.x-kubernetes-list-map-keys"),
+                    "must not be empty if x-kubernetes-list-type is map",
+                ));
+            }
+            let item_props = node.get("items").and_then(|i| i.get("properties")).and_then(Value::as_object);
+            for key in keys {
+                let scalar = item_props.and_then(|p| p.get(key)).and_then(|k| k.get("type")).and_then(Value::as_str);
+                if !matches!(scalar, Some("string" | "integer" | "number" | "boolean")) {
+                    errs.push(FieldError::invalid(
+                        format!("{path}.x-kubernetes-list-map-keys"),
+                        key,
+                        "entries must all be names of item properties of scalar type",
+                    ));
+                }
+            }
+        }
+    }
+    if node.contains_key("x-kubernetes-list-map-keys")
+        && node.get("x-kubernetes-list-type").and_then(Value::as_str) != Some("map")
+    {
+        errs.push(FieldError::forbidden(
+            format!("{path}.x-kubernetes-list-map-keys"),
+            "must only be used if x-kubernetes-list-type is map",
+        ));
+    }
+    if let Some(map_type) = node.get("x-kubernetes-map-type").and_then(Value::as_str) {
+        let field = format!("{path}.x-kubernetes-map-type");
+        if !["atomic", "granular"].contains(&map_type) {
+            errs.push(FieldError::not_supported(field, map_type, &["atomic", "granular"]));
+        } else if type_ != "object" {
+            errs.push(FieldError::invalid(field, map_type, "must only be used if type is object"));
+        }
+    }
+}
+
+fn children(node: &Map<String, Value>, path: &str, place: Place, type_: &str, errs: &mut Vec<FieldError>) {
+    let inner = |p: Place| if place == Place::Junctor { Place::Junctor } else { p };
+    if let Some(props) = node.get("properties").and_then(Value::as_object) {
+        for (name, prop) in props {
+            self::node(prop, &format!("{path}.properties[{name}]"), inner(Place::Property), errs);
+        }
+    }
+    match node.get("items") {
+        Some(items @ Value::Object(_)) => self::node(items, &format!("{path}.items"), inner(Place::Items), errs),
+        Some(Value::Array(_)) => {
+            errs.push(FieldError::forbidden(format!("{path}.items"), "items must be a schema object and not an array"))
+        }
+        Some(_) => errs.push(FieldError::invalid_without_value(format!("{path}.items"), "must be a schema object")),
+        None if type_ == "array" && place != Place::Junctor => {
+            errs.push(FieldError::required(format!("{path}.items"), "must be specified"));
+        }
+        None => {}
+    }
+    if let Some(additional @ Value::Object(_)) = node.get("additionalProperties") {
+        self::node(additional, &format!("{path}.additionalProperties"), inner(Place::Property), errs);
+    }
+    for junctor in JUNCTORS {
+        for (i, sub) in node.get(*junctor).and_then(Value::as_array).into_iter().flatten().enumerate() {
+            self::node(sub, &format!("{path}.{junctor}[{i}]"), Place::Junctor, errs);
+        }
+    }
+    if let Some(not) = node.get("not") {
+        self::node(not, &format!("{path}.not"), Place::Junctor, errs);
+    }
+}
+
+/// Every property a junctor names must exist outside of it too.
+fn junctor_coverage(node: &Map<String, Value>, path: &str, errs: &mut Vec<FieldError>) {
+    let outside = node.get("properties").and_then(Value::as_object);
+    let mut subs: Vec<(String, &Value)> = Vec::new();
+    for junctor in JUNCTORS {
+        for (i, sub) in node.get(*junctor).and_then(Value::as_array).into_iter().flatten().enumerate() {
+            subs.push((format!("{path}.{junctor}[{i}]"), sub));
+        }
+    }
+    if let Some(not) = node.get("not") {
+        subs.push((format!("{path}.not"), not));
+    }
+    for (sub_path, sub) in subs {
+        for name in sub.get("properties").and_then(Value::as_object).into_iter().flat_map(|p| p.keys()) {
+            if !outside.is_some_and(|o| o.contains_key(name)) {
+                errs.push(FieldError::forbidden(
+                    format!("{sub_path}.properties[{name}]"),
+                    "must have a corresponding property outside of junctors (anyOf, allOf, oneOf, not) to be structural",
+                ));
+            }
+        }
+    }
+}
+
+/// Root `metadata` may only constrain name and generateName; nothing under
+/// `metadata`, `apiVersion` or `kind` may have a default.
+fn root_properties(props: &Map<String, Value>, path: &str, errs: &mut Vec<FieldError>) {
+    if let Some(metadata) = props.get("metadata").and_then(Value::as_object) {
+        let allowed = ["type", "properties", "description"];
+        let names_ok = metadata
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_none_or(|p| p.keys().all(|k| k == "name" || k == "generateName"));
+        if !names_ok || metadata.keys().any(|k| !allowed.contains(&k.as_str())) {
+            errs.push(FieldError::forbidden(
+                format!("{path}.properties[metadata]"),
+                "must not specify anything other than name and generateName, but metadata is implicitly specified",
+            ));
+        }
+    }
+    for name in ["metadata", "apiVersion", "kind"] {
+        if let Some(prop) = props.get(name) {
+            if has_default(prop) {
+                errs.push(FieldError::forbidden(
+                    format!("{path}.properties[{name}].default"),
+                    "must not be set under metadata, apiVersion or kind",
+                ));
+            }
+        }
+    }
+}
+
+fn has_default(json: &Value) -> bool {
+    json.get("default").is_some()
+        || json.get("properties").and_then(Value::as_object).is_some_and(|p| p.values().any(has_default))
+        || json.get("items").is_some_and(has_default)
+}
+
+/// A default must be valid against its own schema and already pruned.
+fn check_default(json: &Value, default: &Value, path: &str, errs: &mut Vec<FieldError>) {
+    let Ok(schema) = Schema::compile(json) else { return };
+    let field = format!("{path}.default");
+    for err in validate(default, &schema, "") {
+        errs.push(FieldError::invalid(field.clone(), default.clone(), err.to_string()));
+    }
+    if default.is_object() {
+        let mut pruned = default.clone();
+        if !prune(&mut pruned, &schema).is_empty() {
+            errs.push(FieldError::invalid(
+                field,
+                default.clone(),
+                "must not have fields the schema does not know (defaults must be pruned)",
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn fields(schema: Value) -> Vec<String> {
+        check(&schema, "s").into_iter().map(|e| e.field).collect()
+    }
+
+    #[test]
+    fn a_structural_schema_passes() {
+        let schema = json!({"type": "object", "properties": {
+            "metadata": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 20}}},
+            "spec": {"type": "object", "properties": {
+                "port": {"x-kubernetes-int-or-string": true},
+                "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                "items": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                          "items": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}},
+                "size": {"type": "integer", "default": 3}},
+                "anyOf": [{"required": ["port"]}, {"properties": {"size": {"minimum": 1}}}]}}});
+        assert!(check(&schema, "s").is_empty(), "{:?}", check(&schema, "s"));
+    }
+
+    #[test]
+    fn every_rule_reports_at_its_path() {
+        let schema = json!({"type": "object", "nullable": true, "properties": {
+            "metadata": {"type": "object", "properties": {"labels": {"type": "object"}}},
+            "kind": {"type": "string", "default": "X"},
+            "spec": {"type": "object", "properties": {
+                "untyped": {"description": "no type"},
+                "list": {"type": "array"},
+                "tuple": {"type": "array", "items": [{"type": "string"}]},
+                "ref": {"$ref": "#/definitions/x", "type": "object"},
+                "uniq": {"type": "array", "uniqueItems": true, "items": {"type": "string"}},
+                "both": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "string"}},
+                "bad_default": {"type": "integer", "default": "three"},
+                "lt": {"type": "array", "x-kubernetes-list-type": "bag", "items": {"type": "string"}}},
+                "oneOf": [{"type": "object", "properties": {"ghost": {"type": "string"}}}]}}});
+        let got = fields(schema);
+        for want in [
+            "s.nullable",
+            "s.properties[metadata]",
+            "s.properties[kind].default",
+            "s.properties[spec].properties[untyped].type",
+            "s.properties[spec].properties[list].items",
+            "s.properties[spec].properties[tuple].items",
+            "s.properties[spec].properties[ref].$ref",
+            "s.properties[spec].properties[uniq].uniqueItems",
+            "s.properties[spec].properties[both].additionalProperties",
+            "s.properties[spec].properties[bad_default].default",
+            "s.properties[spec].properties[lt].x-kubernetes-list-type",
+            "s.properties[spec].oneOf[0].type",
+            "s.properties[spec].oneOf[0].properties[ghost]",
+        ] {
+            assert!(got.iter().any(|f| f == want), "no error at {want}: {got:?}");
+        }
+    }
+}
