@@ -108,8 +108,8 @@ async fn non_structural_schemas_are_refused_at_their_paths() {
     assert_eq!(
         fields,
         [
-            "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[untyped].type",
             "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].default",
+            "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[untyped].type",
         ]
     );
     assert!(err.message().contains("must not be empty for specified object fields"), "{}", err.message());
