@@ -61,6 +61,10 @@ pub struct Schema {
     pub pattern: Option<(String, Regex)>,
     pub min_items: Option<u64>,
     pub max_items: Option<u64>,
+    /// `x-kubernetes-list-type`: "atomic", "set" or "map" (None: atomic).
+    pub list_type: Option<String>,
+    /// `x-kubernetes-list-map-keys` of a `map` list.
+    pub list_map_keys: Vec<String>,
     pub min_properties: Option<u64>,
     pub max_properties: Option<u64>,
     pub all_of: Vec<Schema>,
@@ -157,6 +161,12 @@ fn compile_at(json: &Value, path: &str) -> Result<Schema, String> {
         pattern,
         min_items: count(json, "minItems"),
         max_items: count(json, "maxItems"),
+        list_type: json.get("x-kubernetes-list-type").and_then(Value::as_str).map(String::from),
+        list_map_keys: json
+            .get("x-kubernetes-list-map-keys")
+            .and_then(Value::as_array)
+            .map(|k| k.iter().filter_map(Value::as_str).map(String::from).collect())
+            .unwrap_or_default(),
         min_properties: count(json, "minProperties"),
         max_properties: count(json, "maxProperties"),
         all_of: compile_list(json, "allOf", path)?,

@@ -139,6 +139,34 @@ fn check_array(items: &[Value], schema: &Schema, path: &str, errs: &mut Vec<Fiel
             check(item, item_schema, &format!("{path}[{i}]"), errs);
         }
     }
+    check_list_uniqueness(items, schema, path, errs);
+}
+
+/// `set` lists hold each value once; `map` lists each combination of their
+/// key fields once. A repeat is reported at its own index.
+fn check_list_uniqueness(items: &[Value], schema: &Schema, path: &str, errs: &mut Vec<FieldError>) {
+    let identity = |item: &Value| -> Value {
+        match schema.list_type.as_deref() {
+            Some("map") => {
+                let keys =
+                    schema.list_map_keys.iter().map(|k| (k.clone(), item.get(k).cloned().unwrap_or(Value::Null)));
+                Value::Object(keys.collect())
+            }
+            _ => item.clone(),
+        }
+    };
+    if !matches!(schema.list_type.as_deref(), Some("set" | "map")) {
+        return;
+    }
+    let mut seen: Vec<Value> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let id = identity(item);
+        if seen.contains(&id) {
+            errs.push(FieldError::duplicate(format!("{path}[{i}]"), id));
+        } else {
+            seen.push(id);
+        }
+    }
 }
 
 fn check_object(value: &Value, schema: &Schema, path: &str, errs: &mut Vec<FieldError>) {
@@ -265,6 +293,23 @@ mod tests {
                 "never: Invalid value: null: must be of type string",
                 "port: Invalid value: 1.5: must be an integer or a string",
             ]
+        );
+    }
+
+    #[test]
+    fn set_and_map_lists_hold_each_entry_once() {
+        let schema = json!({"type": "object", "properties": {
+            "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+            "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["port", "protocol"],
+                      "items": {"type": "object", "properties": {"port": {"type": "integer"}, "protocol": {"type": "string"}, "name": {"type": "string"}}}},
+            "free": {"type": "array", "items": {"type": "string"}}}});
+        let value = json!({
+            "tags": ["a", "b", "a"],
+            "ports": [{"port": 80, "protocol": "TCP", "name": "http"}, {"port": 80, "protocol": "UDP"}, {"port": 80, "protocol": "TCP", "name": "again"}],
+            "free": ["x", "x"]});
+        assert_eq!(
+            errors(schema, value),
+            ["ports[2]: Duplicate value: {\"port\":80,\"protocol\":\"TCP\"}", "tags[2]: Duplicate value: \"a\"",]
         );
     }
 
