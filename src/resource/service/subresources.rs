@@ -1,0 +1,121 @@
+//! The status and scale subresources of the resource service
+//! (`subresources.md`): the main write path plus one override each. Status
+//! writes go through `write_over` with `Endpoint::Status`; scale writes turn
+//! a Scale's `spec.replicas` into a main-endpoint write.
+
+use serde_json::Value;
+
+use super::{Endpoint, Resources, Written, RETRIES};
+use crate::error::{Error, Result};
+use crate::resource::meta;
+use crate::resource::options::WriteOptions;
+use crate::resource::patch::{self, PatchType};
+use crate::resource::scale;
+use crate::resource::served::{ScalePaths, Served};
+use crate::resource::strategy::{self, Ref};
+use crate::storage::KeyValue;
+
+impl Resources {
+    /// Replaces the status of an object: only `status` is taken from the
+    /// body; a current resourceVersion is required. NotFound unless the
+    /// version enables the status subresource.
+    pub async fn update_status(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
+        let served = self.served_object(r)?;
+        Self::require_status(&served, r)?;
+        let obj = strategy::parse_body(body)?;
+        strategy::check_identity(&served, r, &obj, false)?;
+        let current = self.load(&served, r)?;
+        Self::require_current_version(&served, r, &obj, &current)?;
+        self.write_over(&served, r, &current, obj, Endpoint::Status, options)
+            .await?
+            .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
+    }
+
+    pub(super) fn require_status(served: &Served, r: &Ref) -> Result<()> {
+        if served.has_status(&r.version) {
+            return Ok(());
+        }
+        Err(Error::not_found_message(format!(
+            "the server could not find the requested resource ({}/status.{}.{}): the status subresource is not enabled",
+            r.resource, r.version, r.group
+        )))
+    }
+
+    fn require_scale<'a>(served: &'a Served, r: &Ref) -> Result<&'a ScalePaths> {
+        served.scale_paths(&r.version).ok_or_else(|| {
+            Error::not_found_message(format!(
+                "the server could not find the requested resource ({}/scale.{}.{}): the scale subresource is not enabled",
+                r.resource, r.version, r.group
+            ))
+        })
+    }
+
+    /// Reads the `autoscaling/v1` Scale of an object.
+    pub fn get_scale(&self, r: &Ref) -> Result<Value> {
+        let served = self.served_object(r)?;
+        let paths = Self::require_scale(&served, r)?;
+        scale::read(&strategy::from_stored(&served, &r.version, &self.load(&served, r)?)?, paths)
+    }
+
+    /// Writes the `spec.replicas` of a Scale into the object; everything
+    /// else in the Scale is ignored. Its resourceVersion, when set, is a
+    /// precondition. Returns the resulting Scale.
+    pub async fn update_scale(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Value> {
+        let served = self.served_object(r)?;
+        let paths = Self::require_scale(&served, r)?;
+        let wanted = strategy::parse_body(body)?;
+        for _ in 0..RETRIES {
+            let current = self.load(&served, r)?;
+            if let Some(scale) = self.write_scale(&served, paths, r, &current, &wanted, options).await? {
+                return Ok(scale);
+            }
+        }
+        Err(Error::stale(&served.group, &served.plural, &r.name))
+    }
+
+    /// Patches the Scale of an object, then writes it as `update_scale` does.
+    pub async fn patch_scale(
+        &self,
+        r: &Ref,
+        patch_type: PatchType,
+        patch: &[u8],
+        options: &WriteOptions,
+    ) -> Result<Value> {
+        let served = self.served_object(r)?;
+        let paths = Self::require_scale(&served, r)?;
+        meta::check_body_size(patch)?;
+        for _ in 0..RETRIES {
+            let current = self.load(&served, r)?;
+            let before = scale::read(&strategy::from_stored(&served, &r.version, &current)?, paths)?;
+            let invalid = |causes| Error::invalid("autoscaling", "Scale", &r.name, causes);
+            let wanted = patch::apply(&before, patch_type, patch, invalid)?;
+            if let Some(scale) = self.write_scale(&served, paths, r, &current, &wanted, options).await? {
+                return Ok(scale);
+            }
+        }
+        Err(Error::stale(&served.group, &served.plural, &r.name))
+    }
+
+    /// One attempt at writing a Scale; `None` after a concurrent write.
+    async fn write_scale(
+        &self,
+        served: &Served,
+        paths: &ScalePaths,
+        r: &Ref,
+        current: &KeyValue,
+        wanted: &Value,
+        options: &WriteOptions,
+    ) -> Result<Option<Value>> {
+        let rv = meta::meta_str(wanted, "resourceVersion");
+        if !rv.is_empty() && meta::parse_resource_version(rv)? != Some(current.mod_revision) {
+            return Err(Error::stale(&served.group, &served.plural, &r.name));
+        }
+        let replicas = scale::desired_replicas(wanted, &r.name)?;
+        let obj = scale::apply(&strategy::from_stored(served, &r.version, current)?, paths, replicas);
+        match self.write_over(served, r, current, obj, Endpoint::Main, options).await? {
+            Some(written) => scale::read(&written.object, paths).map(Some),
+            None if rv.is_empty() => Ok(None),
+            None => Err(Error::stale(&served.group, &served.plural, &r.name)),
+        }
+    }
+}
