@@ -116,6 +116,13 @@ impl Registry {
         range.items.into_iter().map(|kv| Ok(Stored { crd: definition::decode(&kv)?, kv })).collect()
     }
 
+    /// The stored definitions of `group` other than `name`.
+    fn others_in_group(&self, group: &str, name: &str) -> Result<Vec<Stored>> {
+        let mut others = self.all_stored()?;
+        others.retain(|s| s.crd.spec.group == group && name_of(&s.crd) != name);
+        Ok(others)
+    }
+
     fn load(&self, name: &str) -> Result<Stored> {
         let kv = self.store.get(&keys::definition_key(name)).ok_or_else(|| Error::not_found(GROUP, RESOURCE, name))?;
         Ok(Stored { crd: definition::decode(&kv)?, kv })
@@ -239,8 +246,7 @@ impl Registry {
         options: &WriteOptions,
     ) -> Result<Value> {
         let name = name_of(&crd).to_string();
-        let mut group = self.all_stored()?;
-        group.retain(|s| s.crd.spec.group == crd.spec.group && name_of(&s.crd) != name);
+        let mut group = self.others_in_group(&crd.spec.group, &name)?;
         let claimed = Claimed::in_group(group.iter().map(|s| &s.crd), &crd.spec.group, &name);
         naming::accept_names(&mut crd, &claimed);
         let mut ops = vec![Op::update(keys::definition_key(&name), old.kv.mod_revision, definition::to_stored(&crd))];
@@ -358,8 +364,7 @@ impl Registry {
 
     async fn remove(&self, old: Stored) -> Result<()> {
         let name = name_of(&old.crd).to_string();
-        let mut group = self.all_stored()?;
-        group.retain(|s| s.crd.spec.group == old.crd.spec.group && name_of(&s.crd) != name);
+        let mut group = self.others_in_group(&old.crd.spec.group, &name)?;
         let mut ops = vec![Op::delete(keys::definition_key(&name), old.kv.mod_revision)];
         ops.extend(Self::settle_group(&old.crd.spec.group, &mut group, None));
         match self.store.commit(ops).await {

@@ -164,9 +164,8 @@ pub async fn list(
     };
     let range = match store.range(prefix, start_after.as_deref(), at, limit, &filter) {
         Ok(range) => range,
-        Err(StorageError::Compacted { compacted, .. }) if !options.continue_token.is_empty() => {
+        Err(StorageError::Compacted { .. }) if !options.continue_token.is_empty() => {
             let next = encode_continue(-1, start_after.as_deref().unwrap_or(prefix).trim_start_matches(prefix));
-            let _ = compacted;
             return Err(Error::expired_continue(
                 "The provided continue parameter is too old to display a consistent list result. You can start a new \
                  list without the continue parameter, or use the continue token in this response to retrieve the \

@@ -111,8 +111,8 @@ pub fn generation(obj: &Value) -> i64 {
     obj.get("metadata").and_then(|m| m.get("generation")).and_then(Value::as_i64).unwrap_or(0)
 }
 
-/// Checks `metadata.name` (or `generateName` when `allow_generate`) with
-/// `check`, which returns the problems with a name.
+/// Checks `metadata.name` with `check`, which returns the problems with a
+/// name; a missing name is Required (a generated one is set before this).
 pub fn validate_name(obj: &Value, check: impl Fn(&str) -> Vec<String>) -> Vec<FieldError> {
     let name = meta_str(obj, "name");
     if name.is_empty() {

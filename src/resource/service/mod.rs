@@ -27,7 +27,7 @@ const RETRIES: usize = 8;
 /// The custom resource service.
 pub struct Resources {
     store: Arc<dyn Storage>,
-    catalog: Catalog,
+    catalog: Arc<Catalog>,
     watch_defaults: WatchDefaults,
     stopped: tokio::sync::watch::Receiver<bool>,
     /// Objects rendered for watchers, shared by all of them.
@@ -68,7 +68,7 @@ impl Resources {
     ) -> Self {
         let (generation, definitions) = tokio::sync::watch::channel(0);
         tokio::spawn(track_definitions(store.clone(), generation, stopped.clone()));
-        Self { store, catalog: Catalog::default(), watch_defaults, stopped, renders: Arc::default(), definitions }
+        Self { store, catalog: Arc::default(), watch_defaults, stopped, renders: Arc::default(), definitions }
     }
 
     /// The served definition for a single-object request, checking scope.
@@ -498,7 +498,12 @@ impl Resources {
             bookmark_interval: self.watch_defaults.bookmark_interval,
             default_timeout: self.watch_defaults.timeout(),
             stopped: self.stopped.clone(),
-            ends: Some(Box::pin(definition_changed(self.store.clone(), served.clone(), self.definitions.clone()))),
+            ends: Some(Box::pin(definition_changed(
+                self.store.clone(),
+                self.catalog.clone(),
+                served.clone(),
+                self.definitions.clone(),
+            ))),
         };
         stream::start(self.store.clone(), spec).await
     }
@@ -535,11 +540,12 @@ async fn track_definitions(
 /// below, so a change in between is not missed.
 async fn definition_changed(
     store: Arc<dyn Storage>,
+    catalog: Arc<Catalog>,
     served: Arc<Served>,
     mut changes: tokio::sync::watch::Receiver<u64>,
 ) {
     loop {
-        match Catalog::default().resolve_any(store.as_ref(), &served.group, &served.plural) {
+        match catalog.resolve_any(store.as_ref(), &served.group, &served.plural) {
             Some(now) if now.shape == served.shape => {}
             _ => return,
         }

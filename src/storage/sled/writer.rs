@@ -31,9 +31,8 @@ type Answer = (Reply, Result<Committed, StorageError>);
 struct Applied {
     /// The state after the group, published once it is durable.
     state: Arc<State>,
-    /// Whether the group wrote anything to sled.
-    wrote: bool,
-    /// The events of each revision, in order.
+    /// The events of each revision, in order; none when the group wrote
+    /// nothing.
     events: Vec<(Revision, EventBatch)>,
     answers: Vec<Answer>,
 }
@@ -193,7 +192,7 @@ fn unavailable(answers: impl IntoIterator<Item = Reply>, why: &str) -> Vec<Answe
 /// readers see) and writes its log entries to sled as one atomic batch, not
 /// yet flushed.
 fn apply_group(shared: &Shared, base: &Arc<State>, group: Vec<(Vec<Op>, Reply)>) -> Applied {
-    let refused = |answers| Applied { state: base.clone(), wrote: false, events: Vec::new(), answers };
+    let refused = |answers| Applied { state: base.clone(), events: Vec::new(), answers };
     if shared.failed.load(Ordering::Acquire) {
         return refused(unavailable(group.into_iter().map(|(_, r)| r), "storage failed an earlier write"));
     }
@@ -224,8 +223,7 @@ fn apply_group(shared: &Shared, base: &Arc<State>, group: Vec<(Vec<Op>, Reply)>)
             }
         }
     }
-    let wrote = !events_out.is_empty();
-    if wrote {
+    if !events_out.is_empty() {
         batch.insert(keys::META_REVISION, &codec::encode_revision(revision));
         if let Err(err) = shared.tree.apply_batch(batch) {
             tracing::error!(error = %err, "write failed; refusing further writes");
@@ -233,7 +231,7 @@ fn apply_group(shared: &Shared, base: &Arc<State>, group: Vec<(Vec<Op>, Reply)>)
             return refused(unavailable(answers.into_iter().map(|(r, _)| r), &format!("commit failed: {err}")));
         }
     }
-    Applied { state: Arc::new(State { revision, map }), wrote, events: events_out, answers }
+    Applied { state: Arc::new(State { revision, map }), events: events_out, answers }
 }
 
 /// Makes applied groups durable with one flush for all that are waiting,
@@ -253,7 +251,7 @@ fn run_flusher(shared: Arc<Shared>, rx: std::sync::mpsc::Receiver<Stage>) {
             }
             next = rx.try_recv().ok();
         }
-        let durable = if groups.iter().any(|g| g.wrote) {
+        let durable = if groups.iter().any(|g| !g.events.is_empty()) {
             shared.db.flush().map(|_| ()).map_err(|e| e.to_string())
         } else {
             Ok(())
@@ -266,7 +264,7 @@ fn run_flusher(shared: Arc<Shared>, rx: std::sync::mpsc::Receiver<Stage>) {
         for applied in groups {
             match &durable {
                 Ok(()) => {
-                    if applied.wrote {
+                    if !applied.events.is_empty() {
                         shared.state.store(applied.state);
                         durable_events.extend(applied.events);
                     }
