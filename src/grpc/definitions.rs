@@ -33,7 +33,8 @@ impl CustomResourceDefinitions for DefinitionsService {
     ) -> Result<Response<pb::CreateDefinitionResponse>, Status> {
         let req = request.into_inner();
         let created = self.registry.create(&req.definition, &convert::write_options(req.options)).await?;
-        Ok(Response::new(pb::CreateDefinitionResponse { definition: convert::json(&created) }))
+        let response = pb::CreateDefinitionResponse { definition: convert::json(&created.object) };
+        Ok(convert::with_warnings(response, &created.warnings))
     }
 
     async fn get(
@@ -74,7 +75,8 @@ impl CustomResourceDefinitions for DefinitionsService {
     ) -> Result<Response<pb::UpdateDefinitionResponse>, Status> {
         let req = request.into_inner();
         let updated = self.registry.update(&req.definition, &convert::write_options(req.options)).await?;
-        Ok(Response::new(pb::UpdateDefinitionResponse { definition: convert::json(&updated) }))
+        let response = pb::UpdateDefinitionResponse { definition: convert::json(&updated.object) };
+        Ok(convert::with_warnings(response, &updated.warnings))
     }
 
     async fn update_status(

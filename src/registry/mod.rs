@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 use crate::error::{Error, FieldError, Result};
 use crate::resource::list::{self, ListPage};
 use crate::resource::meta;
-use crate::resource::options::{DeleteOptions, ListOptions, WatchOptions, WriteOptions};
+use crate::resource::options::{DeleteOptions, ListOptions, WatchOptions, WriteOptions, Written};
 use crate::resource::selector::{FieldSelector, LabelSelector};
 use crate::storage::{keys, KeyValue, Op, ReadAt, Storage, StorageError};
 use crate::watch::stream::{self, WatchDefaults, WatchSpec, WatchStream};
@@ -133,8 +133,8 @@ impl Registry {
         Ok(definition::to_json(&self.load(name)?.crd))
     }
 
-    /// Registers a definition.
-    pub async fn create(&self, body: &[u8], options: &WriteOptions) -> Result<Value> {
+    /// Registers a definition; warns of formats Kubernetes does not recognize.
+    pub async fn create(&self, body: &[u8], options: &WriteOptions) -> Result<Written> {
         let mut crd = definition::parse(body)?;
         if crd.metadata.resource_version.as_deref().is_some_and(|rv| !rv.is_empty()) {
             return Err(Error::bad_request("resourceVersion should not be set on objects to be created"));
@@ -163,8 +163,9 @@ impl Registry {
         }
         let claimed = Claimed::in_group(others.iter().map(|s| &s.crd), &crd.spec.group, &name);
         naming::accept_names(&mut crd, &claimed);
+        let warnings = format_warnings(&crd, None);
         if options.dry_run {
-            return Ok(definition::to_json(&crd));
+            return Ok(Written { object: definition::to_json(&crd), warnings });
         }
         let committed =
             match self.store.commit(vec![Op::create(keys::definition_key(&name), definition::to_stored(&crd))]).await {
@@ -175,11 +176,12 @@ impl Registry {
             };
         tracing::info!(definition = %name, revision = committed.revision, "created definition");
         crd.metadata.resource_version = Some(committed.revision.to_string());
-        Ok(definition::to_json(&crd))
+        Ok(Written { object: definition::to_json(&crd), warnings })
     }
 
-    /// Replaces a definition's spec and metadata; its status is kept.
-    pub async fn update(&self, body: &[u8], options: &WriteOptions) -> Result<Value> {
+    /// Replaces a definition's spec and metadata; its status is kept. Warns
+    /// of unrecognized formats the update introduces.
+    pub async fn update(&self, body: &[u8], options: &WriteOptions) -> Result<Written> {
         let mut crd = definition::parse(body)?;
         let name = name_of(&crd).to_string();
         let _serial = self.writes.lock().await;
@@ -215,7 +217,9 @@ impl Registry {
         if !errs.is_empty() {
             return Err(invalid(&name, errs));
         }
-        self.commit_with_group(crd, old, options).await
+        let warnings = format_warnings(&crd, Some(&old.crd));
+        let object = self.commit_with_group(crd, old, options).await?;
+        Ok(Written { object, warnings })
     }
 
     /// Replaces a definition's status: only `storedVersions` is taken from
@@ -418,6 +422,29 @@ impl Registry {
         };
         stream::start(self.store.clone(), spec).await
     }
+}
+
+/// `unrecognized format "x"` for each format of `crd`'s schemas that
+/// Kubernetes does not recognize and `old` did not already use.
+fn format_warnings(crd: &CustomResourceDefinition, old: Option<&CustomResourceDefinition>) -> Vec<String> {
+    let formats = |crd: &CustomResourceDefinition| -> Vec<String> {
+        crd.spec
+            .versions
+            .iter()
+            .filter_map(|v| v.schema.as_ref()?.open_api_v3_schema.as_ref())
+            .filter_map(|s| serde_json::to_value(s).ok())
+            .flat_map(|json| crate::schema::formats::unrecognized(&json))
+            .collect()
+    };
+    let before = old.map(formats).unwrap_or_default();
+    let mut warnings: Vec<String> = Vec::new();
+    for format in formats(crd).into_iter().filter(|f| !before.contains(f)) {
+        let warning = format!("unrecognized format {format:?}");
+        if !warnings.contains(&warning) {
+            warnings.push(warning);
+        }
+    }
+    warnings
 }
 
 /// The object of a BOOKMARK event.

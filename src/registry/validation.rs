@@ -173,7 +173,12 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
             errs.push(FieldError::duplicate(format!("{path}.name"), version.name.as_str()));
         }
         if let Some(schema) = version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
-            errs.extend(structural_errors(schema, &path));
+            let structural = structural_errors(schema, &path);
+            // As in Kubernetes, rules are only checked on a structural schema.
+            if structural.is_empty() {
+                errs.extend(rule_errors(schema, &path));
+            }
+            errs.extend(structural);
         }
         match version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
             None => errs.push(FieldError::required(format!("{path}.schema.openAPIV3Schema"), "schemas are required")),
@@ -211,6 +216,12 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
 fn structural_errors(schema: &JSONSchemaProps, version_path: &str) -> Vec<FieldError> {
     let Ok(json) = serde_json::to_value(schema) else { return Vec::new() };
     crate::schema::structural::check(&json, &format!("{version_path}.schema.openAPIV3Schema"))
+}
+
+/// What is wrong with the CEL rules of a schema, each at its path.
+fn rule_errors(schema: &JSONSchemaProps, version_path: &str) -> Vec<FieldError> {
+    let Ok(json) = serde_json::to_value(schema) else { return Vec::new() };
+    crate::schema::Schema::compile_checked(&json, &format!("{version_path}.schema.openAPIV3Schema")).1
 }
 
 /// Why a schema does not compile (a pattern that is not a regular

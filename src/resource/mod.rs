@@ -2,6 +2,7 @@
 //! (`meta`), names (`dns`), selectors, options, and listing.
 
 pub mod cleanup;
+mod decode;
 pub mod dns;
 pub mod list;
 pub mod meta;
@@ -13,5 +14,6 @@ pub mod served;
 pub mod service;
 pub mod strategy;
 
-pub use service::{Deleted, Endpoint, Resources, Written};
+pub use options::Written;
+pub use service::{Deleted, Endpoint, Resources};
 pub use strategy::Ref;

@@ -69,3 +69,12 @@ pub struct DeleteOptions {
     pub propagation_policy: String,
     pub dry_run: bool,
 }
+
+/// The outcome of a write: the object as stored, and warnings for the
+/// client (unknown fields under `FieldValidation::Warn`, ratcheted rule
+/// failures, unrecognized formats in a definition).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written {
+    pub object: serde_json::Value,
+    pub warnings: Vec<String>,
+}

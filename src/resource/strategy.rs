@@ -37,15 +37,16 @@ pub fn generate_name(prefix: &str) -> String {
 }
 
 /// Parses a request body into a JSON object, refusing oversized bodies and
-/// anything that is not an object.
-pub fn parse_body(body: &[u8]) -> Result<Value> {
+/// anything that is not an object; also returns the paths of fields the
+/// body repeats (for `fieldValidation`).
+pub fn parse_body(body: &[u8]) -> Result<(Value, Vec<String>)> {
     meta::check_body_size(body)?;
-    let value: Value = serde_json::from_slice(body)
+    let (value, duplicates) = super::decode::parse(body)
         .map_err(|e| Error::bad_request(format!("the request body is not valid JSON: {e}")))?;
     if !value.is_object() {
         return Err(Error::bad_request("the request body must be a JSON object"));
     }
-    Ok(value)
+    Ok((value, duplicates))
 }
 
 /// The checks of apiVersion, kind, name and namespace in a body against the
@@ -260,7 +261,11 @@ pub fn to_stored(served: &Served, obj: &Value) -> Vec<u8> {
 pub fn from_stored(served: &Served, version: &str, kv: &KeyValue) -> Result<Value> {
     let mut obj: Value = serde_json::from_slice(&kv.value)
         .map_err(|e| Error::internal(format!("stored object {} is corrupt: {e}", kv.key)))?;
+    // Stored objects are pruned and defaulted by the storage version's
+    // schema as it is now, so fields a schema change dropped disappear and
+    // defaults it added appear, until the next write persists both.
     if let Some(schema) = served.storage_schema() {
+        crate::schema::prune(&mut obj, schema);
         crate::schema::apply_defaults(&mut obj, schema);
     }
     obj["apiVersion"] = Value::String(served.api_version(version));

@@ -1,11 +1,14 @@
 //! OpenAPI v3 schemas of definition versions: compiled once per definition
-//! revision (`Schema::compile`), then used to validate objects with every
-//! error at its field path (`validate`). Validation here covers the value
-//! keywords; pruning of unknown fields (`prune`) and defaulting
-//! (`apply_defaults`) follow Kubernetes' algorithms. Structural checks at
-//! definition time, CEL rules and ratcheting come with the schemas issue.
+//! revision (`Schema::compile`), CEL rules included, then used to validate
+//! objects with every error at its field path, ratcheting unchanged values
+//! on update (`validate`, `validate_update`). Pruning of unknown fields
+//! (`prune`) and defaulting (`apply_defaults`) follow Kubernetes'
+//! algorithms; `structural` checks a schema when a definition is written.
 
+pub mod cel;
 mod default;
+mod embedded;
+pub mod formats;
 mod prune;
 pub mod structural;
 mod validate;
@@ -17,7 +20,9 @@ use serde_json::Value;
 
 pub use default::apply_defaults;
 pub use prune::prune;
-pub use validate::validate;
+pub use validate::{validate, validate_update, Validation};
+
+use crate::error::FieldError;
 
 /// What `additionalProperties` allows.
 #[derive(Debug, Clone)]
@@ -71,13 +76,40 @@ pub struct Schema {
     pub any_of: Vec<Schema>,
     pub one_of: Vec<Schema>,
     pub not: Option<Box<Schema>>,
+    /// The compiled `x-kubernetes-validations` rules of this node.
+    pub rules: Vec<cel::Rule>,
+    /// Whether this node or any below it has rules (the CEL pass skips
+    /// subtrees without).
+    pub has_rules: bool,
 }
 
 impl Schema {
     /// Compiles a schema from its JSON (an `openAPIV3Schema`). A pattern
     /// that does not compile is reported with its path.
     pub fn compile(json: &Value) -> Result<Self, String> {
-        compile_at(json, "openAPIV3Schema")
+        Self::compile_checked(json, "openAPIV3Schema").0
+    }
+
+    /// Compiles a schema and reports every problem of its CEL rules at its
+    /// path under `path` (the schema's own path in the definition), the
+    /// schema-wide cost budget included. Rules with problems are left out
+    /// of the compiled schema.
+    pub fn compile_checked(json: &Value, path: &str) -> (Result<Self, String>, Vec<FieldError>) {
+        let mut compiling = Compiling { errs: Vec::new(), total_cost: 0 };
+        let place = Place { resource: true, cardinality: 1, uncorrelatable: None };
+        let schema = compile_at(json, path, &place, &mut compiling);
+        let mut errs = compiling.errs;
+        if compiling.total_cost > cel::STATIC_ESTIMATED_CRD_COST_LIMIT {
+            errs.push(FieldError::forbidden(
+                path,
+                cel::cost_message(
+                    "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
+                    compiling.total_cost,
+                    cel::STATIC_ESTIMATED_CRD_COST_LIMIT,
+                ),
+            ));
+        }
+        (schema, errs)
     }
 
     /// The schema of property `name`, if declared.
@@ -98,28 +130,75 @@ fn flag(json: &Value, key: &str) -> bool {
     json.get(key).and_then(Value::as_bool).unwrap_or(false)
 }
 
-fn compile_list(json: &Value, key: &str, path: &str) -> Result<Vec<Schema>, String> {
+/// What compiling a whole schema collects: CEL problems and cost.
+struct Compiling {
+    errs: Vec<FieldError>,
+    total_cost: u64,
+}
+
+/// Where a node sits, for its CEL rules.
+struct Place {
+    /// A resource root or embedded resource.
+    resource: bool,
+    /// How many times the node can occur in one object.
+    cardinality: u64,
+    /// The path of the first non-`map` list's items above, if any.
+    uncorrelatable: Option<String>,
+}
+
+impl Place {
+    fn property(&self, json: &Value) -> Place {
+        Place {
+            resource: flag(json, "x-kubernetes-embedded-resource"),
+            cardinality: self.cardinality,
+            uncorrelatable: self.uncorrelatable.clone(),
+        }
+    }
+
+    /// The place of the entries of the list or map `json`, at `path`.
+    fn entries(&self, json: &Value, entry: &Value, path: &str, array: bool) -> Place {
+        let bound = count(json, if array { "maxItems" } else { "maxProperties" });
+        let entry_type = entry.get("type").and_then(Value::as_str);
+        let map_list = json.get("x-kubernetes-list-type").and_then(Value::as_str) == Some("map");
+        Place {
+            resource: flag(entry, "x-kubernetes-embedded-resource"),
+            cardinality: self.cardinality.saturating_mul(cel::check::cardinality_bound(array, bound, entry_type)),
+            uncorrelatable: match &self.uncorrelatable {
+                None if array && !map_list => Some(path.to_string()),
+                other => other.clone(),
+            },
+        }
+    }
+}
+
+fn compile_list(json: &Value, key: &str, path: &str, place: &Place, c: &mut Compiling) -> Result<Vec<Schema>, String> {
     json.get(key)
         .and_then(Value::as_array)
-        .map(|all| all.iter().enumerate().map(|(i, s)| compile_at(s, &format!("{path}.{key}[{i}]"))).collect())
+        .map(|all| {
+            all.iter().enumerate().map(|(i, s)| compile_at(s, &format!("{path}.{key}[{i}]"), place, c)).collect()
+        })
         .unwrap_or_else(|| Ok(Vec::new()))
 }
 
-fn compile_at(json: &Value, path: &str) -> Result<Schema, String> {
+fn compile_at(json: &Value, path: &str, place: &Place, c: &mut Compiling) -> Result<Schema, String> {
     let properties = json
         .get("properties")
         .and_then(Value::as_object)
         .map(|props| {
             props
                 .iter()
-                .map(|(k, v)| compile_at(v, &format!("{path}.properties[{k}]")).map(|s| (k.clone(), s)))
+                .map(|(k, v)| {
+                    compile_at(v, &format!("{path}.properties[{k}]"), &place.property(v), c).map(|s| (k.clone(), s))
+                })
                 .collect()
         })
         .unwrap_or_else(|| Ok(BTreeMap::new()))?;
     let additional = match json.get("additionalProperties") {
         Some(Value::Bool(false)) => Additional::Forbidden,
         Some(schema @ Value::Object(_)) => {
-            Additional::Schema(Box::new(compile_at(schema, &format!("{path}.additionalProperties"))?))
+            let at = format!("{path}.additionalProperties");
+            let entries = place.entries(json, schema, &at, false);
+            Additional::Schema(Box::new(compile_at(schema, &at, &entries, c)?))
         }
         _ => Additional::Unset,
     };
@@ -142,7 +221,10 @@ fn compile_at(json: &Value, path: &str) -> Result<Schema, String> {
         properties,
         additional,
         items: match json.get("items") {
-            Some(items @ Value::Object(_)) => Some(Box::new(compile_at(items, &format!("{path}.items"))?)),
+            Some(items @ Value::Object(_)) => {
+                let at = format!("{path}.items");
+                Some(Box::new(compile_at(items, &at, &place.entries(json, items, &at, true), c)?))
+            }
             _ => None,
         },
         required: json
@@ -169,14 +251,27 @@ fn compile_at(json: &Value, path: &str) -> Result<Schema, String> {
             .unwrap_or_default(),
         min_properties: count(json, "minProperties"),
         max_properties: count(json, "maxProperties"),
-        all_of: compile_list(json, "allOf", path)?,
-        any_of: compile_list(json, "anyOf", path)?,
-        one_of: compile_list(json, "oneOf", path)?,
+        all_of: compile_list(json, "allOf", path, place, c)?,
+        any_of: compile_list(json, "anyOf", path, place, c)?,
+        one_of: compile_list(json, "oneOf", path, place, c)?,
         not: match json.get("not") {
-            Some(not @ Value::Object(_)) => Some(Box::new(compile_at(not, &format!("{path}.not"))?)),
+            Some(not @ Value::Object(_)) => Some(Box::new(compile_at(not, &format!("{path}.not"), place, c)?)),
             _ => None,
         },
+        rules: Vec::new(),
+        has_rules: false,
     };
+    let cel_place = cel::Place {
+        path,
+        resource: place.resource,
+        cardinality: place.cardinality,
+        uncorrelatable: place.uncorrelatable.as_deref(),
+    };
+    schema.rules = cel::compile(json, &schema, &cel_place, &mut c.errs, &mut c.total_cost);
+    schema.has_rules = !schema.rules.is_empty()
+        || schema.properties.values().any(|p| p.has_rules)
+        || schema.items.as_ref().is_some_and(|i| i.has_rules)
+        || matches!(&schema.additional, Additional::Schema(a) if a.has_rules);
     schema.has_defaults = schema.default.is_some()
         || schema.properties.values().any(|p| p.has_defaults)
         || schema.items.as_ref().is_some_and(|i| i.has_defaults)

@@ -1,18 +1,111 @@
 //! Validating a value against a compiled schema: every error, each at its
-//! field path, none stopping the others.
+//! field path, none stopping the others. On update, errors at values equal
+//! to their correlated old value are ratcheted away (Kubernetes'
+//! CRDValidationRatcheting); then, unless a blocking error was found, the
+//! CEL rules run.
 
 use serde_json::Value;
 
-use super::{Additional, Schema};
-use crate::error::FieldError;
+use super::cel::{self, Findings, Subject};
+use super::{embedded, formats, Additional, Schema};
+use crate::error::{CauseType, FieldError};
 
-/// Every way `value` breaks `schema`, at paths under `path` ("" for the
-/// object root, whose `metadata`, `apiVersion` and `kind` are checked
-/// elsewhere).
+/// What validating a write found.
+#[derive(Debug, Default)]
+pub struct Validation {
+    pub errors: Vec<FieldError>,
+    /// Failures of rules on unchanged values, ratcheted to warnings.
+    pub warnings: Vec<String>,
+}
+
+/// Every way `value` breaks `schema`'s value keywords, at paths under
+/// `path` ("" for the object root, whose `metadata`, `apiVersion` and
+/// `kind` are checked elsewhere). CEL rules are not run.
 pub fn validate(value: &Value, schema: &Schema, path: &str) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    check(value, schema, path, &mut errs);
-    errs
+    let mut checker = Checker::default();
+    checker.check(value, schema, path, None);
+    checker.errs
+}
+
+/// Validates a write of `value` at `path`, whose old value is `old` on
+/// update: the value keywords, ratcheted against `old`, then the CEL rules
+/// unless an error blocks them. `resource` marks `value` as a resource root.
+pub fn validate_update(value: &Value, old: Option<&Value>, schema: &Schema, path: &str, resource: bool) -> Validation {
+    let mut checker = Checker::default();
+    checker.check(value, schema, path, old);
+    let mut out = Validation { errors: checker.errs, warnings: Vec::new() };
+    if !schema.has_rules {
+        return out;
+    }
+    if checker.blocking {
+        out.errors.push(FieldError::invalid(
+            "<nil>",
+            Value::Null,
+            "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+        ));
+        return out;
+    }
+    let mut findings = Findings::default();
+    let subject = Subject { path, value, old, resource, ratcheted: false };
+    run_rules(schema, &subject, &mut findings);
+    out.errors.extend(findings.errors);
+    out.warnings.extend(findings.warnings);
+    out
+}
+
+/// The CEL pass: every node with rules, with its correlated old value.
+fn run_rules(schema: &Schema, subject: &Subject<'_>, findings: &mut Findings) {
+    if !schema.has_rules || subject.value.is_null() || findings.exhausted() {
+        return;
+    }
+    // A node equal to its old value ratchets its own failures and, as the
+    // nearest correlated ancestor, those of everything below it.
+    let ratcheted = subject.ratcheted || subject.old.is_some_and(|old| old == subject.value);
+    let here = Subject { ratcheted, ..*subject };
+    cel::evaluate(schema, &here, findings);
+    match subject.value {
+        Value::Object(map) => {
+            for (name, item) in map {
+                if subject.resource && matches!(name.as_str(), "metadata" | "apiVersion" | "kind") {
+                    continue;
+                }
+                let Some(item_schema) = entry_schema(schema, name) else { continue };
+                let path = child(subject.path, name);
+                let old = subject.old.and_then(|o| o.get(name));
+                let resource = item_schema.embedded_resource;
+                run_rules(item_schema, &Subject { path: &path, value: item, old, resource, ratcheted }, findings);
+            }
+        }
+        Value::Array(items) => {
+            let Some(item_schema) = schema.items.as_deref() else { return };
+            for (i, item) in items.iter().enumerate() {
+                let path = format!("{}[{i}]", subject.path);
+                let old = correlated_item(schema, item, subject.old);
+                let resource = item_schema.embedded_resource;
+                run_rules(item_schema, &Subject { path: &path, value: item, old, resource, ratcheted }, findings);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The schema of the entry `name` of an object.
+fn entry_schema<'s>(schema: &'s Schema, name: &str) -> Option<&'s Schema> {
+    match (schema.property(name), &schema.additional) {
+        (Some(property), _) => Some(property),
+        (None, Additional::Schema(other)) => Some(other),
+        (None, _) => None,
+    }
+}
+
+/// The old item a new item of a list corresponds to: only `map` lists
+/// correlate (by their keys); items of other lists have no old value.
+fn correlated_item<'v>(schema: &Schema, item: &Value, old: Option<&'v Value>) -> Option<&'v Value> {
+    if schema.list_type.as_deref() != Some("map") || schema.list_map_keys.is_empty() {
+        return None;
+    }
+    let same_keys = |candidate: &&Value| schema.list_map_keys.iter().all(|k| candidate.get(k) == item.get(k));
+    old?.as_array()?.iter().find(same_keys)
 }
 
 fn child(path: &str, name: &str) -> String {
@@ -22,7 +115,6 @@ fn child(path: &str, name: &str) -> String {
         format!("{path}.{name}")
     }
 }
-
 fn type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
@@ -48,191 +140,208 @@ fn format_number(n: f64) -> String {
     }
 }
 
-fn check(value: &Value, schema: &Schema, path: &str, errs: &mut Vec<FieldError>) {
-    if value.is_null() {
-        if !schema.nullable && schema.type_.is_some() {
-            let wanted = schema.type_.as_deref().unwrap_or_default();
-            errs.push(FieldError::type_invalid(path, Value::Null, format!("must be of type {wanted}")));
+/// The schema pass: errors, and whether one of them blocks the CEL pass.
+#[derive(Default)]
+struct Checker {
+    errs: Vec<FieldError>,
+    blocking: bool,
+}
+
+impl Checker {
+    fn push(&mut self, err: FieldError) {
+        if matches!(
+            err.cause,
+            CauseType::Required
+                | CauseType::NotSupported
+                | CauseType::TypeInvalid
+                | CauseType::TooLong
+                | CauseType::TooMany
+        ) {
+            self.blocking = true;
         }
-        return;
+        self.errs.push(err);
     }
-    if schema.int_or_string {
-        if !matches!(type_name(value), "integer" | "string") {
-            errs.push(FieldError::type_invalid(path, value.clone(), "must be an integer or a string"));
+
+    /// Checks `value`; `old` is its correlated old value on update. An
+    /// unchanged value is not checked: its errors would all be ratcheted.
+    fn check(&mut self, value: &Value, schema: &Schema, path: &str, old: Option<&Value>) {
+        if old.is_some_and(|old| old == value) {
             return;
         }
-    } else if let Some(wanted) = schema.type_.as_deref() {
-        if !has_type(value, wanted) {
-            errs.push(FieldError::type_invalid(path, value.clone(), format!("must be of type {wanted}")));
-            return;
-        }
-    }
-    if let Some(allowed) = &schema.enum_ {
-        if !allowed.contains(value) {
-            let shown: Vec<String> =
-                allowed.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), String::from)).collect();
-            let shown: Vec<&str> = shown.iter().map(String::as_str).collect();
-            errs.push(FieldError::not_supported(path, value.clone(), &shown));
-        }
-    }
-    match value {
-        Value::Number(n) => check_number(n.as_f64().unwrap_or(0.0), value, schema, path, errs),
-        Value::String(s) => check_string(s, schema, path, errs),
-        Value::Array(items) => check_array(items, schema, path, errs),
-        Value::Object(_) => check_object(value, schema, path, errs),
-        _ => {}
-    }
-    check_format(value, schema, path, errs);
-    check_combinators(value, schema, path, errs);
-}
-
-fn check_number(n: f64, value: &Value, schema: &Schema, path: &str, errs: &mut Vec<FieldError>) {
-    if let Some(max) = schema.maximum {
-        if n > max || (schema.exclusive_maximum && n >= max) {
-            let how = if schema.exclusive_maximum { "less than" } else { "less than or equal to" };
-            errs.push(FieldError::invalid(path, value.clone(), format!("should be {how} {}", format_number(max))));
-        }
-    }
-    if let Some(min) = schema.minimum {
-        if n < min || (schema.exclusive_minimum && n <= min) {
-            let how = if schema.exclusive_minimum { "greater than" } else { "greater than or equal to" };
-            errs.push(FieldError::invalid(path, value.clone(), format!("should be {how} {}", format_number(min))));
-        }
-    }
-    if let Some(m) = schema.multiple_of.filter(|m| *m > 0.0) {
-        let ratio = n / m;
-        if (ratio - ratio.round()).abs() > 1e-9 {
-            errs.push(FieldError::invalid(
-                path,
-                value.clone(),
-                format!("should be a multiple of {}", format_number(m)),
-            ));
-        }
-    }
-}
-
-fn check_string(s: &str, schema: &Schema, path: &str, errs: &mut Vec<FieldError>) {
-    let len = s.chars().count() as u64;
-    if let Some(max) = schema.max_length.filter(|max| len > *max) {
-        errs.push(FieldError::invalid(path, s, format!("should be at most {max} chars long")));
-    }
-    if let Some(min) = schema.min_length.filter(|min| len < *min) {
-        errs.push(FieldError::invalid(path, s, format!("should be at least {min} chars long")));
-    }
-    if let Some((source, regex)) = &schema.pattern {
-        if !regex.is_match(s) {
-            errs.push(FieldError::invalid(path, s, format!("should match '{source}'")));
-        }
-    }
-}
-
-fn check_array(items: &[Value], schema: &Schema, path: &str, errs: &mut Vec<FieldError>) {
-    let n = items.len() as u64;
-    if let Some(max) = schema.max_items.filter(|max| n > *max) {
-        errs.push(FieldError::invalid(path, Value::from(n), format!("should have at most {max} items")));
-    }
-    if let Some(min) = schema.min_items.filter(|min| n < *min) {
-        errs.push(FieldError::invalid(path, Value::from(n), format!("should have at least {min} items")));
-    }
-    if let Some(item_schema) = &schema.items {
-        for (i, item) in items.iter().enumerate() {
-            check(item, item_schema, &format!("{path}[{i}]"), errs);
-        }
-    }
-    check_list_uniqueness(items, schema, path, errs);
-}
-
-/// `set` lists hold each value once; `map` lists each combination of their
-/// key fields once. A repeat is reported at its own index.
-fn check_list_uniqueness(items: &[Value], schema: &Schema, path: &str, errs: &mut Vec<FieldError>) {
-    let identity = |item: &Value| -> Value {
-        match schema.list_type.as_deref() {
-            Some("map") => {
-                let keys =
-                    schema.list_map_keys.iter().map(|k| (k.clone(), item.get(k).cloned().unwrap_or(Value::Null)));
-                Value::Object(keys.collect())
+        if value.is_null() {
+            if !schema.nullable && schema.type_.is_some() {
+                let wanted = schema.type_.as_deref().unwrap_or_default();
+                self.push(FieldError::type_invalid(path, Value::Null, format!("must be of type {wanted}")));
             }
-            _ => item.clone(),
+            return;
         }
-    };
-    if !matches!(schema.list_type.as_deref(), Some("set" | "map")) {
-        return;
-    }
-    let mut seen: Vec<Value> = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let id = identity(item);
-        if seen.contains(&id) {
-            errs.push(FieldError::duplicate(format!("{path}[{i}]"), id));
-        } else {
-            seen.push(id);
+        if schema.int_or_string {
+            if !matches!(type_name(value), "integer" | "string") {
+                self.push(FieldError::type_invalid(path, value.clone(), "must be an integer or a string"));
+                return;
+            }
+        } else if let Some(wanted) = schema.type_.as_deref() {
+            if !has_type(value, wanted) {
+                self.push(FieldError::type_invalid(path, value.clone(), format!("must be of type {wanted}")));
+                return;
+            }
         }
+        if let Some(allowed) = &schema.enum_ {
+            if !allowed.contains(value) {
+                let shown: Vec<String> =
+                    allowed.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), String::from)).collect();
+                let shown: Vec<&str> = shown.iter().map(String::as_str).collect();
+                self.push(FieldError::not_supported(path, value.clone(), &shown));
+            }
+        }
+        match value {
+            Value::Number(n) => self.check_number(n.as_f64().unwrap_or(0.0), value, schema, path),
+            Value::String(s) => self.check_string(s, schema, path),
+            Value::Array(items) => self.check_array(items, schema, path, old),
+            Value::Object(map) => self.check_object(map, schema, path, old),
+            _ => {}
+        }
+        if let Some(format) = schema.format.as_deref() {
+            if !formats::valid(format, schema.type_.as_deref(), value) {
+                self.push(FieldError::invalid(path, value.clone(), format!("must be of type {format}")));
+            }
+        }
+        self.check_combinators(value, schema, path);
     }
-}
 
-fn check_object(value: &Value, schema: &Schema, path: &str, errs: &mut Vec<FieldError>) {
-    let map = value.as_object().expect("checked as an object");
-    let at_root = path.is_empty();
-    for name in &schema.required {
-        if !map.contains_key(name) {
-            errs.push(FieldError::required(child(path, name), ""));
+    fn check_number(&mut self, n: f64, value: &Value, schema: &Schema, path: &str) {
+        if let Some(max) = schema.maximum {
+            if n > max || (schema.exclusive_maximum && n >= max) {
+                let how = if schema.exclusive_maximum { "less than" } else { "less than or equal to" };
+                self.push(FieldError::invalid(path, value.clone(), format!("should be {how} {}", format_number(max))));
+            }
+        }
+        if let Some(min) = schema.minimum {
+            if n < min || (schema.exclusive_minimum && n <= min) {
+                let how = if schema.exclusive_minimum { "greater than" } else { "greater than or equal to" };
+                self.push(FieldError::invalid(path, value.clone(), format!("should be {how} {}", format_number(min))));
+            }
+        }
+        if let Some(m) = schema.multiple_of.filter(|m| *m > 0.0) {
+            let ratio = n / m;
+            if (ratio - ratio.round()).abs() > 1e-9 {
+                let detail = format!("should be a multiple of {}", format_number(m));
+                self.push(FieldError::invalid(path, value.clone(), detail));
+            }
         }
     }
-    let n = map.len() as u64;
-    if let Some(max) = schema.max_properties.filter(|max| n > *max) {
-        errs.push(FieldError::invalid(path, Value::from(n), format!("should have at most {max} properties")));
-    }
-    if let Some(min) = schema.min_properties.filter(|min| n < *min) {
-        errs.push(FieldError::invalid(path, Value::from(n), format!("should have at least {min} properties")));
-    }
-    for (name, item) in map {
-        if at_root && matches!(name.as_str(), "metadata" | "apiVersion" | "kind") {
-            continue;
-        }
-        let item_path = child(path, name);
-        match (schema.property(name), &schema.additional) {
-            (Some(property), _) => check(item, property, &item_path, errs),
-            (None, Additional::Schema(other)) => check(item, other, &item_path, errs),
-            (None, Additional::Forbidden) => errs.push(FieldError::forbidden(item_path, "is a forbidden property")),
-            (None, Additional::Unset) => {}
-        }
-    }
-}
 
-fn check_format(value: &Value, schema: &Schema, path: &str, errs: &mut Vec<FieldError>) {
-    let Some(format) = schema.format.as_deref() else { return };
-    let ok = match (format, value) {
-        ("int32", Value::Number(n)) => n.as_i64().is_some_and(|v| i32::try_from(v).is_ok()),
-        ("int64", Value::Number(n)) => n.as_i64().is_some(),
-        ("date-time", Value::String(s)) => s.parse::<jiff::Timestamp>().is_ok(),
-        ("date", Value::String(s)) => s.parse::<jiff::civil::Date>().is_ok(),
-        ("uuid", Value::String(s)) => uuid::Uuid::parse_str(s).is_ok(),
-        ("ipv4", Value::String(s)) => s.parse::<std::net::Ipv4Addr>().is_ok(),
-        ("ipv6", Value::String(s)) => s.parse::<std::net::Ipv6Addr>().is_ok(),
-        ("byte", Value::String(s)) => {
-            use base64::Engine as _;
-            base64::engine::general_purpose::STANDARD.decode(s).is_ok()
+    fn check_string(&mut self, s: &str, schema: &Schema, path: &str) {
+        let len = s.chars().count() as u64;
+        if let Some(max) = schema.max_length.filter(|max| len > *max) {
+            // Too long blocks CEL as Kubernetes' TooLong does.
+            self.blocking = true;
+            self.errs.push(FieldError::invalid(path, s, format!("should be at most {max} chars long")));
         }
-        _ => true,
-    };
-    if !ok {
-        errs.push(FieldError::invalid(path, value.clone(), format!("must be of type {format}")));
+        if let Some(min) = schema.min_length.filter(|min| len < *min) {
+            self.push(FieldError::invalid(path, s, format!("should be at least {min} chars long")));
+        }
+        if let Some((source, regex)) = &schema.pattern {
+            if !regex.is_match(s) {
+                self.push(FieldError::invalid(path, s, format!("should match '{source}'")));
+            }
+        }
     }
-}
 
-fn check_combinators(value: &Value, schema: &Schema, path: &str, errs: &mut Vec<FieldError>) {
-    for sub in &schema.all_of {
-        check(value, sub, path, errs);
+    fn check_array(&mut self, items: &[Value], schema: &Schema, path: &str, old: Option<&Value>) {
+        let n = items.len() as u64;
+        if let Some(max) = schema.max_items.filter(|max| n > *max) {
+            self.blocking = true;
+            self.errs.push(FieldError::invalid(path, Value::from(n), format!("should have at most {max} items")));
+        }
+        if let Some(min) = schema.min_items.filter(|min| n < *min) {
+            self.push(FieldError::invalid(path, Value::from(n), format!("should have at least {min} items")));
+        }
+        if let Some(item_schema) = &schema.items {
+            for (i, item) in items.iter().enumerate() {
+                self.check(item, item_schema, &format!("{path}[{i}]"), correlated_item(schema, item, old));
+            }
+        }
+        self.check_list_uniqueness(items, schema, path);
     }
-    let passes = |sub: &Schema| validate(value, sub, path).is_empty();
-    if !schema.any_of.is_empty() && !schema.any_of.iter().any(passes) {
-        errs.push(FieldError::invalid(path, value.clone(), "must validate at least one schema (anyOf)"));
+
+    /// `set` lists hold each value once; `map` lists each combination of
+    /// their key fields once. A repeat is reported at its own index.
+    fn check_list_uniqueness(&mut self, items: &[Value], schema: &Schema, path: &str) {
+        if !matches!(schema.list_type.as_deref(), Some("set" | "map")) {
+            return;
+        }
+        let identity = |item: &Value| -> Value {
+            match schema.list_type.as_deref() {
+                Some("map") => {
+                    let keys =
+                        schema.list_map_keys.iter().map(|k| (k.clone(), item.get(k).cloned().unwrap_or(Value::Null)));
+                    Value::Object(keys.collect())
+                }
+                _ => item.clone(),
+            }
+        };
+        let mut seen: Vec<Value> = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let id = identity(item);
+            if seen.contains(&id) {
+                self.push(FieldError::duplicate(format!("{path}[{i}]"), id));
+            } else {
+                seen.push(id);
+            }
+        }
     }
-    if !schema.one_of.is_empty() && schema.one_of.iter().filter(|s| passes(s)).count() != 1 {
-        errs.push(FieldError::invalid(path, value.clone(), "must validate one and only one schema (oneOf)"));
+
+    fn check_object(&mut self, map: &serde_json::Map<String, Value>, schema: &Schema, path: &str, old: Option<&Value>) {
+        let at_root = path.is_empty();
+        for name in &schema.required {
+            if !map.contains_key(name) {
+                self.push(FieldError::required(child(path, name), ""));
+            }
+        }
+        let n = map.len() as u64;
+        if let Some(max) = schema.max_properties.filter(|max| n > *max) {
+            self.blocking = true;
+            self.errs.push(FieldError::invalid(path, Value::from(n), format!("should have at most {max} properties")));
+        }
+        if let Some(min) = schema.min_properties.filter(|min| n < *min) {
+            self.push(FieldError::invalid(path, Value::from(n), format!("should have at least {min} properties")));
+        }
+        if schema.embedded_resource {
+            for err in embedded::validate(map, path) {
+                self.push(err);
+            }
+        }
+        for (name, item) in map {
+            if (at_root || schema.embedded_resource) && matches!(name.as_str(), "metadata" | "apiVersion" | "kind") {
+                continue;
+            }
+            let item_path = child(path, name);
+            let item_old = old.and_then(|o| o.get(name));
+            match (schema.property(name), &schema.additional) {
+                (Some(property), _) => self.check(item, property, &item_path, item_old),
+                (None, Additional::Schema(other)) => self.check(item, other, &item_path, item_old),
+                (None, Additional::Forbidden) => self.push(FieldError::forbidden(item_path, "is a forbidden property")),
+                (None, Additional::Unset) => {}
+            }
+        }
     }
-    if let Some(not) = &schema.not {
-        if passes(not) {
-            errs.push(FieldError::invalid(path, value.clone(), "must not validate the schema (not)"));
+
+    fn check_combinators(&mut self, value: &Value, schema: &Schema, path: &str) {
+        for sub in &schema.all_of {
+            self.check(value, sub, path, None);
+        }
+        let passes = |sub: &Schema| validate(value, sub, path).is_empty();
+        if !schema.any_of.is_empty() && !schema.any_of.iter().any(passes) {
+            self.push(FieldError::invalid(path, value.clone(), "must validate at least one schema (anyOf)"));
+        }
+        if !schema.one_of.is_empty() && schema.one_of.iter().filter(|s| passes(s)).count() != 1 {
+            self.push(FieldError::invalid(path, value.clone(), "must validate one and only one schema (oneOf)"));
+        }
+        if let Some(not) = &schema.not {
+            if passes(not) {
+                self.push(FieldError::invalid(path, value.clone(), "must not validate the schema (not)"));
+            }
         }
     }
 }

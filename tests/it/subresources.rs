@@ -281,11 +281,16 @@ async fn status_writes_are_validated_against_the_status_schema_only() {
         "{}",
         err.message()
     );
+    // The main endpoint ratchets: an unchanged invalid spec passes, a
+    // changed one is checked.
     let mut relabelled = updated.clone();
     relabelled["metadata"]["labels"] = json!({"x": "y"});
-    let err = update_widget(&mut r, "ns", &relabelled).await.unwrap_err();
+    let relabelled = update_widget(&mut r, "ns", &relabelled).await.expect("the unchanged spec is ratcheted");
+    let mut resized = relabelled.clone();
+    resized["spec"]["replicas"] = json!(4);
+    let err = update_widget(&mut r, "ns", &resized).await.unwrap_err();
     assert!(
-        err.message().contains("spec.replicas: Invalid value: 5: should be less than or equal to 3"),
+        err.message().contains("spec.replicas: Invalid value: 4: should be less than or equal to 3"),
         "{}",
         err.message()
     );

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::list::{self, ListPage};
 use super::meta;
-use super::options::{DeleteOptions, FieldValidation, ListOptions, WatchOptions, WriteOptions};
+use super::options::{DeleteOptions, FieldValidation, ListOptions, WatchOptions, WriteOptions, Written};
 use super::patch::{self, PatchType};
 use super::scale;
 use super::selector::{FieldSelector, LabelSelector};
@@ -34,14 +34,6 @@ pub struct Resources {
     renders: Arc<stream::RenderCache>,
     /// Bumped on every definition change (`track_definitions`).
     definitions: tokio::sync::watch::Receiver<u64>,
-}
-
-/// The outcome of a write: the object as stored, and warnings for the
-/// client (one per unknown field under `FieldValidation::Warn`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Written {
-    pub object: Value,
-    pub warnings: Vec<String>,
 }
 
 /// What a write addresses: the object itself or its status subresource.
@@ -133,7 +125,7 @@ impl Resources {
     /// Creates an object. The commit is tied to the definition's revision,
     /// so no create lands once the definition has started terminating.
     pub async fn create(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
-        let mut obj = strategy::parse_body(body)?;
+        let (mut obj, duplicates) = strategy::parse_body(body)?;
         let generate = meta::meta_str(&obj, "name").is_empty() && !meta::meta_str(&obj, "generateName").is_empty();
         for _ in 0..RETRIES {
             let served = self.served_object(r)?;
@@ -146,7 +138,7 @@ impl Resources {
             if !meta::meta_str(&obj, "resourceVersion").is_empty() {
                 return Err(Error::bad_request("resourceVersion should not be set on objects to be created"));
             }
-            let warnings = Self::admit(&served, &r.version, &mut obj, Endpoint::Main, options)?;
+            let mut warnings = Self::admit(&served, &r.version, &mut obj, &duplicates, Endpoint::Main, options)?;
             strategy::prepare_for_create(&mut obj, &r.namespace);
             if served.has_status(&r.version) {
                 strategy::keep_status(&mut obj, None);
@@ -157,7 +149,9 @@ impl Resources {
             }
             let name = meta::meta_str(&obj, "name").to_string();
             let mut errs = strategy::validate_metadata(&served, &obj);
-            errs.extend(Self::validate_schema(&served, &r.version, &obj, Endpoint::Main));
+            let checked = Self::validate_schema(&served, &r.version, &obj, None, Endpoint::Main);
+            errs.extend(checked.errors);
+            warnings.extend(checked.warnings);
             if let Some(paths) = served.scale_paths(&r.version) {
                 errs.extend(scale::validate(&obj, paths));
             }
@@ -195,31 +189,38 @@ impl Resources {
     /// Replaces an object. Requires a current resourceVersion; never creates.
     pub async fn update(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
         let served = self.served_object(r)?;
-        let obj = strategy::parse_body(body)?;
+        let (obj, duplicates) = strategy::parse_body(body)?;
         strategy::check_identity(&served, r, &obj, false)?;
         let current = self.load(&served, r)?;
         Self::require_current_version(&served, r, &obj, &current)?;
-        self.write_over(&served, r, &current, obj, Endpoint::Main, options)
+        self.write_over(&served, r, &current, obj, &duplicates, Endpoint::Main, options)
             .await?
             .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
     }
 
-    /// Prunes what the schema of `version` does not know (refusing it under
-    /// `Strict`, warning under `Warn`), then applies its defaults. On the
-    /// status endpoint only what is under `status` counts.
+    /// Prunes what the schema of `version` does not know and notes fields
+    /// the body repeated (refusing both under `Strict`, warning under
+    /// `Warn`), then applies its defaults. On the status endpoint only what
+    /// is under `status` counts.
     fn admit(
         served: &Served,
         version: &str,
         obj: &mut Value,
+        duplicates: &[String],
         endpoint: Endpoint,
         options: &WriteOptions,
     ) -> Result<Vec<String>> {
         let Some(schema) = served.schema(version) else { return Ok(Vec::new()) };
         let mut dropped = crate::schema::prune(obj, schema);
+        let mut duplicates = duplicates.to_vec();
         if endpoint == Endpoint::Status {
-            dropped.retain(|path| path == "status" || path.starts_with("status.") || path.starts_with("status["));
+            let in_status =
+                |path: &String| path == "status" || path.starts_with("status.") || path.starts_with("status[");
+            dropped.retain(in_status);
+            duplicates.retain(in_status);
         }
-        let unknown: Vec<String> = dropped.iter().map(|path| format!("unknown field {path:?}")).collect();
+        let mut unknown: Vec<String> = duplicates.iter().map(|path| format!("duplicate field {path:?}")).collect();
+        unknown.extend(dropped.iter().map(|path| format!("unknown field {path:?}")));
         let warnings = match options.field_validation {
             FieldValidation::Strict if !unknown.is_empty() => {
                 return Err(Error::bad_request(format!("strict decoding error: {}", unknown.join(", "))));
@@ -231,17 +232,26 @@ impl Resources {
         Ok(warnings)
     }
 
-    /// Schema errors of a write at `version`: the whole object on the main
-    /// endpoint; only `status`, against the schema's `.status` part, on the
-    /// status endpoint (so an invalid stored spec does not block a status
-    /// update).
-    fn validate_schema(served: &Served, version: &str, obj: &Value, endpoint: Endpoint) -> Vec<FieldError> {
-        let Some(schema) = served.schema(version) else { return Vec::new() };
+    /// Schema validation of a write at `version`: the whole object on the
+    /// main endpoint; only `status`, against the schema's `.status` part, on
+    /// the status endpoint (so an invalid stored spec does not block a
+    /// status update). On update, `old` ratchets errors at unchanged values.
+    fn validate_schema(
+        served: &Served,
+        version: &str,
+        obj: &Value,
+        old: Option<&Value>,
+        endpoint: Endpoint,
+    ) -> crate::schema::Validation {
+        let Some(schema) = served.schema(version) else { return Default::default() };
         match endpoint {
-            Endpoint::Main => crate::schema::validate(obj, schema, ""),
+            Endpoint::Main => crate::schema::validate_update(obj, old, schema, "", true),
             Endpoint::Status => match (obj.get("status"), schema.property("status")) {
-                (Some(status), Some(status_schema)) => crate::schema::validate(status, status_schema, "status"),
-                _ => Vec::new(),
+                (Some(status), Some(status_schema)) => {
+                    let old = old.and_then(|o| o.get("status"));
+                    crate::schema::validate_update(status, old, status_schema, "status", false)
+                }
+                _ => Default::default(),
             },
         }
     }
@@ -294,7 +304,7 @@ impl Resources {
                 return Err(Error::stale(&served.group, &served.plural, &r.name));
             }
             meta::strip_resource_version(&mut patched);
-            if let Some(written) = self.write_over(&served, r, &current, patched, endpoint, options).await? {
+            if let Some(written) = self.write_over(&served, r, &current, patched, &[], endpoint, options).await? {
                 return Ok(written);
             }
         }
@@ -311,11 +321,12 @@ impl Resources {
         r: &Ref,
         current: &KeyValue,
         body: Value,
+        duplicates: &[String],
         endpoint: Endpoint,
         options: &WriteOptions,
     ) -> Result<Option<Written>> {
         let mut body = body;
-        let warnings = Self::admit(served, &r.version, &mut body, endpoint, options)?;
+        let mut warnings = Self::admit(served, &r.version, &mut body, duplicates, endpoint, options)?;
         let old = strategy::from_stored(served, &r.version, current)?;
         let uid = body.get("metadata").and_then(|m| m.get("uid")).and_then(Value::as_str).unwrap_or("");
         let subject = meta::Subject { group: &served.group, resource: &served.plural, name: &r.name };
@@ -341,7 +352,9 @@ impl Resources {
         obj["apiVersion"] = Value::String(served.api_version(&r.version));
         let mut errs = strategy::validate_metadata(served, &obj);
         errs.extend(strategy::validate_finalizers_on_update(&obj, &old));
-        errs.extend(Self::validate_schema(served, &r.version, &obj, endpoint));
+        let checked = Self::validate_schema(served, &r.version, &obj, Some(&old), endpoint);
+        errs.extend(checked.errors);
+        warnings.extend(checked.warnings);
         if let Some(paths) = served.scale_paths(&r.version) {
             errs.extend(scale::validate(&obj, paths));
         }

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::{Endpoint, Resources, Written, RETRIES};
+use super::{Endpoint, Resources, RETRIES};
 use crate::error::{Error, Result};
 use crate::resource::meta;
 use crate::resource::options::WriteOptions;
@@ -13,6 +13,7 @@ use crate::resource::patch::{self, PatchType};
 use crate::resource::scale;
 use crate::resource::served::{ScalePaths, Served};
 use crate::resource::strategy::{self, Ref};
+use crate::resource::Written;
 use crate::storage::KeyValue;
 
 impl Resources {
@@ -22,11 +23,11 @@ impl Resources {
     pub async fn update_status(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
         let served = self.served_object(r)?;
         Self::require_status(&served, r)?;
-        let obj = strategy::parse_body(body)?;
+        let (obj, duplicates) = strategy::parse_body(body)?;
         strategy::check_identity(&served, r, &obj, false)?;
         let current = self.load(&served, r)?;
         Self::require_current_version(&served, r, &obj, &current)?;
-        self.write_over(&served, r, &current, obj, Endpoint::Status, options)
+        self.write_over(&served, r, &current, obj, &duplicates, Endpoint::Status, options)
             .await?
             .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
     }
@@ -63,7 +64,7 @@ impl Resources {
     pub async fn update_scale(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Value> {
         let served = self.served_object(r)?;
         let paths = Self::require_scale(&served, r)?;
-        let wanted = strategy::parse_body(body)?;
+        let (wanted, _) = strategy::parse_body(body)?;
         for _ in 0..RETRIES {
             let current = self.load(&served, r)?;
             if let Some(scale) = self.write_scale(&served, paths, r, &current, &wanted, options).await? {
@@ -112,7 +113,7 @@ impl Resources {
         }
         let replicas = scale::desired_replicas(wanted, &r.name)?;
         let obj = scale::apply(&strategy::from_stored(served, &r.version, current)?, paths, replicas);
-        match self.write_over(served, r, current, obj, Endpoint::Main, options).await? {
+        match self.write_over(served, r, current, obj, &[], Endpoint::Main, options).await? {
             Some(written) => scale::read(&written.object, paths).map(Some),
             None if rv.is_empty() => Ok(None),
             None => Err(Error::stale(&served.group, &served.plural, &r.name)),

@@ -1,0 +1,139 @@
+//! `cargo bench --bench schemas`: validations per second on one core for a
+//! 5 KB object against a schema of about 50 properties with CEL rules (the
+//! schemas issue's target is 50,000/s), measured through the schema API the
+//! write path uses: validation alone, validation of an update against its
+//! old object (ratcheting), and the whole admission (prune, default,
+//! validate) of a fresh copy.
+//!
+//! Figures are printed, not asserted. `CRDSTORE_BENCH_SECONDS` sets the
+//! measuring time of each figure (default 3).
+
+use std::time::{Duration, Instant};
+
+use crdstore::schema::{apply_defaults, prune, validate_update, Schema};
+use serde_json::{json, Value};
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn seconds() -> Duration {
+    let secs = std::env::var("CRDSTORE_BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(3.0);
+    Duration::from_secs_f64(secs)
+}
+
+/// About 50 properties: scalars with bounds, patterns, enums and formats, a
+/// keyed list of objects, a map, and four CEL rules.
+fn schema() -> Value {
+    let mut settings = serde_json::Map::new();
+    for i in 0..24 {
+        let property = match i % 4 {
+            0 => json!({"type": "string", "maxLength": 200, "pattern": "^[a-z0-9-]*$"}),
+            1 => json!({"type": "integer", "minimum": 0, "maximum": 1000000}),
+            2 => json!({"type": "boolean"}),
+            _ => json!({"type": "string", "enum": ["low", "medium", "high"]}),
+        };
+        settings.insert(format!("setting{i}"), property);
+    }
+    json!({"type": "object", "properties": {"spec": {"type": "object",
+        "required": ["name", "minReplicas", "maxReplicas"],
+        "x-kubernetes-validations": [
+            {"rule": "self.minReplicas <= self.maxReplicas", "message": "minReplicas must not exceed maxReplicas"},
+            {"rule": "self.name.startsWith('app-')"},
+            {"rule": "self.containers.all(c, c.port > 0 && c.port < 65536)"},
+            {"rule": "self.labels.all(k, size(self.labels[k]) < 64)"}],
+        "properties": {
+            "name": {"type": "string", "maxLength": 63},
+            "id": {"type": "string", "format": "uuid"},
+            "created": {"type": "string", "format": "date-time"},
+            "minReplicas": {"type": "integer", "minimum": 0, "maximum": 100},
+            "maxReplicas": {"type": "integer", "minimum": 0, "maximum": 100},
+            "mode": {"type": "string", "enum": ["fast", "safe"], "default": "safe"},
+            "labels": {"type": "object", "maxProperties": 16, "additionalProperties": {"type": "string", "maxLength": 64}},
+            "settings": {"type": "object", "properties": settings},
+            "containers": {"type": "array", "maxItems": 16, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                "items": {"type": "object", "required": ["name"], "properties": {
+                    "name": {"type": "string", "maxLength": 63},
+                    "image": {"type": "string", "maxLength": 255},
+                    "port": {"type": "integer", "format": "int32"},
+                    "args": {"type": "array", "maxItems": 8, "items": {"type": "string", "maxLength": 128}},
+                    "env": {"type": "object", "maxProperties": 16, "additionalProperties": {"type": "string", "maxLength": 256}}}}}}}}})
+}
+
+/// A valid object of about 5 KB.
+fn object() -> Value {
+    let mut settings = serde_json::Map::new();
+    for i in 0..24 {
+        let value = match i % 4 {
+            0 => json!(format!("value-{i}-abcdefghijklmnopqrstuvwxyz")),
+            1 => json!(i * 1000),
+            2 => json!(i % 3 == 0),
+            _ => json!("medium"),
+        };
+        settings.insert(format!("setting{i}"), value);
+    }
+    let containers: Vec<Value> = (0..8)
+        .map(|i| {
+            json!({"name": format!("container-{i}"), "image": format!("registry.example.com/team/image-{i}:v1.2.3"),
+                   "port": 8000 + i, "args": ["--verbose", "--listen=0.0.0.0", format!("--id={i}")],
+                   "env": {"MODE": "production", "REGION": "eu-west-1", "LEVEL": format!("{i}")}})
+        })
+        .collect();
+    let labels: serde_json::Map<String, Value> =
+        (0..10).map(|i| (format!("label-{i}"), json!(format!("v{i}")))).collect();
+    json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "ns"},
+           "spec": {"name": "app-widget", "id": "6f1c2a1e-2b7d-4c1e-9a3b-1f2e3d4c5b6a", "created": "2026-11-21T10:00:00Z",
+                    "minReplicas": 2, "maxReplicas": 10, "mode": "fast", "labels": labels, "settings": settings,
+                    "containers": containers}})
+}
+
+fn measure(label: &str, mut f: impl FnMut()) {
+    let budget = seconds();
+    let start = Instant::now();
+    let mut n = 0u64;
+    while start.elapsed() < budget {
+        for _ in 0..100 {
+            f();
+        }
+        n += 100;
+    }
+    let rate = n as f64 / start.elapsed().as_secs_f64();
+    println!("{label}: {rate:.0}/s ({:.1} µs each)", 1e6 / rate);
+}
+
+fn main() {
+    let schema = Schema::compile(&schema()).expect("the bench schema compiles");
+    let obj = object();
+    let size = serde_json::to_vec(&obj).expect("serialize").len();
+    let properties = count_properties(&self::schema());
+    println!("object: {size} bytes; schema: {properties} properties, 4 CEL rules; one thread");
+    let out = validate_update(&obj, None, &schema, "", true);
+    assert!(out.errors.is_empty(), "the bench object is valid: {:?}", out.errors);
+
+    measure("validate (create)", || {
+        std::hint::black_box(validate_update(&obj, None, &schema, "", true));
+    });
+    let mut old = obj.clone();
+    old["spec"]["maxReplicas"] = json!(9);
+    old["spec"]["containers"][3]["port"] = json!(9999);
+    measure("validate (update, ratcheting against the old object)", || {
+        std::hint::black_box(validate_update(&obj, Some(&old), &schema, "", true));
+    });
+    measure("admit (clone, prune, default, validate)", || {
+        let mut copy = obj.clone();
+        std::hint::black_box(prune(&mut copy, &schema));
+        apply_defaults(&mut copy, &schema);
+        std::hint::black_box(validate_update(&copy, None, &schema, "", true));
+    });
+}
+
+fn count_properties(json: &Value) -> usize {
+    let here = json.get("properties").and_then(Value::as_object).map_or(0, |p| p.len());
+    let below: usize = ["properties"]
+        .iter()
+        .filter_map(|k| json.get(*k).and_then(Value::as_object))
+        .flat_map(|p| p.values())
+        .map(count_properties)
+        .sum();
+    let items = json.get("items").map_or(0, count_properties);
+    here + below + items
+}

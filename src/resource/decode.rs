@@ -1,0 +1,132 @@
+//! Decoding request bodies while noticing duplicate fields, which
+//! serde_json silently resolves to the last value: `fieldValidation=Strict`
+//! refuses them and `Warn` reports them, as Kubernetes' strict decoder does.
+
+use std::cell::RefCell;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+/// Where a value sits, built only when a duplicate needs its path.
+#[derive(Clone, Copy)]
+enum At<'p> {
+    Root,
+    Key(&'p At<'p>, &'p str),
+    Index(&'p At<'p>, usize),
+}
+
+impl At<'_> {
+    fn render(&self) -> String {
+        match self {
+            At::Root => String::new(),
+            At::Key(parent, key) => match parent.render() {
+                p if p.is_empty() => (*key).to_string(),
+                p => format!("{p}.{key}"),
+            },
+            At::Index(parent, i) => format!("{}[{i}]", parent.render()),
+        }
+    }
+}
+
+/// Parses `body` as JSON; also returns the path of every field that
+/// appeared twice in its object (the last value wins).
+pub fn parse(body: &[u8]) -> serde_json::Result<(Value, Vec<String>)> {
+    let duplicates = RefCell::new(Vec::new());
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let value = Seed { at: At::Root, duplicates: &duplicates }.deserialize(&mut de)?;
+    de.end()?;
+    Ok((value, duplicates.into_inner()))
+}
+
+struct Seed<'p, 'd> {
+    at: At<'p>,
+    duplicates: &'d RefCell<Vec<String>>,
+}
+
+impl<'de> DeserializeSeed<'de> for Seed<'_, '_> {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Seed<'_, '_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        loop {
+            let at = At::Index(&self.at, items.len());
+            match seq.next_element_seed(Seed { at, duplicates: self.duplicates })? {
+                Some(item) => items.push(item),
+                None => return Ok(Value::Array(items)),
+            }
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let at = At::Key(&self.at, &key);
+            let value = map.next_value_seed(Seed { at, duplicates: self.duplicates })?;
+            if out.contains_key(&key) {
+                self.duplicates.borrow_mut().push(at.render());
+            }
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicates_are_found_at_their_paths_and_the_last_value_wins() {
+        let body = br#"{"a": 1, "spec": {"x": 1, "list": [{"k": 1, "k": 2}], "x": 3}, "a": 2}"#;
+        let (value, duplicates) = parse(body).unwrap();
+        assert_eq!(value, serde_json::json!({"a": 2, "spec": {"x": 3, "list": [{"k": 2}]}}));
+        assert_eq!(duplicates, ["spec.list[0].k", "spec.x", "a"]);
+        assert!(parse(br#"{"a": 1} x"#).is_err());
+        assert_eq!(parse(br#"{"n": 1.5, "big": 18446744073709551615}"#).unwrap().0["big"], u64::MAX);
+    }
+}

@@ -1,0 +1,588 @@
+//! CEL validation rules (`x-kubernetes-validations`): compiled and checked
+//! once when a definition's schema is compiled, evaluated on writes with a
+//! per-call cost limit and a per-request budget, as Kubernetes does.
+//!
+//! The interpreter is the `cel` crate (cel-rust). It parses and evaluates
+//! but has no type checker and no cost tracking, so `check` supplies both:
+//! a schema-aware walk that refuses undefined fields and non-boolean rules
+//! and estimates cost from the schema's bounds, and, at run time, prices
+//! each evaluation from the sizes actually present before running it.
+
+pub mod check;
+mod convert;
+mod path;
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock};
+
+use serde_json::Value;
+
+use super::{Additional, Schema};
+use crate::error::FieldError;
+use check::{Declared, Sizes, Walk};
+
+pub use convert::{root_to_cel, to_cel};
+
+/// The largest request Kubernetes accepts; unbounded sizes are estimated
+/// from it.
+pub const MAX_REQUEST_BYTES: u64 = 3 * 1024 * 1024;
+/// The most one evaluation of one rule may cost.
+pub const PER_CALL_LIMIT: u64 = 1_000_000;
+/// The most a rule's estimated cost, times how often its node can occur,
+/// may be when a definition is written.
+pub const STATIC_ESTIMATED_COST_LIMIT: u64 = 10_000_000;
+/// The most all rules of one schema may be estimated to cost together.
+pub const STATIC_ESTIMATED_CRD_COST_LIMIT: u64 = 100_000_000;
+/// What one request may spend on rules.
+pub const RUNTIME_COST_BUDGET: i64 = 10_000_000;
+
+const REASONS: &[&str] = &["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];
+
+static ENV: LazyLock<Arc<cel::Env>> = LazyLock::new(|| {
+    let mut env = cel::Env::stdlib();
+    for extension in [cel::extensions::strings, cel::extensions::lists, cel::extensions::math] {
+        extension(&mut env).expect("the CEL extension libraries declare distinct overloads");
+    }
+    Arc::new(env)
+});
+
+/// How a failed rule is reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reason {
+    Invalid,
+    Forbidden,
+    Required,
+    Duplicate,
+}
+
+/// One compiled rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// The rule's text, trimmed, for messages.
+    source: String,
+    program: Arc<cel::Program>,
+    message: Option<String>,
+    message_expression: Option<Arc<cel::Program>>,
+    reason: Reason,
+    /// The normalized `fieldPath`, relative to the rule's node.
+    field_path: Option<String>,
+    /// A transition rule: it reads `oldSelf`.
+    uses_old_self: bool,
+    /// `oldSelf` is an optional, and the rule also runs without an old value.
+    optional_old_self: bool,
+    /// The estimated worst-case cost of one evaluation.
+    static_cost: u64,
+    /// Whether the cost depends on sizes, so it is priced per evaluation.
+    data_dependent: bool,
+}
+
+/// Where a node with rules sits, for the checks that depend on it.
+pub struct Place<'a> {
+    /// The node's path in the definition (`spec.versions[0]...`).
+    pub path: &'a str,
+    /// A resource root or embedded resource: apiVersion, kind and metadata are visible.
+    pub resource: bool,
+    /// How many times the node can occur in one object.
+    pub cardinality: u64,
+    /// The first list above the node that does not correlate old and new
+    /// items (not a `map` list), if any.
+    pub uncorrelatable: Option<&'a str>,
+}
+
+/// Compiles the rules of a node whose schema is `schema`, reporting every
+/// problem at its path (`<path>.x-kubernetes-validations[i].rule`) and
+/// adding each rule's estimated cost to `total_cost`.
+pub fn compile(
+    json: &Value,
+    schema: &Schema,
+    place: &Place<'_>,
+    errs: &mut Vec<FieldError>,
+    total_cost: &mut u64,
+) -> Vec<Rule> {
+    let Some(all) = json.get("x-kubernetes-validations").and_then(Value::as_array) else { return Vec::new() };
+    let mut rules = Vec::with_capacity(all.len());
+    for (i, raw) in all.iter().enumerate() {
+        let at = format!("{}.x-kubernetes-validations[{i}]", place.path);
+        let before = errs.len();
+        let fields = declared_fields(raw, schema, &at, errs);
+        if errs.len() > before {
+            continue;
+        }
+        if let Some(rule) = compile_one(raw, fields, schema, place, &at, errs, total_cost) {
+            rules.push(rule);
+        }
+    }
+    rules
+}
+
+/// The plain fields of a rule, checked.
+struct Fields {
+    source: String,
+    message: Option<String>,
+    message_expression: Option<String>,
+    reason: Reason,
+    field_path: Option<String>,
+    optional_old_self: Option<bool>,
+}
+
+fn declared_fields(raw: &Value, schema: &Schema, at: &str, errs: &mut Vec<FieldError>) -> Fields {
+    let text = |key: &str| raw.get(key).and_then(Value::as_str).unwrap_or("");
+    let has_newline = |s: &str| s.contains(['\n', '\r']);
+    let (rule, message, message_expression, field_path) =
+        (text("rule"), text("message"), text("messageExpression"), text("fieldPath"));
+    if rule.trim().is_empty() {
+        errs.push(FieldError::required(format!("{at}.rule"), "rule is not specified"));
+    } else if !message.is_empty() && message.trim().is_empty() {
+        errs.push(FieldError::invalid(format!("{at}.message"), message, "message must be non-empty if specified"));
+    } else if has_newline(message.trim()) {
+        errs.push(FieldError::invalid(format!("{at}.message"), message, "message must not contain line breaks"));
+    } else if has_newline(rule.trim()) && message.trim().is_empty() {
+        errs.push(FieldError::required(
+            format!("{at}.message"),
+            "message must be specified if rule contains line breaks",
+        ));
+    }
+    if !message_expression.is_empty() && message_expression.trim().is_empty() {
+        errs.push(FieldError::required(
+            format!("{at}.messageExpression"),
+            "messageExpression must be non-empty if specified",
+        ));
+    }
+    let reason = match raw.get("reason").and_then(Value::as_str) {
+        None | Some("FieldValueInvalid") => Reason::Invalid,
+        Some("FieldValueForbidden") => Reason::Forbidden,
+        Some("FieldValueRequired") => Reason::Required,
+        Some("FieldValueDuplicate") => Reason::Duplicate,
+        Some(other) => {
+            errs.push(FieldError::not_supported(format!("{at}.reason"), other, REASONS));
+            Reason::Invalid
+        }
+    };
+    let mut normalized = None;
+    if !field_path.is_empty() {
+        let field = format!("{at}.fieldPath");
+        if field_path.trim().is_empty() {
+            errs.push(FieldError::invalid(field, field_path, "fieldPath must be non-empty if specified"));
+        } else if has_newline(field_path) {
+            errs.push(FieldError::invalid(field, field_path, "fieldPath must not contain line breaks"));
+        } else {
+            match path::resolve(field_path, schema) {
+                Some(path) => normalized = Some(path),
+                None => errs.push(FieldError::invalid(field, field_path, "fieldPath must be a valid path")),
+            }
+        }
+    }
+    let non_empty = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
+    Fields {
+        source: rule.trim().to_string(),
+        message: non_empty(message),
+        message_expression: non_empty(message_expression),
+        reason,
+        field_path: normalized,
+        optional_old_self: raw.get("optionalOldSelf").and_then(Value::as_bool),
+    }
+}
+
+fn compile_one(
+    raw: &Value,
+    fields: Fields,
+    schema: &Schema,
+    place: &Place<'_>,
+    at: &str,
+    errs: &mut Vec<FieldError>,
+    total_cost: &mut u64,
+) -> Option<Rule> {
+    let rule_field = format!("{at}.rule");
+    let program = match ENV.compile(&fields.source) {
+        Ok(program) => program,
+        Err(parse) => {
+            let detail = format!("compilation failed: {}", parse_errors(&parse, &fields.source));
+            errs.push(FieldError::invalid(rule_field, raw.clone(), detail));
+            return None;
+        }
+    };
+    let mut walk = Walk::new(schema, place.resource, &Declared);
+    let (ty, cost) = walk.expr(program.expression());
+    if let Some(problems) = render_problems(&walk.problems, &program, &fields.source) {
+        errs.push(FieldError::invalid(rule_field, raw.clone(), format!("compilation failed: {problems}")));
+        return None;
+    }
+    if check::scalar_name(ty).is_some_and(|t| t != "bool") {
+        errs.push(FieldError::invalid(
+            rule_field,
+            raw.clone(),
+            "compilation failed: cel expression must evaluate to a bool",
+        ));
+        return None;
+    }
+    let (uses_old_self, data_dependent) = (walk.uses_old_self, walk.data_dependent);
+    let estimated = cost.max(1).saturating_mul(place.cardinality.max(1));
+    *total_cost = total_cost.saturating_add(estimated);
+    if estimated > STATIC_ESTIMATED_COST_LIMIT {
+        errs.push(FieldError::forbidden(
+            &rule_field,
+            cost_message("estimated rule cost", estimated, STATIC_ESTIMATED_COST_LIMIT),
+        ));
+    }
+    let message_expression = match &fields.message_expression {
+        None => None,
+        Some(source) => Some(Arc::new(compile_message(source, schema, place, raw, at, errs)?)),
+    };
+    if uses_old_self {
+        if let Some(within) = place.uncorrelatable {
+            errs.push(FieldError::invalid(
+                &rule_field,
+                fields.source.as_str(),
+                format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {within}"),
+            ));
+        }
+    } else if let Some(optional) = fields.optional_old_self {
+        errs.push(FieldError::invalid(
+            format!("{at}.optionalOldSelf"),
+            optional,
+            "may not be set if oldSelf is not used in rule",
+        ));
+    }
+    Some(Rule {
+        source: fields.source,
+        program: Arc::new(program),
+        message: fields.message,
+        message_expression,
+        reason: fields.reason,
+        field_path: fields.field_path,
+        uses_old_self,
+        optional_old_self: fields.optional_old_self.unwrap_or(false),
+        static_cost: cost,
+        data_dependent,
+    })
+}
+
+fn compile_message(
+    source: &str,
+    schema: &Schema,
+    place: &Place<'_>,
+    raw: &Value,
+    at: &str,
+    errs: &mut Vec<FieldError>,
+) -> Option<cel::Program> {
+    let field = format!("{at}.messageExpression");
+    let program = match ENV.compile(source) {
+        Ok(program) => program,
+        Err(parse) => {
+            let detail = format!("messageExpression compilation failed: {}", parse_errors(&parse, source));
+            errs.push(FieldError::invalid(field, raw.clone(), detail));
+            return None;
+        }
+    };
+    let mut walk = Walk::new(schema, place.resource, &Declared);
+    let (ty, _) = walk.expr(program.expression());
+    if let Some(problems) = render_problems(&walk.problems, &program, source) {
+        errs.push(FieldError::invalid(field, raw.clone(), format!("messageExpression compilation failed: {problems}")));
+        return None;
+    }
+    if check::scalar_name(ty).is_some_and(|t| t != "string") {
+        errs.push(FieldError::invalid(field, raw.clone(), "messageExpression must evaluate to a string"));
+        return None;
+    }
+    Some(program)
+}
+
+/// Kubernetes' wording for an estimate over its limit.
+pub fn cost_message(what: &str, cost: u64, limit: u64) -> String {
+    let factor = cost as f64 / limit as f64;
+    let factor = if factor > 100.0 {
+        "more than 100x".to_string()
+    } else if factor < 1.5 {
+        format!("{factor:.6}x")
+    } else {
+        format!("{factor:.1}x")
+    };
+    format!(
+        "{what} exceeds budget by factor of {factor} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"
+    )
+}
+
+/// cel-go's rendering of a problem: where, what, and the line with a caret.
+fn render(source: &str, line: usize, column: usize, message: &str) -> String {
+    let text = source.lines().nth(line.saturating_sub(1)).unwrap_or("");
+    format!("ERROR: <input>:{line}:{}: {message}\n | {text}\n | {}^", column + 1, ".".repeat(column))
+}
+
+fn parse_errors(errors: &cel::ParseErrors, source: &str) -> String {
+    let rendered: Vec<String> = errors
+        .errors
+        .iter()
+        .map(|e| render(source, e.pos.0.max(1) as usize, e.pos.1.max(1) as usize - 1, &e.msg))
+        .collect();
+    rendered.join("\n")
+}
+
+fn render_problems(problems: &[(u64, String)], program: &cel::Program, source: &str) -> Option<String> {
+    if problems.is_empty() {
+        return None;
+    }
+    let rendered: Vec<String> = problems
+        .iter()
+        .map(|(id, message)| {
+            let start = program.source_info().offset_for(*id).map_or(0, |(start, _)| start as usize);
+            let before = &source[..start.min(source.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count());
+            render(source, line, column, message)
+        })
+        .collect();
+    Some(rendered.join("\n"))
+}
+
+/// What evaluating rules found, and what a request has left to spend.
+#[derive(Debug)]
+pub struct Findings {
+    pub errors: Vec<FieldError>,
+    pub warnings: Vec<String>,
+    remaining: i64,
+}
+
+impl Default for Findings {
+    fn default() -> Self {
+        Self { errors: Vec::new(), warnings: Vec::new(), remaining: RUNTIME_COST_BUDGET }
+    }
+}
+
+impl Findings {
+    /// The budget ran out: no further rule runs.
+    pub fn exhausted(&self) -> bool {
+        self.remaining < 0
+    }
+}
+
+/// A node's value, and its correlated old value when there is one.
+pub struct Subject<'v> {
+    pub path: &'v str,
+    pub value: &'v Value,
+    pub old: Option<&'v Value>,
+    /// A resource root or embedded resource.
+    pub resource: bool,
+    /// Failures here are ratcheted: the node (or its nearest correlated
+    /// ancestor) equals its old value, so non-transition failures only warn.
+    pub ratcheted: bool,
+}
+
+/// Evaluates the rules of `schema` on one node.
+pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
+    if schema.rules.is_empty() || subject.value.is_null() || out.exhausted() {
+        return;
+    }
+    let type_name = Value::String(schema.type_.clone().unwrap_or_default());
+    let convert = |v: &Value| if subject.resource { root_to_cel(v, schema) } else { to_cel(v, Some(schema)) };
+    let this = convert(subject.value);
+    let old = subject.old.map(convert);
+    let mut measured: Option<Measured> = None;
+    for rule in &schema.rules {
+        if rule.uses_old_self && old.is_none() && !rule.optional_old_self {
+            continue;
+        }
+        let cost = if rule.data_dependent {
+            let sizes = measured.get_or_insert_with(|| Measured::of(subject.value, schema));
+            Walk::new(schema, subject.resource, sizes).expr(rule.program.expression()).1
+        } else {
+            rule.static_cost
+        };
+        if cost > PER_CALL_LIMIT {
+            out.errors.push(FieldError::invalid(
+                subject.path,
+                type_name.clone(),
+                format!(
+                    "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {}",
+                    rule.source
+                ),
+            ));
+            out.remaining = -1;
+            return;
+        }
+        if cost as i64 > out.remaining {
+            out.errors.push(FieldError::invalid(
+                subject.path,
+                type_name.clone(),
+                "validation failed due to running out of cost budget, no further validation rules will be run",
+            ));
+            out.remaining = -1;
+            return;
+        }
+        out.remaining -= cost as i64;
+        let mut context = cel::Context::with_env(Arc::clone(&ENV));
+        context.add_variable_from_value("self", this.clone());
+        let old_value = match (&old, rule.optional_old_self) {
+            (Some(old), false) => Some(old.clone()),
+            (old, true) => Some(optional(old.clone())),
+            (None, false) => None,
+        };
+        if let Some(old_value) = old_value {
+            context.add_variable_from_value("oldSelf", old_value);
+        }
+        let failed = match rule.program.execute(&context) {
+            Ok(cel::Value::Bool(true)) => continue,
+            Ok(cel::Value::Bool(false)) => None,
+            Ok(other) => Some(format!("rule did not evaluate to a bool but to {other:?}: {}", rule.source)),
+            Err(cel::ExecutionError::NoSuchOverload(e)) => Some(format!(
+                "'{e}': call arguments did not match a supported operator, function or macro signature for rule: {}",
+                rule.source
+            )),
+            Err(e) => Some(format!("{e} evaluating rule: {}", rule.source)),
+        };
+        if let Some(detail) = failed {
+            out.errors.push(FieldError::invalid(subject.path, type_name.clone(), detail));
+            continue;
+        }
+        let path = match &rule.field_path {
+            Some(relative) => join(subject.path, relative),
+            None => subject.path.to_string(),
+        };
+        let detail = rule
+            .message_expression
+            .as_ref()
+            .and_then(|m| match m.execute(&context) {
+                Ok(cel::Value::String(s)) if !s.trim().is_empty() && !s.contains('\n') => Some(s.trim().to_string()),
+                _ => None,
+            })
+            .or_else(|| rule.message.clone())
+            .unwrap_or_else(|| format!("failed rule: {}", rule.source));
+        let err = match rule.reason {
+            Reason::Invalid => FieldError::invalid(path, type_name.clone(), detail),
+            Reason::Forbidden => FieldError::forbidden(path, detail),
+            Reason::Required => FieldError::required(path, detail),
+            Reason::Duplicate => FieldError::duplicate(path, type_name.clone()),
+        };
+        if !rule.uses_old_self && subject.ratcheted {
+            out.warnings.push(err.to_string());
+        } else {
+            out.errors.push(err);
+        }
+    }
+}
+
+fn optional(value: Option<cel::Value>) -> cel::Value {
+    let optional = match value {
+        Some(v) => cel::objects::OptionalValue::of(v),
+        None => cel::objects::OptionalValue::none(),
+    };
+    cel::Value::Opaque(Arc::new(optional))
+}
+
+fn join(base: &str, relative: &str) -> String {
+    match (base.is_empty(), relative.starts_with('[')) {
+        (true, _) => relative.to_string(),
+        (false, true) => format!("{base}{relative}"),
+        (false, false) => format!("{base}.{relative}"),
+    }
+}
+
+/// The sizes present in one value: per schema node, the most entries and
+/// the longest string seen, and for schemaless parts the value's total size.
+struct Measured {
+    by_node: HashMap<*const Schema, (u64, u64)>,
+    /// JSON nodes and string bytes in the whole value: bounds for parts the
+    /// schema does not type.
+    nodes: u64,
+    bytes: u64,
+}
+
+impl Measured {
+    fn of(value: &Value, schema: &Schema) -> Self {
+        let mut m = Measured { by_node: HashMap::new(), nodes: 0, bytes: 0 };
+        m.visit(value, Some(schema));
+        m
+    }
+
+    fn visit(&mut self, value: &Value, schema: Option<&Schema>) {
+        self.nodes += 1;
+        let (n, len) = match value {
+            Value::Array(items) => {
+                for item in items {
+                    self.visit(item, schema.and_then(|s| s.items.as_deref()));
+                }
+                (items.len() as u64, 0)
+            }
+            Value::Object(map) => {
+                for (k, item) in map {
+                    let sub = schema.and_then(|s| match (s.property(k), &s.additional) {
+                        (Some(p), _) => Some(p),
+                        (None, Additional::Schema(a)) => Some(&**a),
+                        _ => None,
+                    });
+                    self.visit(item, sub);
+                }
+                (map.len() as u64, 0)
+            }
+            Value::String(s) => {
+                self.bytes += s.len() as u64;
+                (0, s.chars().count() as u64)
+            }
+            _ => (0, 0),
+        };
+        if let Some(schema) = schema {
+            let entry = self.by_node.entry(schema as *const Schema).or_insert((0, 0));
+            entry.0 = entry.0.max(n);
+            entry.1 = entry.1.max(len);
+        }
+    }
+}
+
+impl Sizes for Measured {
+    fn cardinality(&self, schema: &Schema) -> u64 {
+        self.by_node.get(&(schema as *const Schema)).map_or(0, |e| e.0)
+    }
+    fn length(&self, schema: &Schema) -> u64 {
+        self.by_node.get(&(schema as *const Schema)).map_or(0, |e| e.1)
+    }
+    fn unknown_cardinality(&self) -> u64 {
+        self.nodes
+    }
+    fn unknown_length(&self) -> u64 {
+        self.bytes
+    }
+}
+
+/// How a property is named in CEL: Kubernetes' escaping, or None when the
+/// name cannot be reached from CEL at all.
+pub fn escape(name: &str) -> Option<String> {
+    const RESERVED: &[&str] = &[
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    ];
+    if RESERVED.contains(&name) {
+        return Some(format!("__{name}__"));
+    }
+    let mut chars = name.chars();
+    let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    if !first_ok || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '/')) {
+        return None;
+    }
+    Some(
+        name.replace("__", "__underscores__")
+            .replace('.', "__dot__")
+            .replace('-', "__dash__")
+            .replace('/', "__slash__"),
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,243 @@
+//! Table tests for CEL rules: compiling, costing and evaluating, with
+//! transition rules and ratcheting.
+
+use serde_json::{json, Value};
+
+use crate::schema::{validate_update, Schema};
+
+/// The problems compiling `schema` reports, as `field: message` strings.
+fn problems(schema: Value) -> Vec<String> {
+    Schema::compile_checked(&schema, "s").1.iter().map(ToString::to_string).collect()
+}
+
+fn with_rule(spec: Value, rule: Value) -> Value {
+    let mut spec = spec;
+    spec["x-kubernetes-validations"] = json!([rule]);
+    json!({"type": "object", "properties": {"spec": spec}})
+}
+
+fn spec_schema() -> Value {
+    json!({"type": "object", "properties": {
+        "replicas": {"type": "integer"},
+        "minReplicas": {"type": "integer"},
+        "name": {"type": "string", "maxLength": 20},
+        "my-field": {"type": "string"},
+        "tags": {"type": "array", "items": {"type": "string", "maxLength": 10}},
+        "bounded": {"type": "array", "maxItems": 10, "items": {"type": "string", "maxLength": 10}},
+        "labels": {"type": "object", "additionalProperties": {"type": "string"}}}})
+}
+
+#[test]
+fn good_rules_compile() {
+    for rule in [
+        "self.replicas >= self.minReplicas",
+        "has(self.name) ? self.name.startsWith('a') : true",
+        "self.my__dash__field == 'x'",
+        "self.tags.all(t, t.size() < 5)",
+        "self.labels.all(k, self.labels[k] != '')",
+        "self.bounded.exists(b, self.bounded.exists(c, b == c))",
+        "size(self.tags) < 3 && 'a' in self.tags",
+    ] {
+        let got = problems(with_rule(spec_schema(), json!({"rule": rule})));
+        assert!(got.is_empty(), "{rule}: {got:?}");
+    }
+}
+
+#[test]
+fn bad_rules_are_refused_at_the_rule_path_with_the_compiler_message() {
+    let cases = [
+        (
+            json!({"rule": "self.nope > 0"}),
+            "s.properties[spec].x-kubernetes-validations[0].rule",
+            "undefined field 'nope'",
+        ),
+        (
+            json!({"rule": "self.replicas >"}),
+            "s.properties[spec].x-kubernetes-validations[0].rule",
+            "compilation failed: ERROR: <input>:1:",
+        ),
+        (
+            json!({"rule": "self.replicas + 1"}),
+            "s.properties[spec].x-kubernetes-validations[0].rule",
+            "cel expression must evaluate to a bool",
+        ),
+        (
+            json!({"rule": "self.replicas.x == 1"}),
+            "s.properties[spec].x-kubernetes-validations[0].rule",
+            "type 'int' does not support field selection",
+        ),
+        (
+            json!({"rule": "other > 1"}),
+            "s.properties[spec].x-kubernetes-validations[0].rule",
+            "undeclared reference to 'other'",
+        ),
+        (
+            json!({"rule": "true", "message": "two\nlines"}),
+            "s.properties[spec].x-kubernetes-validations[0].message",
+            "message must not contain line breaks",
+        ),
+        (
+            json!({"rule": "true", "messageExpression": "1 + 2"}),
+            "s.properties[spec].x-kubernetes-validations[0].messageExpression",
+            "messageExpression must evaluate to a string",
+        ),
+        (
+            json!({"rule": "true", "reason": "Nope"}),
+            "s.properties[spec].x-kubernetes-validations[0].reason",
+            "supported values: \"FieldValueDuplicate\"",
+        ),
+        (
+            json!({"rule": "true", "fieldPath": ".missing"}),
+            "s.properties[spec].x-kubernetes-validations[0].fieldPath",
+            "fieldPath must be a valid path",
+        ),
+        (
+            json!({"rule": "true", "optionalOldSelf": true}),
+            "s.properties[spec].x-kubernetes-validations[0].optionalOldSelf",
+            "may not be set if oldSelf is not used in rule",
+        ),
+        (json!({"rule": "  "}), "s.properties[spec].x-kubernetes-validations[0].rule", "rule is not specified"),
+    ];
+    for (rule, field, message) in cases {
+        let got = problems(with_rule(spec_schema(), rule.clone()));
+        assert!(
+            got.iter().any(|p| p.starts_with(&format!("{field}: ")) && p.contains(message)),
+            "{rule}: want {field}: ...{message}..., got {got:?}"
+        );
+    }
+}
+
+#[test]
+fn an_undefined_field_points_at_the_selection() {
+    let got = problems(with_rule(spec_schema(), json!({"rule": "self.nope > 0"})));
+    assert!(got[0].contains("ERROR: <input>:1:5: undefined field 'nope'\n | self.nope > 0\n | ....^"), "{got:?}");
+}
+
+#[test]
+fn old_self_only_where_old_and_new_correlate() {
+    let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "atomic": {"type": "array", "items": {"type": "object", "properties": {"a": {"type": "string",
+            "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}},
+        "keyed": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["a"],
+            "items": {"type": "object", "required": ["a"], "properties": {"a": {"type": "string",
+                "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}}}}});
+    let got = problems(schema);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(got[0].starts_with(
+        "s.properties[spec].properties[atomic].items.properties[a].x-kubernetes-validations[0].rule: Invalid value: \"self == oldSelf\": oldSelf cannot be used on the uncorrelatable portion of the schema within s.properties[spec].properties[atomic].items"
+    ), "{got:?}");
+}
+
+#[test]
+fn unbounded_nested_loops_are_too_expensive() {
+    let got =
+        problems(with_rule(spec_schema(), json!({"rule": "self.tags.all(a, self.tags.all(b, a != b || a == b))"})));
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(got[0].starts_with("s.properties[spec].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems"), "{got:?}");
+    // The rule alone is over the whole schema's budget too.
+    assert!(got[1].starts_with("s: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget"), "{got:?}");
+    // Bounded, the same loops are fine.
+    assert!(problems(with_rule(
+        spec_schema(),
+        json!({"rule": "self.bounded.all(a, self.bounded.all(b, a != b || a == b))"})
+    ))
+    .is_empty());
+}
+
+/// Validates `new` (over `old` on update) against a schema whose spec has `rules`.
+fn run(rules: Value, new: Value, old: Option<Value>) -> (Vec<String>, Vec<String>) {
+    let mut spec = spec_schema();
+    spec["x-kubernetes-validations"] = rules;
+    let schema = Schema::compile(&json!({"type": "object", "properties": {"spec": spec}})).expect("compiles");
+    let out = validate_update(&new, old.as_ref(), &schema, "", true);
+    (out.errors.iter().map(ToString::to_string).collect(), out.warnings)
+}
+
+#[test]
+fn failures_report_message_expression_or_the_rule() {
+    let rules = json!([
+        {"rule": "self.replicas >= self.minReplicas", "messageExpression": "'replicas ' + string(self.replicas) + ' is below ' + string(self.minReplicas)"},
+        {"rule": "self.name.startsWith('a')", "message": "name must start with a", "fieldPath": ".name", "reason": "FieldValueForbidden"},
+        {"rule": "self.replicas < 100"}]);
+    let (errs, _) = run(rules, json!({"spec": {"replicas": 100, "minReplicas": 200, "name": "bob"}}), None);
+    assert_eq!(
+        errs,
+        [
+            "spec: Invalid value: \"object\": replicas 100 is below 200",
+            "spec.name: Forbidden: name must start with a",
+            "spec: Invalid value: \"object\": failed rule: self.replicas < 100",
+        ]
+    );
+}
+
+#[test]
+fn runtime_errors_name_the_rule_and_passing_rules_are_silent() {
+    let (errs, _) = run(json!([{"rule": "self.name == 'x'"}]), json!({"spec": {"replicas": 1}}), None);
+    assert_eq!(errs, ["spec: Invalid value: \"object\": No such key: name evaluating rule: self.name == 'x'"]);
+    let (errs, _) = run(json!([{"rule": "self.replicas == 1"}]), json!({"spec": {"replicas": 1}}), None);
+    assert!(errs.is_empty(), "{errs:?}");
+}
+
+#[test]
+fn a_blocking_schema_error_skips_the_rules_with_one_extra_error() {
+    let (errs, _) = run(json!([{"rule": "self.replicas > 5"}]), json!({"spec": {"replicas": "two"}}), None);
+    assert_eq!(
+        errs,
+        [
+            "spec.replicas: Invalid value: \"two\": must be of type integer",
+            "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+        ]
+    );
+}
+
+#[test]
+fn transition_rules_run_on_update_only_unless_old_self_is_optional() {
+    let rules = json!([{"rule": "self.replicas >= oldSelf.replicas", "message": "replicas may not decrease"}]);
+    let (errs, _) = run(rules.clone(), json!({"spec": {"replicas": 1}}), None);
+    assert!(errs.is_empty(), "create skips transition rules: {errs:?}");
+    let (errs, _) = run(rules.clone(), json!({"spec": {"replicas": 1}}), Some(json!({"spec": {"replicas": 3}})));
+    assert_eq!(errs, ["spec: Invalid value: \"object\": replicas may not decrease"]);
+    let optional =
+        json!([{"rule": "oldSelf.hasValue() || self.replicas == 1", "optionalOldSelf": true, "message": "start at 1"}]);
+    let (errs, _) = run(optional, json!({"spec": {"replicas": 2}}), None);
+    assert_eq!(errs, ["spec: Invalid value: \"object\": start at 1"]);
+}
+
+#[test]
+fn unchanged_values_ratchet_schema_errors_and_turn_rule_failures_into_warnings() {
+    let mut spec = spec_schema();
+    spec["properties"]["name"]["x-kubernetes-validations"] =
+        json!([{"rule": "self.startsWith('a')", "message": "must start with a"}]);
+    spec["properties"]["replicas"]["maximum"] = json!(10);
+    let schema = Schema::compile(&json!({"type": "object", "properties": {"spec": spec}})).expect("compiles");
+    let old = json!({"spec": {"replicas": 50, "name": "bob", "minReplicas": 1}});
+    // Only minReplicas changes: the invalid replicas and name are ratcheted.
+    let new = json!({"spec": {"replicas": 50, "name": "bob", "minReplicas": 2}});
+    let out = validate_update(&new, Some(&old), &schema, "", true);
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    assert_eq!(out.warnings, ["spec.name: Invalid value: \"string\": must start with a"]);
+    // Changed values are checked.
+    let new = json!({"spec": {"replicas": 51, "name": "bobby", "minReplicas": 1}});
+    let errs: Vec<String> =
+        validate_update(&new, Some(&old), &schema, "", true).errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        errs,
+        [
+            "spec.replicas: Invalid value: 51: should be less than or equal to 10",
+            "spec.name: Invalid value: \"string\": must start with a"
+        ]
+    );
+}
+
+#[test]
+fn the_runtime_budget_stops_expensive_evaluations() {
+    // Declared unbounded but small at compile time is fine; a huge list at
+    // run time costs more than one call may.
+    let rules = json!([{"rule": "self.tags.all(t, t.size() < 100)"}]);
+    let tags: Vec<String> = (0..400_000).map(|i| format!("t{}", i % 10)).collect();
+    let (errs, _) = run(rules.clone(), json!({"spec": {"tags": tags}}), None);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(errs[0].contains("call cost exceeds limit for rule: self.tags.all(t, t.size() < 100)"), "{errs:?}");
+    let (errs, _) = run(rules, json!({"spec": {"tags": ["a", "b"]}}), None);
+    assert!(errs.is_empty(), "{errs:?}");
+}
