@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Additional, Schema};
+use super::{Additional, Path, Schema};
 
 /// The fields of `ObjectMeta`: anything else under `metadata` is dropped.
 const OBJECT_META: &[&str] = &[
@@ -30,63 +30,56 @@ const OBJECT_META: &[&str] = &[
 /// the paths of what was dropped, in document order.
 pub fn prune(value: &mut Value, schema: &Schema) -> Vec<String> {
     let mut dropped = Vec::new();
-    prune_object_like(value, schema, "", true, &mut dropped);
+    prune_object_like(value, schema, &Path::Base(""), true, &mut dropped);
     dropped
 }
 
-fn child(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_string()
-    } else {
-        format!("{path}.{name}")
-    }
-}
-
-fn prune_metadata(map: &mut Map<String, Value>, path: &str, dropped: &mut Vec<String>) {
+fn prune_metadata(map: &mut Map<String, Value>, path: &Path<'_>, dropped: &mut Vec<String>) {
     if let Some(Value::Object(meta)) = map.get_mut("metadata") {
-        let unknown: Vec<String> = meta.keys().filter(|k| !OBJECT_META.contains(&k.as_str())).cloned().collect();
-        for key in unknown {
-            meta.remove(&key);
-            dropped.push(child(&child(path, "metadata"), &key));
-        }
+        let at = path.field("metadata");
+        meta.retain(|key, _| {
+            let known = OBJECT_META.contains(&key.as_str());
+            if !known {
+                dropped.push(at.field(key).to_string());
+            }
+            known
+        });
     }
 }
 
 /// Prunes an object; `resource` marks the root or an embedded resource.
-fn prune_object_like(value: &mut Value, schema: &Schema, path: &str, resource: bool, dropped: &mut Vec<String>) {
+fn prune_object_like(value: &mut Value, schema: &Schema, path: &Path<'_>, resource: bool, dropped: &mut Vec<String>) {
     match value {
         Value::Object(map) => {
             if resource {
                 prune_metadata(map, path, dropped);
             }
-            let keys: Vec<String> = map.keys().cloned().collect();
-            for key in keys {
+            map.retain(|key, item| {
                 if resource && matches!(key.as_str(), "apiVersion" | "kind" | "metadata") {
-                    continue;
+                    return true;
                 }
-                let item_path = child(path, &key);
-                let item_schema = match (schema.property(&key), &schema.additional) {
+                let item_schema = match (schema.property(key), &schema.additional) {
                     (Some(property), _) => Some(property),
                     (None, Additional::Schema(other)) => Some(&**other),
                     (None, _) => None,
                 };
                 match item_schema {
                     Some(item_schema) => {
-                        let item = map.get_mut(&key).expect("key listed above");
-                        prune_value(item, item_schema, &item_path, dropped);
+                        prune_value(item, item_schema, &path.field(key), dropped);
+                        true
                     }
-                    None if schema.preserve_unknown_fields => {}
+                    None if schema.preserve_unknown_fields => true,
                     None => {
-                        map.remove(&key);
-                        dropped.push(item_path);
+                        dropped.push(path.field(key).to_string());
+                        false
                     }
                 }
-            }
+            });
         }
         Value::Array(items) => {
             if let Some(item_schema) = &schema.items {
                 for (i, item) in items.iter_mut().enumerate() {
-                    prune_value(item, item_schema, &format!("{path}[{i}]"), dropped);
+                    prune_value(item, item_schema, &path.index(i), dropped);
                 }
             }
         }
@@ -94,7 +87,7 @@ fn prune_object_like(value: &mut Value, schema: &Schema, path: &str, resource: b
     }
 }
 
-fn prune_value(value: &mut Value, schema: &Schema, path: &str, dropped: &mut Vec<String>) {
+fn prune_value(value: &mut Value, schema: &Schema, path: &Path<'_>, dropped: &mut Vec<String>) {
     prune_object_like(value, schema, path, schema.embedded_resource, dropped);
 }
 

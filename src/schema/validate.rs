@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use super::cel::{self, Findings, Subject};
+use super::path::Path;
 use super::{embedded, formats, Additional, Schema};
 use crate::error::{CauseType, FieldError};
 
@@ -23,7 +24,7 @@ pub struct Validation {
 /// `kind` are checked elsewhere). CEL rules are not run.
 pub fn validate(value: &Value, schema: &Schema, path: &str) -> Vec<FieldError> {
     let mut checker = Checker::default();
-    checker.check(value, schema, path, None);
+    checker.check(value, schema, &Path::Base(path), None);
     checker.errs
 }
 
@@ -32,7 +33,7 @@ pub fn validate(value: &Value, schema: &Schema, path: &str) -> Vec<FieldError> {
 /// unless an error blocks them. `resource` marks `value` as a resource root.
 pub fn validate_update(value: &Value, old: Option<&Value>, schema: &Schema, path: &str, resource: bool) -> Validation {
     let mut checker = Checker::default();
-    checker.check(value, schema, path, old);
+    checker.check(value, schema, &Path::Base(path), old);
     let mut out = Validation { errors: checker.errs, warnings: Vec::new() };
     if !schema.has_rules {
         return out;
@@ -164,7 +165,7 @@ impl Checker {
 
     /// Checks `value`; `old` is its correlated old value on update. An
     /// unchanged value is not checked: its errors would all be ratcheted.
-    fn check(&mut self, value: &Value, schema: &Schema, path: &str, old: Option<&Value>) {
+    fn check(&mut self, value: &Value, schema: &Schema, path: &Path<'_>, old: Option<&Value>) {
         if old.is_some_and(|old| old == value) {
             return;
         }
@@ -209,7 +210,7 @@ impl Checker {
         self.check_combinators(value, schema, path);
     }
 
-    fn check_number(&mut self, n: f64, value: &Value, schema: &Schema, path: &str) {
+    fn check_number(&mut self, n: f64, value: &Value, schema: &Schema, path: &Path<'_>) {
         if let Some(max) = schema.maximum {
             if n > max || (schema.exclusive_maximum && n >= max) {
                 let how = if schema.exclusive_maximum { "less than" } else { "less than or equal to" };
@@ -231,7 +232,7 @@ impl Checker {
         }
     }
 
-    fn check_string(&mut self, s: &str, schema: &Schema, path: &str) {
+    fn check_string(&mut self, s: &str, schema: &Schema, path: &Path<'_>) {
         let len = s.chars().count() as u64;
         if let Some(max) = schema.max_length.filter(|max| len > *max) {
             // Too long blocks CEL as Kubernetes' TooLong does.
@@ -248,7 +249,7 @@ impl Checker {
         }
     }
 
-    fn check_array(&mut self, items: &[Value], schema: &Schema, path: &str, old: Option<&Value>) {
+    fn check_array(&mut self, items: &[Value], schema: &Schema, path: &Path<'_>, old: Option<&Value>) {
         let n = items.len() as u64;
         if let Some(max) = schema.max_items.filter(|max| n > *max) {
             self.blocking = true;
@@ -259,7 +260,7 @@ impl Checker {
         }
         if let Some(item_schema) = &schema.items {
             for (i, item) in items.iter().enumerate() {
-                self.check(item, item_schema, &format!("{path}[{i}]"), correlated_item(schema, item, old));
+                self.check(item, item_schema, &path.index(i), correlated_item(schema, item, old));
             }
         }
         self.check_list_uniqueness(items, schema, path);
@@ -267,7 +268,7 @@ impl Checker {
 
     /// `set` lists hold each value once; `map` lists each combination of
     /// their key fields once. A repeat is reported at its own index.
-    fn check_list_uniqueness(&mut self, items: &[Value], schema: &Schema, path: &str) {
+    fn check_list_uniqueness(&mut self, items: &[Value], schema: &Schema, path: &Path<'_>) {
         if !matches!(schema.list_type.as_deref(), Some("set" | "map")) {
             return;
         }
@@ -285,18 +286,18 @@ impl Checker {
         for (i, item) in items.iter().enumerate() {
             let id = identity(item);
             if seen.contains(&id) {
-                self.push(FieldError::duplicate(format!("{path}[{i}]"), id));
+                self.push(FieldError::duplicate(&path.index(i), id));
             } else {
                 seen.push(id);
             }
         }
     }
 
-    fn check_object(&mut self, map: &serde_json::Map<String, Value>, schema: &Schema, path: &str, old: Option<&Value>) {
-        let at_root = path.is_empty();
+    fn check_object(&mut self, map: &serde_json::Map<String, Value>, schema: &Schema, path: &Path<'_>, old: Option<&Value>) {
+        let at_root = path.is_root();
         for name in &schema.required {
             if !map.contains_key(name) {
-                self.push(FieldError::required(child(path, name), ""));
+                self.push(FieldError::required(&path.field(name), ""));
             }
         }
         let n = map.len() as u64;
@@ -308,7 +309,7 @@ impl Checker {
             self.push(FieldError::invalid(path, Value::from(n), format!("should have at least {min} properties")));
         }
         if schema.embedded_resource {
-            for err in embedded::validate(map, path) {
+            for err in embedded::validate(map, &path.to_string()) {
                 self.push(err);
             }
         }
@@ -316,22 +317,26 @@ impl Checker {
             if (at_root || schema.embedded_resource) && matches!(name.as_str(), "metadata" | "apiVersion" | "kind") {
                 continue;
             }
-            let item_path = child(path, name);
+            let item_path = path.field(name);
             let item_old = old.and_then(|o| o.get(name));
             match (schema.property(name), &schema.additional) {
                 (Some(property), _) => self.check(item, property, &item_path, item_old),
                 (None, Additional::Schema(other)) => self.check(item, other, &item_path, item_old),
-                (None, Additional::Forbidden) => self.push(FieldError::forbidden(item_path, "is a forbidden property")),
+                (None, Additional::Forbidden) => self.push(FieldError::forbidden(&item_path, "is a forbidden property")),
                 (None, Additional::Unset) => {}
             }
         }
     }
 
-    fn check_combinators(&mut self, value: &Value, schema: &Schema, path: &str) {
+    fn check_combinators(&mut self, value: &Value, schema: &Schema, path: &Path<'_>) {
         for sub in &schema.all_of {
             self.check(value, sub, path, None);
         }
-        let passes = |sub: &Schema| validate(value, sub, path).is_empty();
+        let passes = |sub: &Schema| {
+            let mut checker = Checker::default();
+            checker.check(value, sub, path, None);
+            checker.errs.is_empty()
+        };
         if !schema.any_of.is_empty() && !schema.any_of.iter().any(passes) {
             self.push(FieldError::invalid(path, value.clone(), "must validate at least one schema (anyOf)"));
         }

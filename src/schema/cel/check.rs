@@ -92,6 +92,9 @@ pub struct Walk<'s, 'z> {
     pub uses_old_self: bool,
     /// The cost depends on sizes (loops, string scans, membership).
     pub data_dependent: bool,
+    /// The fields of `self` and `oldSelf` the expression selects, or None
+    /// when it uses them whole.
+    pub fields: Option<Vec<String>>,
     /// Problems found, each with the id of the expression at fault.
     pub problems: Vec<(u64, String)>,
     scope: Vec<(String, Ty<'s>)>,
@@ -105,6 +108,7 @@ impl<'s, 'z> Walk<'s, 'z> {
             sizes,
             uses_old_self: false,
             data_dependent: false,
+            fields: Some(Vec::new()),
             problems: Vec::new(),
             scope: Vec::new(),
         }
@@ -116,7 +120,22 @@ impl<'s, 'z> Walk<'s, 'z> {
             Expr::Literal(lit) => (literal(lit), 0),
             Expr::Ident(name) => (self.ident(e.id, name), 1),
             Expr::Select(select) => {
-                let (operand, cost) = self.expr(&select.operand);
+                let (operand, cost) = match &select.operand.expr {
+                    Expr::Ident(name) if self.is_self(name) => {
+                        self.uses_old_self |= name == "oldSelf";
+                        // The JSON name of the field (CEL sees escaped names).
+                        let schema = self.self_schema;
+                        let json_name =
+                            schema.properties.keys().find(|name| cel_name_is(name, &select.field)).unwrap_or(&select.field);
+                        if let Some(fields) = &mut self.fields {
+                            if !fields.contains(json_name) {
+                                fields.push(json_name.clone());
+                            }
+                        }
+                        (Ty::Node(self.self_schema), 1)
+                    }
+                    _ => self.expr(&select.operand),
+                };
                 if select.test {
                     self.field(e.id, operand, &select.field);
                     return (Ty::Bool, cost + 1);
@@ -197,14 +216,23 @@ impl<'s, 'z> Walk<'s, 'z> {
         }
     }
 
+    /// Whether `name` is `self` or `oldSelf` (not a variable shadowing them).
+    fn is_self(&self, name: &str) -> bool {
+        matches!(name, "self" | "oldSelf") && !self.scope.iter().any(|(n, _)| n == name)
+    }
+
     fn ident(&mut self, id: u64, name: &str) -> Ty<'s> {
         if let Some((_, ty)) = self.scope.iter().rev().find(|(n, _)| n == name) {
             return *ty;
         }
         match name {
-            "self" => Ty::Node(self.self_schema),
+            "self" => {
+                self.fields = None;
+                Ty::Node(self.self_schema)
+            }
             "oldSelf" => {
                 self.uses_old_self = true;
+                self.fields = None;
                 Ty::Node(self.self_schema)
             }
             // Type names and the optional library's namespace.
@@ -234,7 +262,7 @@ impl<'s, 'z> Walk<'s, 'z> {
         if resource && matches!(field, "apiVersion" | "kind" | "metadata") {
             return Ty::Dyn;
         }
-        if let Some((_, property)) = schema.properties.iter().find(|(name, _)| escape(name).as_deref() == Some(field)) {
+        if let Some((_, property)) = schema.properties.iter().find(|(name, _)| cel_name_is(name, field)) {
             return Ty::Node(property);
         }
         match &schema.additional {
@@ -324,6 +352,17 @@ impl<'s, 'z> Walk<'s, 'z> {
             _ => Ty::Dyn,
         }
     }
+}
+
+/// Whether the property `name` is called `field` in CEL, without
+/// allocating for the common case of a plain name.
+fn cel_name_is(name: &str, field: &str) -> bool {
+    let plain = |s: &str| s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') && !s.contains("__");
+    if plain(name) && plain(field) {
+        // A reserved word is escaped (`__in__`), so never plain in CEL.
+        return name == field;
+    }
+    escape(name).as_deref() == Some(field)
 }
 
 fn literal(lit: &LiteralValue) -> Ty<'static> {

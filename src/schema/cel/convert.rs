@@ -3,52 +3,79 @@
 //! format `date-time` are timestamps and with format `byte` bytes; at a
 //! resource root only `apiVersion`, `kind` and `metadata.name` and
 //! `.generateName` are visible besides the schema's own fields.
+//!
+//! Values are built directly as the interpreter's `Val` tree, borrowing
+//! strings from the JSON: converting is what evaluating rules costs most.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use cel::objects::{Key, Map};
+use cel::common::types::{
+    CelBool, CelBytes, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelOptional, CelString, CelTimestamp,
+};
+use cel::common::value::Val;
 use serde_json::Value;
 
 use crate::schema::{Additional, Schema};
 
-/// `value` as a CEL value, typed by `schema` (None: below
-/// `x-kubernetes-preserve-unknown-fields`, typed by the JSON alone).
-pub fn to_cel(value: &Value, schema: Option<&Schema>) -> cel::Value {
+/// A converted value, borrowing from the JSON it was built from.
+pub type Converted<'v> = Box<dyn Val + 'v>;
+
+/// `value` typed by `schema` (None: below `x-kubernetes-preserve-unknown-fields`,
+/// typed by the JSON alone).
+pub fn to_cel<'v>(value: &'v Value, schema: Option<&Schema>) -> Converted<'v> {
     match value {
-        Value::Null => cel::Value::Null,
-        Value::Bool(b) => cel::Value::Bool(*b),
+        Value::Null => Box::new(CelNull),
+        Value::Bool(b) => Box::new(CelBool::from(*b)),
         Value::Number(n) => {
             let double = schema.and_then(|s| s.type_.as_deref()) == Some("number");
             match (n.as_i64(), double) {
-                (Some(i), false) => cel::Value::Int(i),
-                _ => cel::Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+                (Some(i), false) => Box::new(CelInt::from(i)),
+                _ => Box::new(CelDouble::from(n.as_f64().unwrap_or(f64::NAN))),
             }
         }
         Value::String(s) => string(s, schema.and_then(|s| s.format.as_deref())),
         Value::Array(items) => {
             let item_schema = schema.and_then(|s| s.items.as_deref());
-            cel::Value::List(Arc::new(items.iter().map(|item| to_cel(item, item_schema)).collect()))
+            let items: Vec<Converted<'v>> = items.iter().map(|item| to_cel(item, item_schema)).collect();
+            Box::new(CelList::from(items))
         }
         Value::Object(map) => {
             let resource = schema.is_some_and(|s| s.embedded_resource);
-            object(map, schema, resource)
+            object(map.iter(), schema, resource)
         }
     }
 }
 
-/// The root of a resource: its schema's fields plus apiVersion, kind and
-/// the name fields of metadata.
-pub fn root_to_cel(value: &Value, schema: &Schema) -> cel::Value {
-    match value {
-        Value::Object(map) => object(map, Some(schema), true),
-        other => to_cel(other, Some(schema)),
+/// The value of a node with rules; a resource root (or embedded resource)
+/// also shows apiVersion, kind and the name fields of metadata. With
+/// `fields`, only those fields of an object are converted: the rules read
+/// no others.
+pub fn node_to_cel<'v>(value: &'v Value, schema: &Schema, resource: bool, fields: Option<&[&str]>) -> Converted<'v> {
+    match (value, fields) {
+        (Value::Object(map), Some(fields)) => {
+            let picked = map.iter().filter(|(name, _)| fields.contains(&name.as_str()));
+            object(picked, Some(schema), resource)
+        }
+        (Value::Object(map), None) => object(map.iter(), Some(schema), resource),
+        (other, _) => to_cel(other, Some(schema)),
     }
 }
 
-fn object(map: &serde_json::Map<String, Value>, schema: Option<&Schema>, resource: bool) -> cel::Value {
-    let mut out = HashMap::with_capacity(map.len());
-    for (name, item) in map {
+/// `oldSelf` of a rule with `optionalOldSelf`.
+pub fn optional(value: Option<Converted<'_>>) -> Converted<'_> {
+    match value {
+        Some(v) => Box::new(CelOptional::of(v)),
+        None => Box::new(CelOptional::none()),
+    }
+}
+
+fn object<'v>(
+    entries: impl Iterator<Item = (&'v String, &'v Value)>,
+    schema: Option<&Schema>,
+    resource: bool,
+) -> Converted<'v> {
+    let mut out: HashMap<CelMapKey<'v>, Converted<'v>> = HashMap::new();
+    for (name, item) in entries {
         let converted = match name.as_str() {
             "metadata" if resource => metadata(item),
             "apiVersion" | "kind" if resource => to_cel(item, None),
@@ -64,34 +91,34 @@ fn object(map: &serde_json::Map<String, Value>, schema: Option<&Schema>, resourc
                 to_cel(item, item_schema)
             }
         };
-        out.insert(Key::String(Arc::new(name.clone())), converted);
+        out.insert(CelMapKey::from(name.as_str()), converted);
     }
-    cel::Value::Map(Map { map: Arc::new(out) })
+    Box::new(CelMap::from(out))
 }
 
-fn metadata(value: &Value) -> cel::Value {
-    let mut out = HashMap::new();
+fn metadata(value: &Value) -> Converted<'_> {
+    let mut out: HashMap<CelMapKey<'_>, Converted<'_>> = HashMap::new();
     for field in ["name", "generateName"] {
         if let Some(Value::String(s)) = value.get(field) {
-            out.insert(Key::String(Arc::new(field.to_string())), cel::Value::String(Arc::new(s.clone())));
+            out.insert(CelMapKey::from(field), Box::new(CelString::from(s.as_str())));
         }
     }
-    cel::Value::Map(Map { map: Arc::new(out) })
+    Box::new(CelMap::from(out))
 }
 
-fn string(s: &str, format: Option<&str>) -> cel::Value {
+fn string<'v>(s: &'v str, format: Option<&str>) -> Converted<'v> {
     match format {
         Some("date-time") => match chrono::DateTime::parse_from_rfc3339(s) {
-            Ok(t) => cel::Value::Timestamp(t),
-            Err(_) => cel::Value::String(Arc::new(s.to_string())),
+            Ok(t) => Box::new(CelTimestamp::from(t)),
+            Err(_) => Box::new(CelString::from(s)),
         },
         Some("byte") => {
             use base64::Engine as _;
             match base64::engine::general_purpose::STANDARD.decode(s) {
-                Ok(bytes) => cel::Value::Bytes(Arc::new(bytes)),
-                Err(_) => cel::Value::String(Arc::new(s.to_string())),
+                Ok(bytes) => Box::new(CelBytes::from(bytes)),
+                Err(_) => Box::new(CelString::from(s)),
             }
         }
-        _ => cel::Value::String(Arc::new(s.to_string())),
+        _ => Box::new(CelString::from(s)),
     }
 }

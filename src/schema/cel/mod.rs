@@ -21,7 +21,8 @@ use super::{Additional, Schema};
 use crate::error::FieldError;
 use check::{Declared, Sizes, Walk};
 
-pub use convert::{root_to_cel, to_cel};
+pub use convert::{node_to_cel, to_cel};
+use convert::optional;
 
 /// The largest request Kubernetes accepts; unbounded sizes are estimated
 /// from it.
@@ -74,6 +75,9 @@ pub struct Rule {
     static_cost: u64,
     /// Whether the cost depends on sizes, so it is priced per evaluation.
     data_dependent: bool,
+    /// The fields of `self` the rule and its message read (None: all), so
+    /// only those are converted for CEL.
+    fields: Option<Vec<String>>,
 }
 
 /// Where a node with rules sits, for the checks that depend on it.
@@ -215,7 +219,7 @@ fn compile_one(
         ));
         return None;
     }
-    let (uses_old_self, data_dependent) = (walk.uses_old_self, walk.data_dependent);
+    let (uses_old_self, data_dependent, mut read) = (walk.uses_old_self, walk.data_dependent, walk.fields);
     let estimated = cost.max(1).saturating_mul(place.cardinality.max(1));
     *total_cost = total_cost.saturating_add(estimated);
     if estimated > STATIC_ESTIMATED_COST_LIMIT {
@@ -226,7 +230,17 @@ fn compile_one(
     }
     let message_expression = match &fields.message_expression {
         None => None,
-        Some(source) => Some(Arc::new(compile_message(source, schema, place, raw, at, errs)?)),
+        Some(source) => {
+            let (program, message_reads) = compile_message(source, schema, place, raw, at, errs)?;
+            read = match (read, message_reads) {
+                (Some(mut a), Some(b)) => {
+                    a.extend(b.into_iter().filter(|f| !a.contains(f)).collect::<Vec<_>>());
+                    Some(a)
+                }
+                _ => None,
+            };
+            Some(Arc::new(program))
+        }
     };
     if uses_old_self {
         if let Some(within) = place.uncorrelatable {
@@ -254,6 +268,7 @@ fn compile_one(
         optional_old_self: fields.optional_old_self.unwrap_or(false),
         static_cost: cost,
         data_dependent,
+        fields: read,
     })
 }
 
@@ -264,7 +279,7 @@ fn compile_message(
     raw: &Value,
     at: &str,
     errs: &mut Vec<FieldError>,
-) -> Option<cel::Program> {
+) -> Option<(cel::Program, Option<Vec<String>>)> {
     let field = format!("{at}.messageExpression");
     let program = match ENV.compile(source) {
         Ok(program) => program,
@@ -284,7 +299,7 @@ fn compile_message(
         errs.push(FieldError::invalid(field, raw.clone(), "messageExpression must evaluate to a string"));
         return None;
     }
-    Some(program)
+    Some((program, walk.fields))
 }
 
 /// Kubernetes' wording for an estimate over its limit.
@@ -373,16 +388,31 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
         return;
     }
     let type_name = Value::String(schema.type_.clone().unwrap_or_default());
-    let convert = |v: &Value| if subject.resource { root_to_cel(v, schema) } else { to_cel(v, Some(schema)) };
-    let this = convert(subject.value);
-    let old = subject.old.map(convert);
+    // Only the fields the node's rules read are converted.
+    let mut read: Option<Vec<&str>> = Some(Vec::new());
+    for rule in &schema.rules {
+        match (&mut read, &rule.fields) {
+            (Some(all), Some(fields)) => all.extend(fields.iter().map(String::as_str)),
+            _ => read = None,
+        }
+    }
+    let convert = |v| node_to_cel(v, schema, subject.resource, read.as_deref());
+    // One activation per node, shared by its rules: converting a value for
+    // CEL is what costs most, so each is converted once. Rules with an
+    // optional oldSelf see it wrapped, in an activation of their own.
+    let mut plain = cel::Context::with_env(Arc::clone(&ENV));
+    plain.add_variable_as_val("self", convert(subject.value));
+    if let Some(old) = subject.old {
+        plain.add_variable_as_val("oldSelf", convert(old));
+    }
+    let mut optional_activation: Option<cel::Context> = None;
     let mut measured: Option<Measured> = None;
     for rule in &schema.rules {
-        if rule.uses_old_self && old.is_none() && !rule.optional_old_self {
+        if rule.uses_old_self && subject.old.is_none() && !rule.optional_old_self {
             continue;
         }
         let cost = if rule.data_dependent {
-            let sizes = measured.get_or_insert_with(|| Measured::of(subject.value, schema));
+            let sizes = measured.get_or_insert_with(|| Measured::of(subject.value, schema, read.as_deref()));
             Walk::new(schema, subject.resource, sizes).expr(rule.program.expression()).1
         } else {
             rule.static_cost
@@ -409,17 +439,17 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
             return;
         }
         out.remaining -= cost as i64;
-        let mut context = cel::Context::with_env(Arc::clone(&ENV));
-        context.add_variable_from_value("self", this.clone());
-        let old_value = match (&old, rule.optional_old_self) {
-            (Some(old), false) => Some(old.clone()),
-            (old, true) => Some(optional(old.clone())),
-            (None, false) => None,
+        let context = if rule.optional_old_self {
+            optional_activation.get_or_insert_with(|| {
+                let mut context = cel::Context::with_env(Arc::clone(&ENV));
+                context.add_variable_as_val("self", convert(subject.value));
+                context.add_variable_as_val("oldSelf", optional(subject.old.map(convert)));
+                context
+            })
+        } else {
+            &plain
         };
-        if let Some(old_value) = old_value {
-            context.add_variable_from_value("oldSelf", old_value);
-        }
-        let failed = match rule.program.execute(&context) {
+        let failed = match rule.program.execute(context) {
             Ok(cel::Value::Bool(true)) => continue,
             Ok(cel::Value::Bool(false)) => None,
             Ok(other) => Some(format!("rule did not evaluate to a bool but to {other:?}: {}", rule.source)),
@@ -440,7 +470,7 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
         let detail = rule
             .message_expression
             .as_ref()
-            .and_then(|m| match m.execute(&context) {
+            .and_then(|m| match m.execute(context) {
                 Ok(cel::Value::String(s)) if !s.trim().is_empty() && !s.contains('\n') => Some(s.trim().to_string()),
                 _ => None,
             })
@@ -458,14 +488,6 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
             out.errors.push(err);
         }
     }
-}
-
-fn optional(value: Option<cel::Value>) -> cel::Value {
-    let optional = match value {
-        Some(v) => cel::objects::OptionalValue::of(v),
-        None => cel::objects::OptionalValue::none(),
-    };
-    cel::Value::Opaque(Arc::new(optional))
 }
 
 fn join(base: &str, relative: &str) -> String {
@@ -487,9 +509,21 @@ struct Measured {
 }
 
 impl Measured {
-    fn of(value: &Value, schema: &Schema) -> Self {
+    /// The sizes in `value`, or only in its fields `fields` when the rules
+    /// read no others.
+    fn of(value: &Value, schema: &Schema, fields: Option<&[&str]>) -> Self {
         let mut m = Measured { by_node: HashMap::new(), nodes: 0, bytes: 0 };
-        m.visit(value, Some(schema));
+        match (value, fields) {
+            (Value::Object(map), Some(fields)) => {
+                for (name, item) in map.iter().filter(|(name, _)| fields.contains(&name.as_str())) {
+                    m.visit(item, schema.property(name).or(match &schema.additional {
+                        Additional::Schema(a) => Some(a),
+                        _ => None,
+                    }));
+                }
+            }
+            _ => m.visit(value, Some(schema)),
+        }
         m
     }
 
