@@ -233,7 +233,8 @@ impl Checker {
     }
 
     fn check_string(&mut self, s: &str, schema: &Schema, path: &Path<'_>) {
-        let len = s.chars().count() as u64;
+        // Counting characters only when a bound needs it.
+        let len = if schema.max_length.is_some() || schema.min_length.is_some() { s.chars().count() as u64 } else { 0 };
         if let Some(max) = schema.max_length.filter(|max| len > *max) {
             // Too long blocks CEL as Kubernetes' TooLong does.
             self.blocking = true;
@@ -269,31 +270,35 @@ impl Checker {
     /// `set` lists hold each value once; `map` lists each combination of
     /// their key fields once. A repeat is reported at its own index.
     fn check_list_uniqueness(&mut self, items: &[Value], schema: &Schema, path: &Path<'_>) {
+        let keys = &schema.list_map_keys;
+        let same = |a: &Value, b: &Value| match schema.list_type.as_deref() {
+            Some("map") => keys.iter().all(|k| a.get(k) == b.get(k)),
+            _ => a == b,
+        };
         if !matches!(schema.list_type.as_deref(), Some("set" | "map")) {
             return;
         }
-        let identity = |item: &Value| -> Value {
-            match schema.list_type.as_deref() {
-                Some("map") => {
-                    let keys =
-                        schema.list_map_keys.iter().map(|k| (k.clone(), item.get(k).cloned().unwrap_or(Value::Null)));
-                    Value::Object(keys.collect())
-                }
-                _ => item.clone(),
-            }
-        };
-        let mut seen: Vec<Value> = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
-            let id = identity(item);
-            if seen.contains(&id) {
+            if items[..i].iter().any(|earlier| same(earlier, item)) {
+                let id = match schema.list_type.as_deref() {
+                    Some("map") => {
+                        let entries = keys.iter().map(|k| (k.clone(), item.get(k).cloned().unwrap_or(Value::Null)));
+                        Value::Object(entries.collect())
+                    }
+                    _ => item.clone(),
+                };
                 self.push(FieldError::duplicate(&path.index(i), id));
-            } else {
-                seen.push(id);
             }
         }
     }
 
-    fn check_object(&mut self, map: &serde_json::Map<String, Value>, schema: &Schema, path: &Path<'_>, old: Option<&Value>) {
+    fn check_object(
+        &mut self,
+        map: &serde_json::Map<String, Value>,
+        schema: &Schema,
+        path: &Path<'_>,
+        old: Option<&Value>,
+    ) {
         let at_root = path.is_root();
         for name in &schema.required {
             if !map.contains_key(name) {
@@ -322,7 +327,9 @@ impl Checker {
             match (schema.property(name), &schema.additional) {
                 (Some(property), _) => self.check(item, property, &item_path, item_old),
                 (None, Additional::Schema(other)) => self.check(item, other, &item_path, item_old),
-                (None, Additional::Forbidden) => self.push(FieldError::forbidden(&item_path, "is a forbidden property")),
+                (None, Additional::Forbidden) => {
+                    self.push(FieldError::forbidden(&item_path, "is a forbidden property"))
+                }
                 (None, Additional::Unset) => {}
             }
         }

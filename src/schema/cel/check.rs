@@ -125,8 +125,11 @@ impl<'s, 'z> Walk<'s, 'z> {
                         self.uses_old_self |= name == "oldSelf";
                         // The JSON name of the field (CEL sees escaped names).
                         let schema = self.self_schema;
-                        let json_name =
-                            schema.properties.keys().find(|name| cel_name_is(name, &select.field)).unwrap_or(&select.field);
+                        let json_name = schema
+                            .properties
+                            .keys()
+                            .find(|name| cel_name_is(name, &select.field))
+                            .unwrap_or(&select.field);
                         if let Some(fields) = &mut self.fields {
                             if !fields.contains(json_name) {
                                 fields.push(json_name.clone());

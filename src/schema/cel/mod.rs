@@ -21,8 +21,8 @@ use super::{Additional, Schema};
 use crate::error::FieldError;
 use check::{Declared, Sizes, Walk};
 
-pub use convert::{node_to_cel, to_cel};
 use convert::optional;
+pub use convert::{node_to_cel, to_cel};
 
 /// The largest request Kubernetes accepts; unbounded sizes are estimated
 /// from it.
@@ -516,10 +516,13 @@ impl Measured {
         match (value, fields) {
             (Value::Object(map), Some(fields)) => {
                 for (name, item) in map.iter().filter(|(name, _)| fields.contains(&name.as_str())) {
-                    m.visit(item, schema.property(name).or(match &schema.additional {
-                        Additional::Schema(a) => Some(a),
-                        _ => None,
-                    }));
+                    m.visit(
+                        item,
+                        schema.property(name).or(match &schema.additional {
+                            Additional::Schema(a) => Some(a),
+                            _ => None,
+                        }),
+                    );
                 }
             }
             _ => m.visit(value, Some(schema)),
