@@ -172,17 +172,9 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
         if spec.versions[..i].iter().any(|earlier| earlier.name == version.name) {
             errs.push(FieldError::duplicate(format!("{path}.name"), version.name.as_str()));
         }
-        if let Some(schema) = version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
-            let structural = structural_errors(schema, &path);
-            // As in Kubernetes, rules are only checked on a structural schema.
-            if structural.is_empty() {
-                errs.extend(rule_errors(schema, &path));
-            }
-            errs.extend(structural);
-        }
         match version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
             None => errs.push(FieldError::required(format!("{path}.schema.openAPIV3Schema"), "schemas are required")),
-            Some(schema) => match (compile_error(schema), schema.type_.as_deref()) {
+            Some(schema) => match (compile_errors(schema, &path, &mut errs), schema.type_.as_deref()) {
                 (Some(why), _) => {
                     errs.push(FieldError::invalid_without_value(format!("{path}.schema.openAPIV3Schema"), why))
                 }
@@ -212,23 +204,21 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
     errs
 }
 
-/// Why a schema is not structural, each at its path.
-fn structural_errors(schema: &JSONSchemaProps, version_path: &str) -> Vec<FieldError> {
-    let Ok(json) = serde_json::to_value(schema) else { return Vec::new() };
-    crate::schema::structural::check(&json, &format!("{version_path}.schema.openAPIV3Schema"))
-}
-
-/// What is wrong with the CEL rules of a schema, each at its path.
-fn rule_errors(schema: &JSONSchemaProps, version_path: &str) -> Vec<FieldError> {
-    let Ok(json) = serde_json::to_value(schema) else { return Vec::new() };
-    crate::schema::Schema::compile_checked(&json, &format!("{version_path}.schema.openAPIV3Schema")).1
-}
-
-/// Why a schema does not compile (a pattern that is not a regular
+/// Compiles a version's schema and reports what is wrong with it: why it
+/// is not structural and, as in Kubernetes only for a structural schema,
+/// what is wrong with its CEL rules, each at its path. Returns why the
+/// schema does not compile at all (a pattern that is not a regular
 /// expression), if it does not.
-fn compile_error(schema: &JSONSchemaProps) -> Option<String> {
+fn compile_errors(schema: &JSONSchemaProps, version_path: &str, errs: &mut Vec<FieldError>) -> Option<String> {
+    let path = format!("{version_path}.schema.openAPIV3Schema");
     let json = serde_json::to_value(schema).ok()?;
-    crate::schema::Schema::compile(&json).err()
+    let structural = crate::schema::structural::check(&json, &path);
+    let (compiled, rule_errors) = crate::schema::Schema::compile_checked(&json, &path);
+    if structural.is_empty() {
+        errs.extend(rule_errors);
+    }
+    errs.extend(structural);
+    compiled.err()
 }
 
 /// Keywords allowed at the schema root when the status subresource is
