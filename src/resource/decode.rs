@@ -8,39 +8,20 @@ use std::fmt;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-/// Where a value sits, built only when a duplicate needs its path.
-#[derive(Clone, Copy)]
-enum At<'p> {
-    Root,
-    Key(&'p At<'p>, &'p str),
-    Index(&'p At<'p>, usize),
-}
-
-impl At<'_> {
-    fn render(&self) -> String {
-        match self {
-            At::Root => String::new(),
-            At::Key(parent, key) => match parent.render() {
-                p if p.is_empty() => (*key).to_string(),
-                p => format!("{p}.{key}"),
-            },
-            At::Index(parent, i) => format!("{}[{i}]", parent.render()),
-        }
-    }
-}
+use crate::schema::Path;
 
 /// Parses `body` as JSON; also returns the path of every field that
 /// appeared twice in its object (the last value wins).
 pub fn parse(body: &[u8]) -> serde_json::Result<(Value, Vec<String>)> {
     let duplicates = RefCell::new(Vec::new());
     let mut de = serde_json::Deserializer::from_slice(body);
-    let value = Seed { at: At::Root, duplicates: &duplicates }.deserialize(&mut de)?;
+    let value = Seed { at: Path::Base(""), duplicates: &duplicates }.deserialize(&mut de)?;
     de.end()?;
     Ok((value, duplicates.into_inner()))
 }
 
 struct Seed<'p, 'd> {
-    at: At<'p>,
+    at: Path<'p>,
     duplicates: &'d RefCell<Vec<String>>,
 }
 
@@ -94,7 +75,7 @@ impl<'de> Visitor<'de> for Seed<'_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
         loop {
-            let at = At::Index(&self.at, items.len());
+            let at = self.at.index(items.len());
             match seq.next_element_seed(Seed { at, duplicates: self.duplicates })? {
                 Some(item) => items.push(item),
                 None => return Ok(Value::Array(items)),
@@ -105,10 +86,10 @@ impl<'de> Visitor<'de> for Seed<'_, '_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let at = At::Key(&self.at, &key);
+            let at = self.at.field(&key);
             let value = map.next_value_seed(Seed { at, duplicates: self.duplicates })?;
             if out.contains_key(&key) {
-                self.duplicates.borrow_mut().push(at.render());
+                self.duplicates.borrow_mut().push(at.to_string());
             }
             out.insert(key, value);
         }

@@ -1,0 +1,244 @@
+//! Evaluating a node's rules on a write: one activation per node, each
+//! evaluation priced from the sizes present before it runs, failures
+//! reported (or, where ratcheted, warned) as Kubernetes reports them.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::check::{Sizes, Walk};
+use super::convert::{node_to_cel, optional};
+use super::{Reason, ENV, PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
+use crate::error::FieldError;
+use crate::schema::{Additional, Schema};
+
+/// What evaluating rules found, and what a request has left to spend.
+#[derive(Debug)]
+pub struct Findings {
+    pub errors: Vec<FieldError>,
+    pub warnings: Vec<String>,
+    remaining: i64,
+}
+
+impl Default for Findings {
+    fn default() -> Self {
+        Self { errors: Vec::new(), warnings: Vec::new(), remaining: RUNTIME_COST_BUDGET }
+    }
+}
+
+impl Findings {
+    /// The budget ran out: no further rule runs.
+    pub fn exhausted(&self) -> bool {
+        self.remaining < 0
+    }
+}
+
+/// A node's value, and its correlated old value when there is one.
+pub struct Subject<'v> {
+    pub path: &'v str,
+    pub value: &'v Value,
+    pub old: Option<&'v Value>,
+    /// A resource root or embedded resource.
+    pub resource: bool,
+    /// Failures here are ratcheted: the node (or its nearest correlated
+    /// ancestor) equals its old value, so non-transition failures only warn.
+    pub ratcheted: bool,
+}
+
+/// Evaluates the rules of `schema` on one node.
+pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
+    if schema.rules.is_empty() || subject.value.is_null() || out.exhausted() {
+        return;
+    }
+    let type_name = Value::String(schema.type_.clone().unwrap_or_default());
+    // Only the fields the node's rules read are converted.
+    let mut read: Option<Vec<&str>> = Some(Vec::new());
+    for rule in &schema.rules {
+        match (&mut read, &rule.fields) {
+            (Some(all), Some(fields)) => all.extend(fields.iter().map(String::as_str)),
+            _ => read = None,
+        }
+    }
+    let convert = |v| node_to_cel(v, schema, subject.resource, read.as_deref());
+    // One activation per node, shared by its rules: converting a value for
+    // CEL is what costs most, so each is converted once. Rules with an
+    // optional oldSelf see it wrapped, in an activation of their own.
+    let mut plain = cel::Context::with_env(Arc::clone(&ENV));
+    plain.add_variable_as_val("self", convert(subject.value));
+    if let Some(old) = subject.old {
+        plain.add_variable_as_val("oldSelf", convert(old));
+    }
+    let mut optional_activation: Option<cel::Context> = None;
+    let mut measured: Option<Measured> = None;
+    for rule in &schema.rules {
+        if rule.uses_old_self && subject.old.is_none() && !rule.optional_old_self {
+            continue;
+        }
+        let cost = if rule.data_dependent {
+            let sizes = measured.get_or_insert_with(|| Measured::of(subject.value, schema, read.as_deref()));
+            Walk::new(schema, subject.resource, sizes).expr(rule.program.expression()).1
+        } else {
+            rule.static_cost
+        };
+        if cost > PER_CALL_LIMIT {
+            out.errors.push(FieldError::invalid(
+                subject.path,
+                type_name.clone(),
+                format!(
+                    "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {}",
+                    rule.source
+                ),
+            ));
+            out.remaining = -1;
+            return;
+        }
+        if cost as i64 > out.remaining {
+            out.errors.push(FieldError::invalid(
+                subject.path,
+                type_name.clone(),
+                "validation failed due to running out of cost budget, no further validation rules will be run",
+            ));
+            out.remaining = -1;
+            return;
+        }
+        out.remaining -= cost as i64;
+        let context = if rule.optional_old_self {
+            optional_activation.get_or_insert_with(|| {
+                let mut context = cel::Context::with_env(Arc::clone(&ENV));
+                context.add_variable_as_val("self", convert(subject.value));
+                context.add_variable_as_val("oldSelf", optional(subject.old.map(convert)));
+                context
+            })
+        } else {
+            &plain
+        };
+        let failed = match rule.program.execute(context) {
+            Ok(cel::Value::Bool(true)) => continue,
+            Ok(cel::Value::Bool(false)) => None,
+            Ok(other) => Some(format!("rule did not evaluate to a bool but to {other:?}: {}", rule.source)),
+            Err(cel::ExecutionError::NoSuchOverload(e)) => Some(format!(
+                "'{e}': call arguments did not match a supported operator, function or macro signature for rule: {}",
+                rule.source
+            )),
+            Err(e) => Some(format!("{e} evaluating rule: {}", rule.source)),
+        };
+        if let Some(detail) = failed {
+            out.errors.push(FieldError::invalid(subject.path, type_name.clone(), detail));
+            continue;
+        }
+        let path = match &rule.field_path {
+            Some(relative) => join(subject.path, relative),
+            None => subject.path.to_string(),
+        };
+        let detail = rule
+            .message_expression
+            .as_ref()
+            .and_then(|m| match m.execute(context) {
+                Ok(cel::Value::String(s)) if !s.trim().is_empty() && !s.contains('\n') => Some(s.trim().to_string()),
+                _ => None,
+            })
+            .or_else(|| rule.message.clone())
+            .unwrap_or_else(|| format!("failed rule: {}", rule.source));
+        let err = match rule.reason {
+            Reason::Invalid => FieldError::invalid(path, type_name.clone(), detail),
+            Reason::Forbidden => FieldError::forbidden(path, detail),
+            Reason::Required => FieldError::required(path, detail),
+            Reason::Duplicate => FieldError::duplicate(path, type_name.clone()),
+        };
+        if !rule.uses_old_self && subject.ratcheted {
+            out.warnings.push(err.to_string());
+        } else {
+            out.errors.push(err);
+        }
+    }
+}
+
+fn join(base: &str, relative: &str) -> String {
+    match (base.is_empty(), relative.starts_with('[')) {
+        (true, _) => relative.to_string(),
+        (false, true) => format!("{base}{relative}"),
+        (false, false) => format!("{base}.{relative}"),
+    }
+}
+
+/// The sizes present in one value: per schema node, the most entries and
+/// the longest string seen, and for schemaless parts the value's total size.
+struct Measured {
+    by_node: HashMap<*const Schema, (u64, u64)>,
+    /// JSON nodes and string bytes in the whole value: bounds for parts the
+    /// schema does not type.
+    nodes: u64,
+    bytes: u64,
+}
+
+impl Measured {
+    /// The sizes in `value`, or only in its fields `fields` when the rules
+    /// read no others.
+    fn of(value: &Value, schema: &Schema, fields: Option<&[&str]>) -> Self {
+        let mut m = Measured { by_node: HashMap::new(), nodes: 0, bytes: 0 };
+        match (value, fields) {
+            (Value::Object(map), Some(fields)) => {
+                for (name, item) in map.iter().filter(|(name, _)| fields.contains(&name.as_str())) {
+                    m.visit(
+                        item,
+                        schema.property(name).or(match &schema.additional {
+                            Additional::Schema(a) => Some(a),
+                            _ => None,
+                        }),
+                    );
+                }
+            }
+            _ => m.visit(value, Some(schema)),
+        }
+        m
+    }
+
+    fn visit(&mut self, value: &Value, schema: Option<&Schema>) {
+        self.nodes += 1;
+        let (n, len) = match value {
+            Value::Array(items) => {
+                for item in items {
+                    self.visit(item, schema.and_then(|s| s.items.as_deref()));
+                }
+                (items.len() as u64, 0)
+            }
+            Value::Object(map) => {
+                for (k, item) in map {
+                    let sub = schema.and_then(|s| match (s.property(k), &s.additional) {
+                        (Some(p), _) => Some(p),
+                        (None, Additional::Schema(a)) => Some(&**a),
+                        _ => None,
+                    });
+                    self.visit(item, sub);
+                }
+                (map.len() as u64, 0)
+            }
+            Value::String(s) => {
+                self.bytes += s.len() as u64;
+                (0, s.chars().count() as u64)
+            }
+            _ => (0, 0),
+        };
+        if let Some(schema) = schema {
+            let entry = self.by_node.entry(schema as *const Schema).or_insert((0, 0));
+            entry.0 = entry.0.max(n);
+            entry.1 = entry.1.max(len);
+        }
+    }
+}
+
+impl Sizes for Measured {
+    fn cardinality(&self, schema: &Schema) -> u64 {
+        self.by_node.get(&(schema as *const Schema)).map_or(0, |e| e.0)
+    }
+    fn length(&self, schema: &Schema) -> u64 {
+        self.by_node.get(&(schema as *const Schema)).map_or(0, |e| e.1)
+    }
+    fn unknown_cardinality(&self) -> u64 {
+        self.nodes
+    }
+    fn unknown_length(&self) -> u64 {
+        self.bytes
+    }
+}
