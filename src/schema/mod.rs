@@ -80,6 +80,8 @@ pub struct Schema {
     pub not: Option<Box<Schema>>,
     /// The compiled `x-kubernetes-validations` rules of this node.
     pub rules: Vec<cel::Rule>,
+    /// What of this node's value its rules read, all rules together.
+    pub rule_need: cel::Need,
     /// Whether this node or any below it has rules (the CEL pass skips
     /// subtrees without).
     pub has_rules: bool,
@@ -261,6 +263,7 @@ fn compile_at(json: &Value, path: &str, place: &Place, c: &mut Compiling) -> Res
             _ => None,
         },
         rules: Vec::new(),
+        rule_need: cel::Need::Whole,
         has_rules: false,
     };
     let cel_place = cel::Place {
@@ -270,6 +273,7 @@ fn compile_at(json: &Value, path: &str, place: &Place, c: &mut Compiling) -> Res
         uncorrelatable: place.uncorrelatable.as_deref(),
     };
     schema.rules = cel::compile(json, &schema, &cel_place, &mut c.errs, &mut c.total_cost);
+    schema.rule_need = cel::Need::merge_all(schema.rules.iter().map(|r| &r.need));
     schema.has_rules = !schema.rules.is_empty()
         || schema.properties.values().any(|p| p.has_rules)
         || schema.items.as_ref().is_some_and(|i| i.has_rules)

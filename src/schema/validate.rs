@@ -46,9 +46,15 @@ pub fn validate_update(value: &Value, old: Option<&Value>, schema: &Schema, path
         ));
         return out;
     }
-    let mut findings = Findings::default();
     let subject = Subject { path, value, old, resource, ratcheted: false };
+    let mut findings = Findings::default();
     run_rules(schema, &subject, &mut findings);
+    if findings.needs_pricing() {
+        // The worst-case costs charged did not fit the request's budget:
+        // price each evaluation by the sizes present, and run again.
+        findings = Findings::priced();
+        run_rules(schema, &subject, &mut findings);
+    }
     out.errors.extend(findings.errors);
     out.warnings.extend(findings.warnings);
     out
@@ -233,8 +239,13 @@ impl Checker {
     }
 
     fn check_string(&mut self, s: &str, schema: &Schema, path: &Path<'_>) {
-        // Counting characters only when a bound needs it.
-        let len = if schema.max_length.is_some() || schema.min_length.is_some() { s.chars().count() as u64 } else { 0 };
+        // Characters are counted only when the byte length cannot settle a
+        // bound: a string has at most as many characters as bytes, and at
+        // least a quarter as many.
+        let bytes = s.len() as u64;
+        let undecided = schema.max_length.is_some_and(|max| bytes > max)
+            || schema.min_length.is_some_and(|min| bytes.div_ceil(4) < min);
+        let len = if undecided { s.chars().count() as u64 } else { bytes };
         if let Some(max) = schema.max_length.filter(|max| len > *max) {
             // Too long blocks CEL as Kubernetes' TooLong does.
             self.blocking = true;
@@ -270,22 +281,30 @@ impl Checker {
     /// `set` lists hold each value once; `map` lists each combination of
     /// their key fields once. A repeat is reported at its own index.
     fn check_list_uniqueness(&mut self, items: &[Value], schema: &Schema, path: &Path<'_>) {
-        let keys = &schema.list_map_keys;
-        let same = |a: &Value, b: &Value| match schema.list_type.as_deref() {
-            Some("map") => keys.iter().all(|k| a.get(k) == b.get(k)),
-            _ => a == b,
+        let map_list = match schema.list_type.as_deref() {
+            Some("map") => true,
+            Some("set") => false,
+            _ => return,
         };
-        if !matches!(schema.list_type.as_deref(), Some("set" | "map")) {
-            return;
-        }
-        for (i, item) in items.iter().enumerate() {
-            if items[..i].iter().any(|earlier| same(earlier, item)) {
-                let id = match schema.list_type.as_deref() {
-                    Some("map") => {
-                        let entries = keys.iter().map(|k| (k.clone(), item.get(k).cloned().unwrap_or(Value::Null)));
+        // Each item's key fields are looked up once, not once per pair.
+        let keys = &schema.list_map_keys;
+        let ids: Vec<Vec<Option<&Value>>> = match map_list {
+            true => items.iter().map(|item| keys.iter().map(|k| item.get(k)).collect()).collect(),
+            false => Vec::new(),
+        };
+        for i in 1..items.len() {
+            let repeated = match map_list {
+                true => ids[..i].contains(&ids[i]),
+                false => items[..i].contains(&items[i]),
+            };
+            if repeated {
+                let id = match map_list {
+                    true => {
+                        let entries =
+                            keys.iter().zip(&ids[i]).map(|(k, v)| (k.clone(), v.cloned().unwrap_or(Value::Null)));
                         Value::Object(entries.collect())
                     }
-                    _ => item.clone(),
+                    false => items[i].clone(),
                 };
                 self.push(FieldError::duplicate(&path.index(i), id));
             }

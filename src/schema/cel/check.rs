@@ -7,6 +7,7 @@
 
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
+use super::need::Uses;
 use super::{escape, MAX_REQUEST_BYTES};
 use crate::schema::{Additional, Schema};
 
@@ -92,9 +93,8 @@ pub struct Walk<'s, 'z> {
     pub uses_old_self: bool,
     /// The cost depends on sizes (loops, string scans, membership).
     pub data_dependent: bool,
-    /// The fields of `self` and `oldSelf` the expression selects, or None
-    /// when it uses them whole.
-    pub fields: Option<Vec<String>>,
+    /// How the expression uses the values it reads, for [`Uses::need`].
+    pub uses: Uses,
     /// Problems found, each with the id of the expression at fault.
     pub problems: Vec<(u64, String)>,
     scope: Vec<(String, Ty<'s>)>,
@@ -108,37 +108,61 @@ impl<'s, 'z> Walk<'s, 'z> {
             sizes,
             uses_old_self: false,
             data_dependent: false,
-            fields: Some(Vec::new()),
+            uses: Uses::default(),
             problems: Vec::new(),
             scope: Vec::new(),
         }
     }
 
-    /// The type and the cost of `e`.
+    /// The type and the cost of `e`, whose value is used whole: a rule's
+    /// result, an operand, an element of a literal.
+    pub fn value(&mut self, e: &IdedExpr) -> (Ty<'s>, u64) {
+        let (ty, cost) = self.expr(e);
+        self.consume(ty);
+        (ty, cost)
+    }
+
+    fn consume(&mut self, ty: Ty<'s>) {
+        if let Ty::Node(schema) = ty {
+            self.uses.whole(schema);
+        }
+    }
+
+    /// Records how a call uses its arguments: `size()` counts entries,
+    /// indexing reads entries by a key known only at run time (a struct
+    /// indexed so is used whole: what the entry is, the walk cannot tell),
+    /// and any other function uses its arguments whole.
+    fn consume_arguments(&mut self, function: &str, target: Option<Ty<'s>>, args: &[Ty<'s>]) {
+        match (function, target, args) {
+            ("size", None, &[Ty::Node(s)]) | ("size", Some(Ty::Node(s)), &[]) => self.uses.entries(s),
+            ("_[_]" | "_[?_]", None, [container, key]) => {
+                match container {
+                    Ty::Node(s) if s.items.is_some() || matches!(s.additional, Additional::Schema(_)) => {
+                        self.uses.entries(s)
+                    }
+                    other => self.consume(*other),
+                }
+                self.consume(*key);
+            }
+            _ => {
+                for ty in target.iter().chain(args) {
+                    self.consume(*ty);
+                }
+            }
+        }
+    }
+
+    /// The type and the cost of `e`, how its value is used being up to the caller.
     pub fn expr(&mut self, e: &IdedExpr) -> (Ty<'s>, u64) {
         match &e.expr {
             Expr::Literal(lit) => (literal(lit), 0),
             Expr::Ident(name) => (self.ident(e.id, name), 1),
             Expr::Select(select) => {
-                let (operand, cost) = match &select.operand.expr {
-                    Expr::Ident(name) if self.is_self(name) => {
-                        self.uses_old_self |= name == "oldSelf";
-                        // The JSON name of the field (CEL sees escaped names).
-                        let schema = self.self_schema;
-                        let json_name = schema
-                            .properties
-                            .keys()
-                            .find(|name| cel_name_is(name, &select.field))
-                            .unwrap_or(&select.field);
-                        if let Some(fields) = &mut self.fields {
-                            if !fields.contains(json_name) {
-                                fields.push(json_name.clone());
-                            }
-                        }
-                        (Ty::Node(self.self_schema), 1)
-                    }
-                    _ => self.expr(&select.operand),
-                };
+                let (operand, cost) = self.expr(&select.operand);
+                if let Ty::Node(schema) = operand {
+                    let json_name = schema.properties.keys().find(|name| cel_name_is(name, &select.field));
+                    self.uses.field(schema, json_name.unwrap_or(&select.field));
+                }
                 if select.test {
                     self.field(e.id, operand, &select.field);
                     return (Ty::Bool, cost + 1);
@@ -158,16 +182,20 @@ impl<'s, 'z> Walk<'s, 'z> {
                     cost += c;
                     args.push(ty);
                 }
+                self.consume_arguments(&call.func_name, target, &args);
                 let (ty, extra) = self.call(&call.func_name, target, &args);
                 (ty, cost.saturating_add(extra))
             }
             Expr::Comprehension(c) => {
                 let (range, range_cost) = self.expr(&c.iter_range);
+                if let Ty::Node(schema) = range {
+                    self.uses.entries(schema);
+                }
                 let (key, value, count, list) = self.iteration(range);
                 self.data_dependent = true;
                 // The accumulator is what it starts as: a bool for all and
                 // exists, an int for exists_one, a list for map and filter.
-                let (accu, init_cost) = match self.expr(&c.accu_init) {
+                let (accu, init_cost) = match self.value(&c.accu_init) {
                     (Ty::Collection(_), cost) => (Ty::Collection(count), cost),
                     other => other,
                 };
@@ -180,11 +208,11 @@ impl<'s, 'z> Walk<'s, 'z> {
                     // One variable binds a list's elements and a map's keys.
                     None => self.scope.push((c.iter_var.clone(), if list { value } else { key })),
                 }
-                let (_, cond_cost) = self.expr(&c.loop_cond);
-                let (_, step_cost) = self.expr(&c.loop_step);
+                let (_, cond_cost) = self.value(&c.loop_cond);
+                let (_, step_cost) = self.value(&c.loop_step);
                 let pushed = if c.iter_var2.is_some() { 2 } else { 1 };
                 self.scope.truncate(self.scope.len() - pushed);
-                let (result, result_cost) = self.expr(&c.result);
+                let (result, result_cost) = self.value(&c.result);
                 self.scope.pop();
                 let per_item = cond_cost.saturating_add(step_cost).saturating_add(1);
                 let cost = range_cost.saturating_add(init_cost).saturating_add(result_cost);
@@ -193,7 +221,7 @@ impl<'s, 'z> Walk<'s, 'z> {
             Expr::List(list) => {
                 let mut cost = 1;
                 for item in &list.elements {
-                    cost += self.expr(item).1;
+                    cost += self.value(item).1;
                 }
                 (Ty::Collection(list.elements.len() as u64), cost)
             }
@@ -201,7 +229,7 @@ impl<'s, 'z> Walk<'s, 'z> {
                 let mut cost = 1;
                 for entry in &map.entries {
                     if let EntryExpr::MapEntry(entry) = &entry.expr {
-                        cost += self.expr(&entry.key).1 + self.expr(&entry.value).1;
+                        cost += self.value(&entry.key).1 + self.value(&entry.value).1;
                     }
                 }
                 (Ty::Collection(map.entries.len() as u64), cost)
@@ -210,7 +238,7 @@ impl<'s, 'z> Walk<'s, 'z> {
                 let mut cost = 1;
                 for entry in &s.entries {
                     if let EntryExpr::StructField(field) = &entry.expr {
-                        cost += self.expr(&field.value).1;
+                        cost += self.value(&field.value).1;
                     }
                 }
                 (Ty::Dyn, cost)
@@ -219,23 +247,14 @@ impl<'s, 'z> Walk<'s, 'z> {
         }
     }
 
-    /// Whether `name` is `self` or `oldSelf` (not a variable shadowing them).
-    fn is_self(&self, name: &str) -> bool {
-        matches!(name, "self" | "oldSelf") && !self.scope.iter().any(|(n, _)| n == name)
-    }
-
     fn ident(&mut self, id: u64, name: &str) -> Ty<'s> {
         if let Some((_, ty)) = self.scope.iter().rev().find(|(n, _)| n == name) {
             return *ty;
         }
         match name {
-            "self" => {
-                self.fields = None;
-                Ty::Node(self.self_schema)
-            }
+            "self" => Ty::Node(self.self_schema),
             "oldSelf" => {
                 self.uses_old_self = true;
-                self.fields = None;
                 Ty::Node(self.self_schema)
             }
             // Type names and the optional library's namespace.

@@ -5,7 +5,8 @@
 //! `.generateName` are visible besides the schema's own fields.
 //!
 //! Values are built directly as the interpreter's `Val` tree, borrowing
-//! strings from the JSON: converting is what evaluating rules costs most.
+//! strings from the JSON, and only as far as the rules read them (see
+//! `need.rs`): converting is what evaluating rules costs most.
 
 use std::collections::HashMap;
 
@@ -15,6 +16,9 @@ use cel::common::types::{
 use cel::common::value::Val;
 use serde_json::Value;
 
+use super::need::{Need, NOTHING};
+use super::view::{ArrayView, ObjectView};
+
 use crate::schema::{Additional, Schema};
 
 /// A converted value, borrowing from the JSON it was built from.
@@ -22,7 +26,7 @@ pub type Converted<'v> = Box<dyn Val + 'v>;
 
 /// `value` typed by `schema` (None: below `x-kubernetes-preserve-unknown-fields`,
 /// typed by the JSON alone).
-pub fn to_cel<'v>(value: &'v Value, schema: Option<&Schema>) -> Converted<'v> {
+pub fn to_cel<'v>(value: &'v Value, schema: Option<&'v Schema>) -> Converted<'v> {
     match value {
         Value::Null => Box::new(CelNull),
         Value::Bool(b) => Box::new(CelBool::from(*b)),
@@ -46,18 +50,48 @@ pub fn to_cel<'v>(value: &'v Value, schema: Option<&Schema>) -> Converted<'v> {
     }
 }
 
-/// The value of a node with rules; a resource root (or embedded resource)
-/// also shows apiVersion, kind and the name fields of metadata. With
-/// `fields`, only those fields of an object are converted: the rules read
-/// no others.
-pub fn node_to_cel<'v>(value: &'v Value, schema: &Schema, resource: bool, fields: Option<&[&str]>) -> Converted<'v> {
-    match (value, fields) {
-        (Value::Object(map), Some(fields)) => {
-            let picked = map.iter().filter(|(name, _)| fields.contains(&name.as_str()));
-            object(picked, Some(schema), resource)
-        }
-        (Value::Object(map), None) => object(map.iter(), Some(schema), resource),
-        (other, _) => to_cel(other, Some(schema)),
+/// The value of a node with rules, converted as far as they read it; a
+/// resource root (or embedded resource) also shows apiVersion, kind and the
+/// name fields of metadata.
+pub fn node_to_cel<'v>(value: &'v Value, schema: &'v Schema, resource: bool, need: &'v Need) -> Converted<'v> {
+    match (value, need) {
+        (Value::Object(map), Need::Part { .. }) => Box::new(ObjectView::new(map, schema, need, resource)),
+        (Value::Object(map), Need::Whole) => object(map.iter(), Some(schema), resource),
+        (other, _) => needed(other, Some(schema), need),
+    }
+}
+
+/// `value` converted as far as `need` says: what is read only in part is a
+/// view, converted as it is read.
+pub(super) fn needed<'v>(value: &'v Value, schema: Option<&'v Schema>, need: &'v Need) -> Converted<'v> {
+    let (Some(schema), Need::Part { entries, .. }) = (schema, need) else { return to_cel(value, schema) };
+    match value {
+        Value::Array(items) => Box::new(ArrayView::new(items, schema, entries.as_deref().unwrap_or(&NOTHING))),
+        Value::Object(map) => Box::new(ObjectView::new(map, schema, need, schema.embedded_resource)),
+        scalar => to_cel(scalar, Some(schema)),
+    }
+}
+
+/// The field `name` of an object typed by `schema`, as CEL sees it.
+pub(super) fn object_entry<'v>(
+    name: &str,
+    item: &'v Value,
+    schema: Option<&'v Schema>,
+    resource: bool,
+    need: &'v Need,
+) -> Converted<'v> {
+    match name {
+        "metadata" if resource => metadata(item),
+        "apiVersion" | "kind" if resource => to_cel(item, None),
+        _ => needed(item, schema.and_then(|s| child(s, name)), need),
+    }
+}
+
+fn child<'s>(schema: &'s Schema, name: &str) -> Option<&'s Schema> {
+    match (schema.property(name), &schema.additional) {
+        (Some(p), _) => Some(p),
+        (None, Additional::Schema(a)) => Some(&**a),
+        (None, _) => None,
     }
 }
 
@@ -71,28 +105,12 @@ pub fn optional(value: Option<Converted<'_>>) -> Converted<'_> {
 
 fn object<'v>(
     entries: impl Iterator<Item = (&'v String, &'v Value)>,
-    schema: Option<&Schema>,
+    schema: Option<&'v Schema>,
     resource: bool,
 ) -> Converted<'v> {
-    let mut out: HashMap<CelMapKey<'v>, Converted<'v>> = HashMap::new();
-    for (name, item) in entries {
-        let converted = match name.as_str() {
-            "metadata" if resource => metadata(item),
-            "apiVersion" | "kind" if resource => to_cel(item, None),
-            _ => {
-                let item_schema = match schema {
-                    None => None,
-                    Some(s) => match (s.property(name), &s.additional) {
-                        (Some(p), _) => Some(p),
-                        (None, Additional::Schema(a)) => Some(&**a),
-                        (None, _) => None,
-                    },
-                };
-                to_cel(item, item_schema)
-            }
-        };
-        out.insert(CelMapKey::from(name.as_str()), converted);
-    }
+    let out: HashMap<CelMapKey<'v>, Converted<'v>> = entries
+        .map(|(name, item)| (CelMapKey::from(name.as_str()), object_entry(name, item, schema, resource, &Need::Whole)))
+        .collect();
     Box::new(CelMap::from(out))
 }
 

@@ -9,28 +9,54 @@ use serde_json::Value;
 
 use super::check::{Sizes, Walk};
 use super::convert::{node_to_cel, optional};
+use super::need::Need;
 use super::{Reason, ENV, PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
 use crate::error::FieldError;
 use crate::schema::{Additional, Schema};
 
 /// What evaluating rules found, and what a request has left to spend.
+///
+/// An evaluation is charged its worst case, estimated from the schema's
+/// bounds when the definition was written, as long as those fit the budget:
+/// what it actually costs is no more. Only when they do not is each
+/// evaluation priced by the sizes actually present, which takes a walk over
+/// the value and the rule: the request is then validated again, priced.
 #[derive(Debug)]
 pub struct Findings {
     pub errors: Vec<FieldError>,
     pub warnings: Vec<String>,
     remaining: i64,
+    priced: bool,
+    needs_pricing: bool,
 }
 
 impl Default for Findings {
     fn default() -> Self {
-        Self { errors: Vec::new(), warnings: Vec::new(), remaining: RUNTIME_COST_BUDGET }
+        Self {
+            errors: Vec::new(),
+            warnings: Vec::new(),
+            remaining: RUNTIME_COST_BUDGET,
+            priced: false,
+            needs_pricing: false,
+        }
     }
 }
 
 impl Findings {
+    /// Findings of a pass that prices every evaluation by the sizes present.
+    pub fn priced() -> Self {
+        Self { priced: true, ..Self::default() }
+    }
+
     /// The budget ran out: no further rule runs.
     pub fn exhausted(&self) -> bool {
         self.remaining < 0
+    }
+
+    /// Worst-case charges exhausted the budget: the pass must be run again,
+    /// priced, to tell whether the real costs do too.
+    pub fn needs_pricing(&self) -> bool {
+        self.needs_pricing
     }
 }
 
@@ -52,15 +78,8 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
         return;
     }
     let type_name = Value::String(schema.type_.clone().unwrap_or_default());
-    // Only the fields the node's rules read are converted.
-    let mut read: Option<Vec<&str>> = Some(Vec::new());
-    for rule in &schema.rules {
-        match (&mut read, &rule.fields) {
-            (Some(all), Some(fields)) => all.extend(fields.iter().map(String::as_str)),
-            _ => read = None,
-        }
-    }
-    let convert = |v| node_to_cel(v, schema, subject.resource, read.as_deref());
+    let need = &schema.rule_need;
+    let convert = |v| node_to_cel(v, schema, subject.resource, need);
     // One activation per node, shared by its rules: converting a value for
     // CEL is what costs most, so each is converted once. Rules with an
     // optional oldSelf see it wrapped, in an activation of their own.
@@ -75,8 +94,9 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
         if rule.uses_old_self && subject.old.is_none() && !rule.optional_old_self {
             continue;
         }
-        let cost = if rule.data_dependent {
-            let sizes = measured.get_or_insert_with(|| Measured::of(subject.value, schema, read.as_deref()));
+        let worst_case_fits = rule.static_cost <= PER_CALL_LIMIT && rule.static_cost as i64 <= out.remaining;
+        let cost = if rule.data_dependent && (out.priced || !worst_case_fits) {
+            let sizes = measured.get_or_insert_with(|| Measured::of(subject.value, schema, need));
             Walk::new(schema, subject.resource, sizes).expr(rule.program.expression()).1
         } else {
             rule.static_cost
@@ -90,6 +110,11 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
                     rule.source
                 ),
             ));
+            out.remaining = -1;
+            return;
+        }
+        if cost as i64 > out.remaining && !out.priced {
+            out.needs_pricing = true;
             out.remaining = -1;
             return;
         }
@@ -173,13 +198,13 @@ struct Measured {
 }
 
 impl Measured {
-    /// The sizes in `value`, or only in its fields `fields` when the rules
-    /// read no others.
-    fn of(value: &Value, schema: &Schema, fields: Option<&[&str]>) -> Self {
+    /// The sizes in `value`, or only in the fields the rules read when
+    /// they read named fields only.
+    fn of(value: &Value, schema: &Schema, need: &Need) -> Self {
         let mut m = Measured { by_node: HashMap::new(), nodes: 0, bytes: 0 };
-        match (value, fields) {
-            (Value::Object(map), Some(fields)) => {
-                for (name, item) in map.iter().filter(|(name, _)| fields.contains(&name.as_str())) {
+        match (value, need) {
+            (Value::Object(map), Need::Part { fields, entries: None }) => {
+                for (name, item) in fields.iter().filter_map(|(name, _)| map.get_key_value(name)) {
                     m.visit(
                         item,
                         schema.property(name).or(match &schema.additional {

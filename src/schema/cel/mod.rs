@@ -12,6 +12,8 @@ pub mod check;
 mod convert;
 mod eval;
 mod field_path;
+mod need;
+mod view;
 
 use std::sync::{Arc, LazyLock};
 
@@ -23,6 +25,7 @@ use check::{Declared, Walk};
 
 pub use convert::{node_to_cel, to_cel};
 pub use eval::{evaluate, Findings, Subject};
+pub use need::Need;
 
 /// The largest request Kubernetes accepts; unbounded sizes are estimated
 /// from it.
@@ -75,9 +78,9 @@ pub struct Rule {
     static_cost: u64,
     /// Whether the cost depends on sizes, so it is priced per evaluation.
     data_dependent: bool,
-    /// The fields of `self` the rule and its message read (None: all), so
-    /// only those are converted for CEL.
-    fields: Option<Vec<String>>,
+    /// What of `self` (and `oldSelf`) the rule and its message read, so
+    /// only that is converted for CEL.
+    pub need: Need,
 }
 
 /// Where a node with rules sits, for the checks that depend on it.
@@ -206,7 +209,7 @@ fn compile_one(
         }
     };
     let mut walk = Walk::new(schema, place.resource, &Declared);
-    let (ty, cost) = walk.expr(program.expression());
+    let (ty, cost) = walk.value(program.expression());
     if let Some(problems) = render_problems(&walk.problems, &program, &fields.source) {
         errs.push(FieldError::invalid(rule_field, raw.clone(), format!("compilation failed: {problems}")));
         return None;
@@ -219,7 +222,7 @@ fn compile_one(
         ));
         return None;
     }
-    let (uses_old_self, data_dependent, mut read) = (walk.uses_old_self, walk.data_dependent, walk.fields);
+    let (uses_old_self, data_dependent, mut need) = (walk.uses_old_self, walk.data_dependent, walk.uses.need(schema));
     let estimated = cost.max(1).saturating_mul(place.cardinality.max(1));
     *total_cost = total_cost.saturating_add(estimated);
     if estimated > STATIC_ESTIMATED_COST_LIMIT {
@@ -232,13 +235,7 @@ fn compile_one(
         None => None,
         Some(source) => {
             let (program, message_reads) = compile_message(source, schema, place, raw, at, errs)?;
-            read = match (read, message_reads) {
-                (Some(mut a), Some(b)) => {
-                    a.extend(b.into_iter().filter(|f| !a.contains(f)).collect::<Vec<_>>());
-                    Some(a)
-                }
-                _ => None,
-            };
+            need = need.merge(message_reads);
             Some(Arc::new(program))
         }
     };
@@ -268,7 +265,7 @@ fn compile_one(
         optional_old_self: fields.optional_old_self.unwrap_or(false),
         static_cost: cost,
         data_dependent,
-        fields: read,
+        need,
     })
 }
 
@@ -279,7 +276,7 @@ fn compile_message(
     raw: &Value,
     at: &str,
     errs: &mut Vec<FieldError>,
-) -> Option<(cel::Program, Option<Vec<String>>)> {
+) -> Option<(cel::Program, Need)> {
     let field = format!("{at}.messageExpression");
     let program = match ENV.compile(source) {
         Ok(program) => program,
@@ -290,7 +287,7 @@ fn compile_message(
         }
     };
     let mut walk = Walk::new(schema, place.resource, &Declared);
-    let (ty, _) = walk.expr(program.expression());
+    let (ty, _) = walk.value(program.expression());
     if let Some(problems) = render_problems(&walk.problems, &program, source) {
         errs.push(FieldError::invalid(field, raw.clone(), format!("messageExpression compilation failed: {problems}")));
         return None;
@@ -299,7 +296,8 @@ fn compile_message(
         errs.push(FieldError::invalid(field, raw.clone(), "messageExpression must evaluate to a string"));
         return None;
     }
-    Some((program, walk.fields))
+    let need = walk.uses.need(schema);
+    Some((program, need))
 }
 
 /// Kubernetes' wording for an estimate over its limit.

@@ -241,3 +241,99 @@ fn the_runtime_budget_stops_expensive_evaluations() {
     let (errs, _) = run(rules, json!({"spec": {"tags": ["a", "b"]}}), None);
     assert!(errs.is_empty(), "{errs:?}");
 }
+
+/// The spec schema of `run`, compiled with `rules`, its rules reading the
+/// value whole (`whole`) or only as far as the compiler found they read it.
+fn compiled(rules: &Value, whole: bool) -> Schema {
+    let mut spec = spec_schema();
+    spec["properties"]["items"] = json!({"type": "array", "items": {"type": "object", "properties": {
+        "name": {"type": "string"}, "port": {"type": "integer"},
+        "env": {"type": "object", "additionalProperties": {"type": "string"}}}}});
+    spec["x-kubernetes-validations"] = rules.clone();
+    let mut schema = Schema::compile(&json!({"type": "object", "properties": {"spec": spec}})).expect("compiles");
+    if whole {
+        schema.properties.get_mut("spec").expect("spec").rule_need = super::Need::Whole;
+    }
+    schema
+}
+
+#[test]
+fn rules_see_the_same_values_whether_converted_in_part_or_whole() {
+    let value = json!({"spec": {"replicas": 3, "name": "abc", "tags": ["a", "b"], "labels": {"a": "x", "b": ""},
+        "items": [{"name": "one", "port": 80, "env": {"K": "V"}}, {"name": "two", "env": {}}]}});
+    let old = json!({"spec": {"replicas": 2, "name": "abc", "tags": ["a"], "labels": {"a": "x"},
+        "items": [{"name": "one", "port": 81, "env": {"K": "V"}}]}});
+    let rules = [
+        "self.tags == ['a', 'b']",
+        "['a', 'b'] == self.tags",
+        "{'a': 'x', 'b': ''} == self.labels",
+        "self.labels == {'a': 'x', 'b': ''}",
+        "[self.items[0]] == [self.items[0]]",
+        "self.items[0] == self.items[1]",
+        "self.items.exists(i, i == self.items[1])",
+        "has(self.name) && !has(self.minReplicas)",
+        "size(self.items) == 2 && self.items.size() == 2 && size(self.labels) == 2",
+        "self.tags[0] == 'a' && self.tags[1u] == 'b' && self.tags[1.0] == 'b'",
+        "self.tags[5] == 'a'",
+        "self.tags[1.5] == 'a'",
+        "self.tags['x'] == 'a'",
+        "self.labels['missing'] == 'a'",
+        "self.labels[1] == 'a'",
+        "'a' in self.labels && !('c' in self.labels) && 'b' in self.tags",
+        "self.items.all(i, i.port > 0)",
+        "self.items.all(i, !has(i.port) || i.port > 0)",
+        "self.items.map(i, i.name) == ['one', 'two']",
+        "self.items.filter(i, has(i.port)).size() == 1",
+        "self.items.exists(i, i.env.exists(k, i.env[k] == 'V'))",
+        "self.labels.all(k, self.labels[k] != '')",
+        "self.labels.exists(k, k == 'b')",
+        "self.items[0].env.K == 'V' && self.items[1].name == 'two'",
+        "self.?minReplicas.orValue(0) == 0 && self.?name.orValue('') == 'abc'",
+        "type(self.items) == list && type(self.labels) == map && type(self.items[0]) == map",
+        "self.items.all(i, i.env.size() <= 1)",
+        "self.replicas > oldSelf.replicas && self.items[0] != oldSelf.items[0]",
+        "self.items.all(i, oldSelf.items.exists(o, o.name == i.name))",
+        "self == oldSelf",
+        "self.labels != oldSelf.labels && self.items[0].env == oldSelf.items[0].env",
+    ];
+    for rule in rules {
+        let rules = json!([{"rule": rule}]);
+        let (part, whole) = (compiled(&rules, false), compiled(&rules, true));
+        for old in [None, Some(&old)] {
+            let got = validate_update(&value, old, &part, "", true);
+            let want = validate_update(&value, old, &whole, "", true);
+            assert_eq!(got.errors, want.errors, "{rule} (old: {})", old.is_some());
+        }
+    }
+    // The table holds both outcomes: it does not pass for failing everywhere.
+    let outcomes: Vec<bool> = rules
+        .iter()
+        .map(|rule| {
+            validate_update(&value, None, &compiled(&json!([{"rule": rule}]), false), "", true).errors.is_empty()
+        })
+        .collect();
+    assert!(outcomes.contains(&true) && outcomes.contains(&false), "{outcomes:?}");
+}
+
+#[test]
+fn worst_case_charges_over_the_budget_are_priced_before_a_request_is_refused() {
+    // Each item's rules may cost up to 100,000 tags' worth: twelve items
+    // charged at their worst case nearly exhaust the request's budget. The
+    // tags actually present are tiny, so a later rule that really costs
+    // several hundred thousand still fits.
+    let tags = json!({"type": "array", "maxItems": 100000, "items": {"type": "string", "maxLength": 10}});
+    let item = json!({"type": "object", "properties": {"tags": tags}, "x-kubernetes-validations": [
+        {"rule": "self.tags.all(t, t.size() < 5)"}]});
+    let big = json!({"type": "array", "maxItems": 300000, "items": {"type": "string", "maxLength": 5}});
+    let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "items": {"type": "array", "maxItems": 12, "items": item},
+        "zz": {"type": "object", "properties": {"big": big}, "x-kubernetes-validations": [
+            {"rule": "self.big.all(t, t.size() < 5)"}]}}}}});
+    let (compiled, problems) = Schema::compile_checked(&schema, "s");
+    assert!(problems.is_empty(), "{problems:?}");
+    let compiled = compiled.expect("compiles");
+    let items: Vec<Value> = (0..12).map(|_| json!({"tags": ["a", "b"]})).collect();
+    let big: Vec<&str> = vec!["a"; 60_000];
+    let out = validate_update(&json!({"spec": {"items": items, "zz": {"big": big}}}), None, &compiled, "", true);
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+}
