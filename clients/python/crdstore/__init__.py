@@ -1,0 +1,56 @@
+"""crdstore: a client for the standalone store of Kubernetes-style custom resources.
+
+    import crdstore
+    client = crdstore.Client("localhost:50051")
+    widgets = client.resources("example.com", "v1", "widgets", namespace="default")
+    widgets.create({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}})
+
+Objects go in and out as dicts; failures raise the classes of
+:mod:`crdstore.errors` (``NotFound``, ``Conflict``, ``Invalid``...).
+"""
+
+from crdstore.client import (
+    Client,
+    Definitions,
+    Deleted,
+    Event,
+    Page,
+    Resources,
+    ServerWarning,
+    Watch,
+    retry_on_conflict,
+)
+from crdstore.errors import (
+    AlreadyExists,
+    BadRequest,
+    Cause,
+    Conflict,
+    CrdstoreError,
+    Expired,
+    Forbidden,
+    Invalid,
+    NotFound,
+    Unavailable,
+)
+
+__all__ = [
+    "Client",
+    "Definitions",
+    "Deleted",
+    "Event",
+    "Page",
+    "Resources",
+    "ServerWarning",
+    "Watch",
+    "retry_on_conflict",
+    "AlreadyExists",
+    "BadRequest",
+    "Cause",
+    "Conflict",
+    "CrdstoreError",
+    "Expired",
+    "Forbidden",
+    "Invalid",
+    "NotFound",
+    "Unavailable",
+]

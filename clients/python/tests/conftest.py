@@ -1,0 +1,61 @@
+"""A real crdstore for the client tests: the binary cargo built, on free
+loopback ports, with a temporary data directory, restartable in place."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Iterator, Optional
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+class Server:
+    """One crdstore process; ``restart()`` keeps its ports and its data."""
+
+    def __init__(self, data_dir: str):
+        self.data_dir = data_dir
+        self.binary = os.environ.get("CRDSTORE_BIN", str(ROOT / "target" / "debug" / "crdstore"))
+        self.grpc_addr = "127.0.0.1:0"
+        self.http_addr = "127.0.0.1:0"
+        self.process: Optional[subprocess.Popen] = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [self.binary, "serve", "--data-dir", self.data_dir, "--grpc-addr", self.grpc_addr, "--http-addr", self.http_addr],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            if line.startswith("crdstore listening"):
+                fields = dict(part.split("=", 1) for part in line.split()[2:])
+                self.grpc_addr, self.http_addr = fields["grpc"], fields["http"]
+                return
+        raise RuntimeError(f"crdstore exited before listening (status {self.process.wait()})")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+            self.process = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    with tempfile.TemporaryDirectory() as data_dir:
+        s = Server(data_dir)
+        s.start()
+        try:
+            yield s
+        finally:
+            s.stop()

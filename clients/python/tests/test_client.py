@@ -1,0 +1,183 @@
+"""The Python client against a real crdstore: definitions, every verb,
+typed errors, pagination, watch with resume across a restart."""
+
+from __future__ import annotations
+
+import re
+import threading
+import queue
+from pathlib import Path
+
+import pytest
+
+import crdstore
+
+WIDGETS = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.example.com"},
+    "spec": {
+        "group": "example.com",
+        "scope": "Namespaced",
+        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "schema": {
+                    "openAPIV3Schema": {
+                        "type": "object",
+                        "properties": {
+                            "spec": {
+                                "type": "object",
+                                "properties": {"size": {"type": "integer", "maximum": 10}, "color": {"type": "string"}},
+                            }
+                        },
+                    }
+                },
+            }
+        ],
+    },
+}
+
+
+def widget(name: str, size: int = 1, **labels: str) -> dict:
+    return {
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": {"name": name, "labels": labels},
+        "spec": {"size": size},
+    }
+
+
+@pytest.fixture
+def widgets(server):
+    client = crdstore.Client(server.grpc_addr, timeout=10)
+    client.definitions.create(WIDGETS)
+    client.definitions.wait_established("widgets.example.com")
+    yield client.resources("example.com", "v1", "widgets", namespace="default")
+    client.close()
+
+
+def test_definitions_register_and_typed_errors(server):
+    client = crdstore.Client(server.grpc_addr)
+    created = client.definitions.create(WIDGETS)
+    assert created["metadata"]["name"] == "widgets.example.com"
+    established = client.definitions.wait_established("widgets.example.com")
+    assert any(c["type"] == "Established" for c in established["status"]["conditions"])
+    with pytest.raises(crdstore.AlreadyExists):
+        client.definitions.create(WIDGETS)
+    with pytest.raises(crdstore.NotFound):
+        client.definitions.get("gadgets.example.com")
+    bad = {**WIDGETS, "metadata": {"name": "wrong.example.com"}}
+    with pytest.raises(crdstore.Invalid) as invalid:
+        client.definitions.create(bad)
+    assert any(c.field == "metadata.name" for c in invalid.value.causes), invalid.value.causes
+
+
+def test_create_get_update_patch_delete(widgets):
+    created = widgets.create(widget("w1", 3, app="web"))
+    assert created["metadata"]["uid"] and created["metadata"]["resourceVersion"]
+    assert widgets.get("w1")["spec"] == {"size": 3}
+
+    with pytest.raises(crdstore.Invalid) as invalid:
+        widgets.create(widget("w2", 50))
+    assert [c.field for c in invalid.value.causes] == ["spec.size"]
+    assert "should be less than or equal to 10" in invalid.value.causes[0].message
+
+    stale = dict(created)
+    current = widgets.update({**created, "spec": {"size": 4}})
+    assert current["spec"]["size"] == 4
+    with pytest.raises(crdstore.Conflict):
+        widgets.update({**stale, "spec": {"size": 5}})
+
+    patched = widgets.patch("w1", {"spec": {"color": "red"}})
+    assert patched["spec"] == {"size": 4, "color": "red"}
+    patched = widgets.patch("w1", [{"op": "replace", "path": "/spec/size", "value": 6}], patch_type="json")
+    assert patched["spec"]["size"] == 6
+
+    with pytest.warns(crdstore.ServerWarning, match='unknown field "spec.extra"'):
+        widgets.patch("w1", {"spec": {"extra": 1}})
+
+    gone = widgets.delete("w1")
+    assert gone.deleted
+    with pytest.raises(crdstore.NotFound):
+        widgets.get("w1")
+
+
+def test_list_with_selector_and_pages(widgets):
+    for i in range(7):
+        widgets.create(widget(f"w{i}", tier="a" if i % 2 else "b"))
+    page = widgets.list(label_selector="tier=a", limit=2)
+    names = [o["metadata"]["name"] for o in page.items]
+    assert names == ["w1", "w3"] and page.continue_token
+    rest = widgets.list(label_selector="tier=a", limit=2, continue_token=page.continue_token)
+    assert [o["metadata"]["name"] for o in rest.items] == ["w5"] and not rest.continue_token
+    assert [o["metadata"]["name"] for o in widgets.list_all(page_size=3)] == [f"w{i}" for i in range(7)]
+    with pytest.raises(crdstore.BadRequest):
+        widgets.list(label_selector="tier in (")
+
+
+def test_retry_on_conflict_rereads_and_retries(widgets):
+    widgets.create(widget("counter", 1))
+    attempts = []
+
+    def bump():
+        current = widgets.get("counter")
+        if not attempts:
+            # Someone else writes between our read and our write.
+            widgets.patch("counter", {"spec": {"color": "blue"}})
+        attempts.append(current["metadata"]["resourceVersion"])
+        current["spec"]["size"] += 1
+        return widgets.update(current)
+
+    result = crdstore.retry_on_conflict(bump)
+    assert result["spec"] == {"size": 2, "color": "blue"}
+    assert len(attempts) == 2
+
+
+def next_event(events: "queue.Queue", timeout: float = 20.0):
+    item = events.get(timeout=timeout)
+    if isinstance(item, Exception):
+        raise item
+    return item
+
+
+def test_watch_sees_changes_and_resumes_after_a_restart(server, widgets):
+    first = widgets.create(widget("before"))
+    watch = widgets.watch(resource_version=first["metadata"]["resourceVersion"])
+    events: "queue.Queue" = queue.Queue()
+
+    def pump():
+        try:
+            for event in watch:
+                events.put(event)
+        except Exception as error:  # handed to the test thread
+            events.put(error)
+
+    threading.Thread(target=pump, daemon=True).start()
+    widgets.create(widget("w1"))
+    event = next_event(events)
+    assert (event.type, event.object["metadata"]["name"]) == ("ADDED", "w1")
+    widgets.patch("w1", {"spec": {"size": 2}})
+    event = next_event(events)
+    assert (event.type, event.object["spec"]["size"]) == ("MODIFIED", 2)
+
+    server.restart()
+    widgets.create(widget("w2"))
+    widgets.delete("w1")
+    seen = [next_event(events) for _ in range(2)]
+    assert [(e.type, e.object["metadata"]["name"]) for e in seen] == [("ADDED", "w2"), ("DELETED", "w1")]
+    watch.close()
+    assert events.empty(), "no event is repeated after resuming"
+
+
+def test_readme_example_runs(server):
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    example = re.search(r"```python\n(.*?)```", readme, re.S)
+    assert example, "README.md has a Python example"
+    code = example.group(1).replace('"localhost:50051"', repr(server.grpc_addr))
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    assert namespace["widget"]["spec"]["size"] == 4
