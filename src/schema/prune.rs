@@ -37,7 +37,12 @@ pub fn prune(value: &mut Value, schema: &Schema) -> Vec<String> {
 fn prune_metadata(map: &mut Map<String, Value>, path: &Path<'_>, dropped: &mut Vec<String>) {
     if let Some(Value::Object(meta)) = map.get_mut("metadata") {
         let at = path.field("metadata");
-        meta.retain(|key, _| {
+        meta.retain(|key, value| {
+            // A null field of ObjectMeta is its zero value, which Kubernetes
+            // leaves out (`"labels": null` is no labels).
+            if value.is_null() {
+                return false;
+            }
             let known = OBJECT_META.contains(&key.as_str());
             if !known {
                 dropped.push(at.field(key).to_string());
@@ -108,7 +113,7 @@ mod tests {
         .unwrap();
         let mut obj = json!({
             "apiVersion": "example.com/v1", "kind": "Widget",
-            "metadata": {"name": "a", "bogus": 1},
+            "metadata": {"name": "a", "bogus": 1, "labels": null, "annotations": {"a": "b"}},
             "spec": {"known": "k", "x": 1, "free": {"anything": {"goes": true}},
                      "list": [{"a": 1, "z": 2}], "map": {"k": {"b": 1, "c": 2}},
                      "embedded": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "junk": 1}, "spec": {}, "extra": 1}},
@@ -130,5 +135,7 @@ mod tests {
         assert_eq!(obj["spec"]["free"]["anything"]["goes"], true);
         assert_eq!(obj["spec"]["embedded"]["kind"], "Pod");
         assert_eq!(obj["apiVersion"], "example.com/v1");
+        // Null metadata fields are their zero values: left out, silently.
+        assert_eq!(obj["metadata"], json!({"name": "a", "annotations": {"a": "b"}}));
     }
 }
