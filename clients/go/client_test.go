@@ -1,0 +1,264 @@
+package crdstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	crdstore "github.com/crdstore/crdstore/clients/go"
+)
+
+func widgetsDefinition() crdstore.Object {
+	return crdstore.Object{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets.example.com"},
+		"spec": map[string]any{
+			"group": "example.com", "scope": "Namespaced",
+			"names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+			"versions": []any{map[string]any{
+				"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{
+					"type": "object",
+					"properties": map[string]any{"spec": map[string]any{
+						"type": "object",
+						"properties": map[string]any{
+							"size":  map[string]any{"type": "integer", "maximum": 10},
+							"color": map[string]any{"type": "string"},
+						},
+					}},
+				}},
+			}},
+		},
+	}
+}
+
+func widget(name string, size int, labels map[string]any) crdstore.Object {
+	return crdstore.Object{
+		"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": name, "labels": labels},
+		"spec":     map[string]any{"size": size},
+	}
+}
+
+func setup(t *testing.T) (*server, *crdstore.Client, *crdstore.Resources, context.Context) {
+	s := startServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	client, err := crdstore.Dial(s.grpc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Close() })
+	if _, err := client.Definitions.Create(ctx, widgetsDefinition(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Definitions.WaitEstablished(ctx, "widgets.example.com"); err != nil {
+		t.Fatal(err)
+	}
+	return s, client, client.Resources("example.com", "v1", "widgets", "default"), ctx
+}
+
+func spec(obj crdstore.Object) map[string]any { return obj["spec"].(map[string]any) }
+
+func name(obj crdstore.Object) string { return obj["metadata"].(map[string]any)["name"].(string) }
+
+func TestDefinitionsAndTypedErrors(t *testing.T) {
+	_, client, _, ctx := setup(t)
+	_, err := client.Definitions.Create(ctx, widgetsDefinition(), nil)
+	if !errors.Is(err, crdstore.ErrAlreadyExists) {
+		t.Fatalf("second create: %v", err)
+	}
+	if _, err := client.Definitions.Get(ctx, "gadgets.example.com"); !errors.Is(err, crdstore.ErrNotFound) {
+		t.Fatalf("get of a missing definition: %v", err)
+	}
+	bad := widgetsDefinition()
+	bad["metadata"] = map[string]any{"name": "wrong.example.com"}
+	_, err = client.Definitions.Create(ctx, bad, nil)
+	var status *crdstore.StatusError
+	if !errors.As(err, &status) || status.Reason != "Invalid" || len(status.Causes) == 0 || status.Causes[0].Field != "metadata.name" {
+		t.Fatalf("invalid definition: %#v", err)
+	}
+}
+
+func TestCreateGetUpdatePatchDelete(t *testing.T) {
+	_, client, widgets, ctx := setup(t)
+	created, err := widgets.Create(ctx, widget("w1", 3, map[string]any{"app": "web"}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := widgets.Get(ctx, "w1")
+	if err != nil || spec(got)["size"] != float64(3) {
+		t.Fatalf("get: %v %v", got, err)
+	}
+	_, err = widgets.Create(ctx, widget("w2", 50, nil), nil)
+	var status *crdstore.StatusError
+	if !errors.As(err, &status) || !errors.Is(err, crdstore.ErrInvalid) || len(status.Causes) != 1 || status.Causes[0].Field != "spec.size" {
+		t.Fatalf("invalid create: %#v", err)
+	}
+
+	update := widget("w1", 4, nil)
+	update["metadata"] = created["metadata"]
+	if _, err := widgets.Update(ctx, update, nil); err != nil {
+		t.Fatal(err)
+	}
+	stale := widget("w1", 5, nil)
+	stale["metadata"] = created["metadata"]
+	if _, err := widgets.Update(ctx, stale, nil); !errors.Is(err, crdstore.ErrConflict) {
+		t.Fatalf("stale update: %v", err)
+	}
+
+	patched, err := widgets.Patch(ctx, "w1", crdstore.MergePatch, map[string]any{"spec": map[string]any{"color": "red"}}, "", nil)
+	if err != nil || spec(patched)["color"] != "red" || spec(patched)["size"] != float64(4) {
+		t.Fatalf("merge patch: %v %v", patched, err)
+	}
+	ops := []map[string]any{{"op": "replace", "path": "/spec/size", "value": 6}}
+	patched, err = widgets.Patch(ctx, "w1", crdstore.JSONPatch, ops, "", nil)
+	if err != nil || spec(patched)["size"] != float64(6) {
+		t.Fatalf("json patch: %v %v", patched, err)
+	}
+
+	var warnings []string
+	client.Warn = func(w string) { warnings = append(warnings, w) }
+	if _, err := widgets.Patch(ctx, "w1", crdstore.MergePatch, map[string]any{"spec": map[string]any{"extra": 1}}, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], `unknown field "spec.extra"`) {
+		t.Fatalf("warnings: %q", warnings)
+	}
+
+	gone, err := widgets.Delete(ctx, "w1", nil)
+	if err != nil || !gone.Deleted {
+		t.Fatalf("delete: %v %v", gone, err)
+	}
+	if _, err := widgets.Get(ctx, "w1"); !errors.Is(err, crdstore.ErrNotFound) {
+		t.Fatalf("get after delete: %v", err)
+	}
+}
+
+func TestListWithSelectorAndPages(t *testing.T) {
+	_, _, widgets, ctx := setup(t)
+	for i := 0; i < 7; i++ {
+		tier := "b"
+		if i%2 == 1 {
+			tier = "a"
+		}
+		if _, err := widgets.Create(ctx, widget(fmt.Sprintf("w%d", i), 1, map[string]any{"tier": tier}), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, err := widgets.List(ctx, crdstore.ListOptions{LabelSelector: "tier=a", Limit: 2})
+	if err != nil || len(first.Items) != 2 || name(first.Items[0]) != "w1" || name(first.Items[1]) != "w3" || first.Continue == "" {
+		t.Fatalf("first page: %+v %v", first, err)
+	}
+	rest, err := widgets.List(ctx, crdstore.ListOptions{LabelSelector: "tier=a", Limit: 2, Continue: first.Continue})
+	if err != nil || len(rest.Items) != 1 || name(rest.Items[0]) != "w5" || rest.Continue != "" {
+		t.Fatalf("last page: %+v %v", rest, err)
+	}
+	if _, err := widgets.List(ctx, crdstore.ListOptions{LabelSelector: "tier in ("}); !errors.Is(err, crdstore.ErrBadRequest) {
+		t.Fatalf("bad selector: %v", err)
+	}
+}
+
+func TestRetryOnConflictRereadsAndRetries(t *testing.T) {
+	_, _, widgets, ctx := setup(t)
+	if _, err := widgets.Create(ctx, widget("counter", 1, nil), nil); err != nil {
+		t.Fatal(err)
+	}
+	attempts := 0
+	err := crdstore.RetryOnConflict(ctx, 5, func() error {
+		current, err := widgets.Get(ctx, "counter")
+		if err != nil {
+			return err
+		}
+		if attempts == 0 {
+			// Someone else writes between our read and our write.
+			if _, err := widgets.Patch(ctx, "counter", crdstore.MergePatch, map[string]any{"spec": map[string]any{"color": "blue"}}, "", nil); err != nil {
+				return err
+			}
+		}
+		attempts++
+		spec(current)["size"] = spec(current)["size"].(float64) + 1
+		_, err = widgets.Update(ctx, current, nil)
+		return err
+	})
+	final, _ := widgets.Get(ctx, "counter")
+	if err != nil || attempts != 2 || spec(final)["size"] != float64(2) || spec(final)["color"] != "blue" {
+		t.Fatalf("retry: %v after %d attempts, %v", err, attempts, final)
+	}
+}
+
+func TestWatchSeesChangesAndResumesAfterARestart(t *testing.T) {
+	s, _, widgets, ctx := setup(t)
+	before, err := widgets.Create(ctx, widget("before", 1, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := before["metadata"].(map[string]any)["resourceVersion"].(string)
+	watch := widgets.Watch(ctx, crdstore.WatchOptions{ResourceVersion: rv})
+	defer watch.Stop()
+	expect := func(kind, want string) crdstore.Event {
+		t.Helper()
+		e, err := watch.Next()
+		if err != nil || e.Type != kind || name(e.Object) != want {
+			t.Fatalf("want %s %s, got %s %v (%v)", kind, want, e.Type, e.Object, err)
+		}
+		return e
+	}
+	if _, err := widgets.Create(ctx, widget("w1", 1, nil), nil); err != nil {
+		t.Fatal(err)
+	}
+	expect("ADDED", "w1")
+	if _, err := widgets.Patch(ctx, "w1", crdstore.MergePatch, map[string]any{"spec": map[string]any{"size": 2}}, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if e := expect("MODIFIED", "w1"); spec(e.Object)["size"] != float64(2) {
+		t.Fatalf("modified: %v", e.Object)
+	}
+
+	s.restart()
+	if _, err := widgets.Create(ctx, widget("w2", 1, nil), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := widgets.Delete(ctx, "w1", nil); err != nil {
+		t.Fatal(err)
+	}
+	// Resumed from the last revision seen: nothing replayed, nothing lost.
+	expect("ADDED", "w2")
+	expect("DELETED", "w1")
+}
+
+// The README's Go example, run as a program against a real server.
+func TestReadmeExampleRuns(t *testing.T) {
+	s := startServer(t)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```go\n(.*?)```").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md has no Go example")
+	}
+	dir := t.TempDir()
+	here, _ := filepath.Abs(".")
+	program := strings.Replace(string(m[1]), `"localhost:50051"`, fmt.Sprintf("%q", s.grpc), 1)
+	goMod := fmt.Sprintf("module example\n\ngo 1.26\n\nrequire github.com/crdstore/crdstore/clients/go v0.0.0\n\nreplace github.com/crdstore/crdstore/clients/go => %s\n", here)
+	sum, _ := os.ReadFile("go.sum")
+	for file, content := range map[string]string{"main.go": program, "go.mod": goMod, "go.sum": string(sum)} {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("go", "run", "-mod=mod", ".")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "size 4") {
+		t.Fatalf("README example: %v\n%s", err, out)
+	}
+}

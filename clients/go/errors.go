@@ -1,0 +1,106 @@
+package crdstore
+
+import (
+	"errors"
+	"fmt"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Reasons of failed calls, as Kubernetes names them. Each is an error that
+// errors.Is matches against a *StatusError of that reason:
+//
+//	if errors.Is(err, crdstore.ErrConflict) { ... }
+var (
+	ErrNotFound      = &StatusError{Reason: "NotFound"}
+	ErrAlreadyExists = &StatusError{Reason: "AlreadyExists"}
+	ErrConflict      = &StatusError{Reason: "Conflict"}
+	ErrInvalid       = &StatusError{Reason: "Invalid"}
+	ErrExpired       = &StatusError{Reason: "Expired"}
+	ErrBadRequest    = &StatusError{Reason: "BadRequest"}
+	ErrForbidden     = &StatusError{Reason: "Forbidden"}
+	ErrUnavailable   = &StatusError{Reason: "ServiceUnavailable"}
+)
+
+// Cause is one invalid field: its path as Kubernetes writes it
+// (spec.versions[1].name) and what is wrong with it.
+type Cause struct {
+	Field   string
+	Message string
+}
+
+// StatusError is a failed call: the Kubernetes reason, the gRPC code, the
+// server's message and, for invalid input, one cause per field. Get it
+// with errors.As.
+type StatusError struct {
+	Reason   string
+	Code     codes.Code
+	Message  string
+	Causes   []Cause
+	Metadata map[string]string
+}
+
+func (e *StatusError) Error() string {
+	if e.Message == "" {
+		return e.Reason
+	}
+	return e.Message
+}
+
+// Is matches the reason sentinels (ErrNotFound, ...).
+func (e *StatusError) Is(target error) bool {
+	var t *StatusError
+	return errors.As(target, &t) && t.Reason == e.Reason && (t.Message == "" || t.Message == e.Message)
+}
+
+var reasonOfCode = map[codes.Code]string{
+	codes.NotFound:         "NotFound",
+	codes.AlreadyExists:    "AlreadyExists",
+	codes.Aborted:          "Conflict",
+	codes.InvalidArgument:  "Invalid",
+	codes.OutOfRange:       "Expired",
+	codes.PermissionDenied: "Forbidden",
+	codes.Unavailable:      "ServiceUnavailable",
+}
+
+// reasons the server may send that mean one of the sentinels above.
+var sameReason = map[string]string{"Gone": "Expired", "ResourceExpired": "Expired"}
+
+// fromRPC turns a gRPC error into a *StatusError: its reason from the
+// google.rpc.ErrorInfo detail, else from the code; its causes from the
+// google.rpc.BadRequest detail.
+func fromRPC(err error) error {
+	if err == nil {
+		return nil
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return err
+	}
+	out := &StatusError{Code: st.Code(), Message: st.Message(), Metadata: map[string]string{}}
+	for _, detail := range st.Details() {
+		switch d := detail.(type) {
+		case *errdetails.ErrorInfo:
+			out.Reason = d.GetReason()
+			for k, v := range d.GetMetadata() {
+				out.Metadata[k] = v
+			}
+		case *errdetails.BadRequest:
+			for _, v := range d.GetFieldViolations() {
+				out.Causes = append(out.Causes, Cause{Field: v.GetField(), Message: v.GetDescription()})
+			}
+		}
+	}
+	if same, ok := sameReason[out.Reason]; ok {
+		out.Reason = same
+	}
+	if out.Reason == "" {
+		out.Reason = reasonOfCode[st.Code()]
+	}
+	if out.Reason == "" {
+		out.Reason = fmt.Sprintf("Unknown(%s)", st.Code())
+	}
+	return out
+}
