@@ -130,12 +130,26 @@ type ListOptions struct {
 	Limit           int64
 	Continue        string
 	ResourceVersion string
+	// ResourceVersionMatch is "", "NotOlderThan" or "Exact", as in Kubernetes.
+	ResourceVersionMatch string
+}
+
+func (o ListOptions) check() error {
+	switch o.ResourceVersionMatch {
+	case "", "NotOlderThan", "Exact":
+		return nil
+	}
+	return fmt.Errorf("crdstore: ResourceVersionMatch must be NotOlderThan or Exact, not %q", o.ResourceVersionMatch)
 }
 
 func (o ListOptions) proto() *v1.ListOptions {
+	match := map[string]v1.ResourceVersionMatch{
+		"NotOlderThan": v1.ResourceVersionMatch_RESOURCE_VERSION_MATCH_NOT_OLDER_THAN,
+		"Exact":        v1.ResourceVersionMatch_RESOURCE_VERSION_MATCH_EXACT,
+	}[o.ResourceVersionMatch]
 	return &v1.ListOptions{
 		LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector, Limit: o.Limit,
-		ContinueToken: o.Continue, ResourceVersion: o.ResourceVersion,
+		ContinueToken: o.Continue, ResourceVersion: o.ResourceVersion, ResourceVersionMatch: match,
 	}
 }
 

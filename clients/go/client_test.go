@@ -47,8 +47,8 @@ func widget(name string, size int, labels map[string]any) crdstore.Object {
 	}
 }
 
-func setup(t *testing.T) (*server, *crdstore.Client, *crdstore.Resources, context.Context) {
-	s := startServer(t)
+func setup(t *testing.T, flags ...string) (*server, *crdstore.Client, *crdstore.Resources, context.Context) {
+	s := startServer(t, flags...)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	client, err := crdstore.Dial(s.grpc)
@@ -232,6 +232,45 @@ func TestWatchSeesChangesAndResumesAfterARestart(t *testing.T) {
 	// Resumed from the last revision seen: nothing replayed, nothing lost.
 	expect("ADDED", "w2")
 	expect("DELETED", "w1")
+}
+
+func TestWatchListsAgainWhenItsRevisionHasExpired(t *testing.T) {
+	_, _, widgets, ctx := setup(t, shortHistory...)
+	first, err := widgets.Create(ctx, widget("w0", 1, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < 4; i++ {
+		if _, err := widgets.Create(ctx, widget(fmt.Sprintf("w%d", i), 1, nil), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rv := first["metadata"].(map[string]any)["resourceVersion"].(string)
+	// The first create's revision leaves the history at the next compaction.
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		_, err := widgets.List(ctx, crdstore.ListOptions{ResourceVersion: rv, ResourceVersionMatch: "Exact"})
+		if errors.Is(err, crdstore.ErrExpired) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the history was never compacted: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	watch := widgets.Watch(ctx, crdstore.WatchOptions{ResourceVersion: rv})
+	defer watch.Stop()
+	for i := 0; i < 4; i++ {
+		e, err := watch.Next()
+		if err != nil || e.Type != "ADDED" || name(e.Object) != fmt.Sprintf("w%d", i) {
+			t.Fatalf("relisted event %d: %s %v (%v)", i, e.Type, e.Object, err)
+		}
+	}
+	if _, err := widgets.Create(ctx, widget("w4", 1, nil), nil); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := watch.Next(); err != nil || e.Type != "ADDED" || name(e.Object) != "w4" {
+		t.Fatalf("after the relist: %s %v (%v)", e.Type, e.Object, err)
+	}
 }
 
 // The README's Go example, run as a program against a real server.

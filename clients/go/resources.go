@@ -40,6 +40,9 @@ func (d *Definitions) Get(ctx context.Context, name string) (Object, error) {
 
 // List reads a page of definitions.
 func (d *Definitions) List(ctx context.Context, opts ListOptions) (*Page, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	resp, err := call(d.client, ctx, d.client.definitions.List, &v1.ListDefinitionsRequest{Options: opts.proto()})
 	if err != nil {
 		return nil, err
@@ -162,6 +165,9 @@ func (r *Resources) Get(ctx context.Context, name string) (Object, error) {
 
 // List reads one page; pass its Continue in the next call's options.
 func (r *Resources) List(ctx context.Context, opts ListOptions) (*Page, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	resp, err := call(r.client, ctx, r.client.resources.List, &v1.ListResourcesRequest{Ref: r.ref(""), Options: opts.proto()})
 	if err != nil {
 		return nil, err

@@ -17,8 +17,13 @@ type server struct {
 	dataDir string
 	grpc    string
 	http    string
+	flags   []string
 	cmd     *exec.Cmd
 }
+
+// shortHistory keeps history for one revision and compacts every second,
+// so a watch from an old revision finds it expired.
+var shortHistory = []string{"--history-seconds", "0", "--history-revisions", "1", "--compaction-seconds", "1"}
 
 func binary() string {
 	if bin := os.Getenv("CRDSTORE_BIN"); bin != "" {
@@ -28,8 +33,8 @@ func binary() string {
 	return abs
 }
 
-func startServer(t *testing.T) *server {
-	s := &server{t: t, dataDir: t.TempDir(), grpc: "127.0.0.1:0", http: "127.0.0.1:0"}
+func startServer(t *testing.T, flags ...string) *server {
+	s := &server{t: t, dataDir: t.TempDir(), grpc: "127.0.0.1:0", http: "127.0.0.1:0", flags: flags}
 	s.start()
 	t.Cleanup(s.stop)
 	return s
@@ -37,7 +42,8 @@ func startServer(t *testing.T) *server {
 
 func (s *server) start() {
 	s.t.Helper()
-	s.cmd = exec.Command(binary(), "serve", "--data-dir", s.dataDir, "--grpc-addr", s.grpc, "--http-addr", s.http)
+	args := append([]string{"serve", "--data-dir", s.dataDir, "--grpc-addr", s.grpc, "--http-addr", s.http}, s.flags...)
+	s.cmd = exec.Command(binary(), args...)
 	out, err := s.cmd.StdoutPipe()
 	if err != nil {
 		s.t.Fatal(err)

@@ -225,14 +225,25 @@ class Resources:
         limit: int = 0,
         continue_token: str = "",
         resource_version: str = "",
+        resource_version_match: str = "",
     ) -> Page:
-        """One page; pass the returned ``continue_token`` for the next."""
+        """One page; pass the returned ``continue_token`` for the next.
+        ``resource_version_match`` is "", "NotOlderThan" or "Exact", as in
+        Kubernetes."""
+        matches = {
+            "": common_pb2.RESOURCE_VERSION_MATCH_UNSPECIFIED,
+            "NotOlderThan": common_pb2.RESOURCE_VERSION_MATCH_NOT_OLDER_THAN,
+            "Exact": common_pb2.RESOURCE_VERSION_MATCH_EXACT,
+        }
+        if resource_version_match not in matches:
+            raise ValueError(f"resource_version_match must be NotOlderThan or Exact, not {resource_version_match!r}")
         options = common_pb2.ListOptions(
             label_selector=label_selector,
             field_selector=field_selector,
             limit=limit,
             continue_token=continue_token,
             resource_version=resource_version,
+            resource_version_match=matches[resource_version_match],
         )
         request = resources_pb2.ListResourcesRequest(ref=self._ref(namespace), options=options)
         response = self._client._call(self._client._resources.List, request)

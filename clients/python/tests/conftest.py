@@ -17,8 +17,9 @@ ROOT = Path(__file__).resolve().parents[3]
 class Server:
     """One crdstore process; ``restart()`` keeps its ports and its data."""
 
-    def __init__(self, data_dir: str):
+    def __init__(self, data_dir: str, *flags: str):
         self.data_dir = data_dir
+        self.flags = list(flags)
         self.binary = os.environ.get("CRDSTORE_BIN", str(ROOT / "target" / "debug" / "crdstore"))
         self.grpc_addr = "127.0.0.1:0"
         self.http_addr = "127.0.0.1:0"
@@ -26,7 +27,8 @@ class Server:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            [self.binary, "serve", "--data-dir", self.data_dir, "--grpc-addr", self.grpc_addr, "--http-addr", self.http_addr],
+            [self.binary, "serve", "--data-dir", self.data_dir, "--grpc-addr", self.grpc_addr, "--http-addr", self.http_addr]
+            + self.flags,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
@@ -50,12 +52,26 @@ class Server:
         self.start()
 
 
-@pytest.fixture
-def server() -> Iterator[Server]:
+def running(*flags: str) -> Iterator[Server]:
     with tempfile.TemporaryDirectory() as data_dir:
-        s = Server(data_dir)
+        s = Server(data_dir, *flags)
         s.start()
         try:
             yield s
         finally:
             s.stop()
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    yield from running()
+
+
+# Keeps history for one revision and compacts every second, so a watch
+# from an old revision finds it expired.
+SHORT_HISTORY = ("--history-seconds", "0", "--history-revisions", "1", "--compaction-seconds", "1")
+
+
+@pytest.fixture
+def short_history_server() -> Iterator[Server]:
+    yield from running(*SHORT_HISTORY)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 import queue
 from pathlib import Path
 
@@ -171,6 +172,32 @@ def test_watch_sees_changes_and_resumes_after_a_restart(server, widgets):
     assert [(e.type, e.object["metadata"]["name"]) for e in seen] == [("ADDED", "w2"), ("DELETED", "w1")]
     watch.close()
     assert events.empty(), "no event is repeated after resuming"
+
+
+def test_watch_lists_again_when_its_revision_has_expired(short_history_server):
+    client = crdstore.Client(short_history_server.grpc_addr, timeout=10)
+    client.definitions.create(WIDGETS)
+    client.definitions.wait_established("widgets.example.com")
+    widgets = client.resources("example.com", "v1", "widgets", namespace="default")
+    first = widgets.create(widget("w0"))
+    for i in range(1, 4):
+        widgets.create(widget(f"w{i}"))
+    # The first create's revision leaves the history at the next compaction.
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            widgets.list(resource_version=first["metadata"]["resourceVersion"], resource_version_match="Exact")
+        except crdstore.Expired:
+            break
+        assert time.monotonic() < deadline, "the history was never compacted"
+        time.sleep(0.2)
+    watch = widgets.watch(resource_version=first["metadata"]["resourceVersion"])
+    relisted = [next(watch) for _ in range(4)]
+    assert [(e.type, e.object["metadata"]["name"]) for e in relisted] == [("ADDED", f"w{i}") for i in range(4)]
+    widgets.create(widget("w4"))
+    event = next(watch)
+    assert (event.type, event.object["metadata"]["name"]) == ("ADDED", "w4")
+    watch.close()
 
 
 def test_readme_example_runs(server):

@@ -17,6 +17,7 @@ import {
   EventType,
   FieldValidation,
   ListOptionsSchema,
+  ResourceVersionMatch,
   WatchOptionsSchema,
   WriteOptionsSchema,
 } from "./gen/crdstore/v1/common_pb.js";
@@ -46,6 +47,8 @@ export interface ListOptions {
   limit?: number;
   continue?: string;
   resourceVersion?: string;
+  /** How resourceVersion is read, as in Kubernetes. */
+  resourceVersionMatch?: "NotOlderThan" | "Exact";
 }
 
 /** One page of a list; `continue` is empty on the last page. */
@@ -99,6 +102,19 @@ function writeOptions(o: WriteOptions = {}) {
   return create(WriteOptionsSchema, { dryRun: o.dryRun ?? false, fieldValidation, fieldManager: o.fieldManager ?? "" });
 }
 
+function resourceVersionMatch(match: ListOptions["resourceVersionMatch"]): ResourceVersionMatch {
+  switch (match) {
+    case undefined:
+      return ResourceVersionMatch.UNSPECIFIED;
+    case "NotOlderThan":
+      return ResourceVersionMatch.NOT_OLDER_THAN;
+    case "Exact":
+      return ResourceVersionMatch.EXACT;
+    default:
+      throw new TypeError(`resourceVersionMatch must be NotOlderThan or Exact, not ${match}`);
+  }
+}
+
 function listOptions(o: ListOptions = {}) {
   return create(ListOptionsSchema, {
     labelSelector: o.labelSelector ?? "",
@@ -106,6 +122,7 @@ function listOptions(o: ListOptions = {}) {
     limit: BigInt(o.limit ?? 0),
     continueToken: o.continue ?? "",
     resourceVersion: o.resourceVersion ?? "",
+    resourceVersionMatch: resourceVersionMatch(o.resourceVersionMatch),
   });
 }
 

@@ -9,8 +9,18 @@ import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 
-import { AlreadyExists, BadRequest, Client, Conflict, Invalid, NotFound, type KubeObject, retryOnConflict } from "../index.js";
-import { Server } from "./server.js";
+import {
+  AlreadyExists,
+  BadRequest,
+  Client,
+  Conflict,
+  Expired,
+  Invalid,
+  NotFound,
+  type KubeObject,
+  retryOnConflict,
+} from "../index.js";
+import { Server, shortHistory } from "./server.js";
 
 const widgetsDefinition = {
   apiVersion: "apiextensions.k8s.io/v1",
@@ -145,6 +155,44 @@ describe("crdstore client", () => {
     // Resumed from the last revision seen: nothing replayed, nothing lost.
     assert.deepEqual(await next(), ["ADDED", "w2", 1]);
     assert.deepEqual(await next(), ["DELETED", "w1", 2]);
+    abort.abort();
+  });
+});
+
+describe("a watch whose revision has expired", () => {
+  const server = new Server(shortHistory);
+  before(() => server.start());
+  after(() => server.dispose());
+
+  test("lists again and watches on", async () => {
+    const client = new Client(server.url);
+    await client.definitions.create(widgetsDefinition);
+    await client.definitions.waitEstablished("widgets.example.com");
+    const widgets = client.resources("example.com", "v1", "widgets", "default");
+    const first = await widgets.create(widget("w0"));
+    for (let i = 1; i < 4; i++) await widgets.create(widget(`w${i}`));
+    // The first create's revision leaves the history at the next compaction.
+    const rv = first.metadata.resourceVersion;
+    for (const deadline = Date.now() + 20_000; ; ) {
+      try {
+        await widgets.list({ resourceVersion: rv, resourceVersionMatch: "Exact" });
+      } catch (e) {
+        if (e instanceof Expired) break;
+        throw e;
+      }
+      assert.ok(Date.now() < deadline, "the history was never compacted");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const abort = new AbortController();
+    const events = widgets.watch({ resourceVersion: rv, signal: abort.signal });
+    const next = async () => {
+      const { value } = await events.next();
+      return [value?.type, value?.object.metadata.name];
+    };
+    for (let i = 0; i < 4; i++) assert.deepEqual(await next(), ["ADDED", `w${i}`]);
+    const after = next();
+    await widgets.create(widget("w4"));
+    assert.deepEqual(await after, ["ADDED", "w4"]);
     abort.abort();
   });
 });

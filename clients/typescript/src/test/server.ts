@@ -9,11 +9,17 @@ import { createInterface } from "node:readline";
 
 const root = resolve(import.meta.dirname, "../../../..");
 
+/** Keeps history for one revision and compacts every second, so a watch
+ * from an old revision finds it expired. */
+export const shortHistory = ["--history-seconds", "0", "--history-revisions", "1", "--compaction-seconds", "1"];
+
 export class Server {
   grpc = "127.0.0.1:0";
   http = "127.0.0.1:0";
   readonly dataDir = mkdtempSync(join(tmpdir(), "crdstore-ts-"));
   private process: ChildProcess | undefined;
+
+  constructor(private readonly flags: string[] = []) {}
 
   get url(): string {
     return `http://${this.grpc}`;
@@ -21,7 +27,8 @@ export class Server {
 
   async start(): Promise<void> {
     const binary = process.env.CRDSTORE_BIN ?? join(root, "target/debug/crdstore");
-    const child = spawn(binary, ["serve", "--data-dir", this.dataDir, "--grpc-addr", this.grpc, "--http-addr", this.http], {
+    const args = ["serve", "--data-dir", this.dataDir, "--grpc-addr", this.grpc, "--http-addr", this.http, ...this.flags];
+    const child = spawn(binary, args, {
       stdio: ["ignore", "pipe", "ignore"],
     });
     this.process = child;
