@@ -26,6 +26,8 @@ pub enum Reason {
     MethodNotAllowed,
     /// The body's content type is not supported (strategic merge patch).
     UnsupportedMediaType,
+    /// No representation the client accepts can be produced.
+    NotAcceptable,
     /// The request body is larger than the server accepts.
     RequestEntityTooLarge,
     /// The client must slow down (a watcher that fell too far behind).
@@ -51,6 +53,7 @@ impl Reason {
             Reason::Forbidden => "Forbidden",
             Reason::MethodNotAllowed => "MethodNotAllowed",
             Reason::UnsupportedMediaType => "UnsupportedMediaType",
+            Reason::NotAcceptable => "NotAcceptable",
             Reason::RequestEntityTooLarge => "RequestEntityTooLarge",
             Reason::TooManyRequests => "TooManyRequests",
             Reason::ServiceUnavailable => "ServiceUnavailable",
@@ -362,6 +365,10 @@ impl Error {
 
     pub fn unsupported_media_type(message: impl Into<String>) -> Self {
         Self::plain(Reason::UnsupportedMediaType, message)
+    }
+
+    pub fn not_acceptable(message: impl Into<String>) -> Self {
+        Self::plain(Reason::NotAcceptable, message)
     }
 
     pub fn too_large(message: impl Into<String>) -> Self {

@@ -76,13 +76,14 @@ impl Server {
             resources.clone(),
             stopped.clone(),
         ));
+        let api = crate::gateway::Api { registry: registry.clone(), resources: resources.clone() };
         let routes = crate::grpc::routes(registry, resources).await?;
 
         let grpc = tonic::transport::Server::builder()
             .add_routes(routes)
             .serve_with_incoming_shutdown(TcpListenerStream::new(grpc_listener), until_stopped(stopped.clone()));
-        let http =
-            axum::serve(http_listener, crate::gateway::router()).with_graceful_shutdown(until_stopped(stopped.clone()));
+        let http = axum::serve(http_listener, crate::gateway::router(api))
+            .with_graceful_shutdown(until_stopped(stopped.clone()));
         let task = tokio::spawn(async move {
             let serving = async {
                 let (grpc, http) = tokio::join!(grpc, http);

@@ -18,6 +18,7 @@ pub fn http_code(reason: Reason) -> StatusCode {
         Reason::Forbidden => StatusCode::FORBIDDEN,
         Reason::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         Reason::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        Reason::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         Reason::RequestEntityTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         Reason::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
         Reason::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,

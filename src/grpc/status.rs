@@ -24,7 +24,7 @@ pub fn code(reason: Reason) -> Code {
         Reason::Expired => Code::OutOfRange,
         Reason::Forbidden => Code::PermissionDenied,
         Reason::MethodNotAllowed => Code::FailedPrecondition,
-        Reason::UnsupportedMediaType => Code::InvalidArgument,
+        Reason::UnsupportedMediaType | Reason::NotAcceptable => Code::InvalidArgument,
         Reason::RequestEntityTooLarge => Code::ResourceExhausted,
         Reason::TooManyRequests => Code::ResourceExhausted,
         Reason::ServiceUnavailable => Code::Unavailable,

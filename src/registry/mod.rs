@@ -6,6 +6,7 @@
 
 pub mod conditions;
 pub mod definition;
+pub mod discovery;
 pub mod naming;
 pub mod validation;
 
@@ -19,6 +20,7 @@ use crate::error::{Error, FieldError, Result};
 use crate::resource::list::{self, ListPage};
 use crate::resource::meta;
 use crate::resource::options::{DeleteOptions, ListOptions, WatchOptions, WriteOptions, Written};
+use crate::resource::patch::PatchType;
 use crate::resource::selector::{FieldSelector, LabelSelector};
 use crate::storage::{keys, KeyValue, Op, ReadAt, Storage, StorageError};
 use crate::watch::stream::{self, WatchDefaults, WatchSpec, WatchStream};
@@ -220,6 +222,23 @@ impl Registry {
         let warnings = format_warnings(&crd, Some(&old.crd));
         let object = self.commit_with_group(crd, old, options).await?;
         Ok(Written { object, warnings })
+    }
+
+    /// Patches a definition (JSON merge patch or JSON patch) and writes it
+    /// as an update. A patch that does not name a resourceVersion applies to
+    /// whatever is current: a concurrent write is retried, as Kubernetes does.
+    pub async fn patch(&self, name: &str, kind: PatchType, patch: &[u8], options: &WriteOptions) -> Result<Written> {
+        let mut attempts = 0;
+        loop {
+            let current = self.get(name)?;
+            let patched = crate::resource::patch::apply(&current, kind, patch, |errs| invalid(name, errs))?;
+            let pinned = patched.pointer("/metadata/resourceVersion") != current.pointer("/metadata/resourceVersion");
+            let body = serde_json::to_vec(&patched).map_err(|e| Error::internal(e.to_string()))?;
+            match self.update(&body, options).await {
+                Err(e) if e.reason == crate::error::Reason::Conflict && !pinned && attempts < 5 => attempts += 1,
+                result => return result,
+            }
+        }
     }
 
     /// Replaces a definition's status: only `storedVersions` is taken from

@@ -13,6 +13,7 @@ pub mod selector;
 pub mod served;
 pub mod service;
 pub mod strategy;
+pub mod table;
 
 pub use options::Written;
 pub use service::{Deleted, Endpoint, Resources};

@@ -41,6 +41,20 @@ pub struct Version {
     pub scale: Option<ScalePaths>,
     /// The version's schema, compiled once per definition revision.
     pub schema: Option<Arc<crate::schema::Schema>>,
+    /// `additionalPrinterColumns`, for tables.
+    pub columns: Vec<PrinterColumn>,
+}
+
+/// A column of the version's tables (`additionalPrinterColumns`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrinterColumn {
+    pub name: String,
+    /// integer, number, string, boolean or date.
+    pub type_: String,
+    pub format: String,
+    pub description: String,
+    pub priority: i32,
+    pub json_path: String,
 }
 
 /// What a request needs to know about the definition serving it.
@@ -99,10 +113,24 @@ impl Served {
                         .and_then(|s| serde_json::to_value(s).ok())
                         .and_then(|json| crate::schema::Schema::compile(&json).ok())
                         .map(Arc::new);
+                    let columns = v
+                        .additional_printer_columns
+                        .iter()
+                        .flatten()
+                        .map(|c| PrinterColumn {
+                            name: c.name.clone(),
+                            type_: c.type_.clone(),
+                            format: c.format.clone().unwrap_or_default(),
+                            description: c.description.clone().unwrap_or_default(),
+                            priority: c.priority.unwrap_or(0),
+                            json_path: c.json_path.clone(),
+                        })
+                        .collect();
                     Version {
                         name: v.name.clone(),
                         served: v.served,
                         schema,
+                        columns,
                         status: subresources.is_some_and(|s| s.status.is_some()),
                         scale: subresources.and_then(|s| s.scale.as_ref()).map(|scale| ScalePaths {
                             spec_replicas: scale.spec_replicas_path.clone(),

@@ -76,6 +76,11 @@ impl Resources {
     }
 
     /// The served definition for a collection request, checking scope.
+    /// What serves `group/version/plural`, or NotFound.
+    pub fn served(&self, group: &str, version: &str, plural: &str) -> Result<Arc<Served>> {
+        self.catalog.resolve(self.store.as_ref(), group, version, plural)
+    }
+
     fn served_collection(&self, r: &Ref) -> Result<Arc<Served>> {
         let served = self.catalog.resolve(self.store.as_ref(), &r.group, &r.version, &r.resource)?;
         if !served.namespaced() && !r.namespace.is_empty() {

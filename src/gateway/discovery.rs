@@ -1,0 +1,124 @@
+//! Discovery in Kubernetes' shapes: `/api` (no core resources), `/apis`,
+//! `/apis/<group>`, `/apis/<group>/<version>` and `/version`. What is
+//! served comes from `registry::discovery`; this only renders it.
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use serde_json::{json, Value};
+
+use super::codec::{respond, Output, Reply};
+use super::Api;
+use crate::error::Error;
+use crate::registry::discovery::{self, Group, Resource};
+
+pub const CRD_GROUP: &str = "apiextensions.k8s.io";
+
+const RESOURCE_VERBS: [&str; 8] = ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"];
+const SUBRESOURCE_VERBS: [&str; 3] = ["get", "patch", "update"];
+
+fn served_groups(api: &Api) -> Result<Vec<Group>, Error> {
+    let mut groups = discovery::groups(&api.registry.all()?);
+    groups.retain(|g| g.name != CRD_GROUP);
+    groups.insert(0, Group { name: CRD_GROUP.into(), versions: vec!["v1".into()] });
+    Ok(groups)
+}
+
+fn group_json(group: &Group) -> Value {
+    let versions: Vec<Value> =
+        group.versions.iter().map(|v| json!({"groupVersion": format!("{}/{v}", group.name), "version": v})).collect();
+    json!({"name": group.name, "versions": versions, "preferredVersion": versions[0]})
+}
+
+pub async fn version(headers: HeaderMap) -> Reply {
+    let info = json!({
+        "major": "1", "minor": "32", "gitVersion": concat!("v1.32.0-crdstore.", env!("CARGO_PKG_VERSION")),
+        "gitCommit": "", "gitTreeState": "clean", "buildDate": "", "goVersion": "",
+        "compiler": "rustc", "platform": format!("{}/{}", std::env::consts::OS, std::env::consts::ARCH),
+    });
+    Ok(respond(StatusCode::OK, &info, Output::of(&headers), &[]))
+}
+
+/// `/api`: crdstore serves no core (`v1`) resources.
+pub async fn core(headers: HeaderMap) -> Reply {
+    let versions = json!({"kind": "APIVersions", "versions": [], "serverAddressByClientCIDRs": []});
+    Ok(respond(StatusCode::OK, &versions, Output::of(&headers), &[]))
+}
+
+pub async fn groups(State(api): State<Api>, headers: HeaderMap) -> Reply {
+    let groups: Vec<Value> = served_groups(&api)?.iter().map(group_json).collect();
+    let list = json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups});
+    Ok(respond(StatusCode::OK, &list, Output::of(&headers), &[]))
+}
+
+/// `/apis/<group>`.
+pub fn group(api: &Api, name: &str, headers: &HeaderMap) -> Reply {
+    let groups = served_groups(api)?;
+    let group = groups.iter().find(|g| g.name == name).ok_or_else(|| not_found(name))?;
+    let mut body = group_json(group);
+    body["kind"] = json!("APIGroup");
+    body["apiVersion"] = json!("v1");
+    Ok(respond(StatusCode::OK, &body, Output::of(headers), &[]))
+}
+
+/// `/apis/<group>/<version>`.
+pub fn resources(api: &Api, group: &str, version: &str, headers: &HeaderMap) -> Reply {
+    let resources: Vec<Value> = if group == CRD_GROUP && version == "v1" {
+        definitions_resources()
+    } else {
+        let found = discovery::resources(&api.registry.all()?, group, version);
+        if found.is_empty() {
+            return Err(not_found(&format!("{group}/{version}")).into());
+        }
+        found.iter().flat_map(resource_json).collect()
+    };
+    let list = json!({
+        "kind": "APIResourceList", "apiVersion": "v1",
+        "groupVersion": format!("{group}/{version}"), "resources": resources,
+    });
+    Ok(respond(StatusCode::OK, &list, Output::of(headers), &[]))
+}
+
+fn not_found(what: &str) -> Error {
+    Error::not_found_message(format!("the server could not find the requested resource ({what})"))
+}
+
+fn resource_json(r: &Resource) -> Vec<Value> {
+    let mut main = json!({
+        "name": r.plural, "singularName": r.singular, "namespaced": r.namespaced,
+        "kind": r.kind, "verbs": RESOURCE_VERBS,
+    });
+    if !r.short_names.is_empty() {
+        main["shortNames"] = json!(r.short_names);
+    }
+    if !r.categories.is_empty() {
+        main["categories"] = json!(r.categories);
+    }
+    let mut out = vec![main];
+    if r.status {
+        out.push(json!({
+            "name": format!("{}/status", r.plural), "singularName": "", "namespaced": r.namespaced,
+            "kind": r.kind, "verbs": SUBRESOURCE_VERBS,
+        }));
+    }
+    if r.scale {
+        out.push(json!({
+            "name": format!("{}/scale", r.plural), "singularName": "", "namespaced": r.namespaced,
+            "group": "autoscaling", "version": "v1", "kind": "Scale", "verbs": SUBRESOURCE_VERBS,
+        }));
+    }
+    out
+}
+
+fn definitions_resources() -> Vec<Value> {
+    vec![
+        json!({
+            "name": "customresourcedefinitions", "singularName": "customresourcedefinition",
+            "namespaced": false, "kind": "CustomResourceDefinition", "verbs": RESOURCE_VERBS,
+            "shortNames": ["crd", "crds"], "categories": ["api-extensions"],
+        }),
+        json!({
+            "name": "customresourcedefinitions/status", "singularName": "", "namespaced": false,
+            "kind": "CustomResourceDefinition", "verbs": SUBRESOURCE_VERBS,
+        }),
+    ]
+}

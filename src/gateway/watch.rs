@@ -1,0 +1,72 @@
+//! `?watch=true`: a chunked stream of `{"type": ..., "object": ...}` lines.
+//! A revision too old to watch from is one ERROR event carrying a 410
+//! Status, as Kubernetes sends it; so is an error that ends a stream.
+
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use serde_json::json;
+
+use super::codec::failure;
+use super::status::status_object;
+use crate::error::{Error, Reason, Result};
+use crate::resource::served::Served;
+use crate::resource::table::table;
+use crate::watch::stream::{EventType, WatchEvent, WatchStream};
+
+fn type_name(kind: EventType) -> &'static str {
+    match kind {
+        EventType::Added => "ADDED",
+        EventType::Modified => "MODIFIED",
+        EventType::Deleted => "DELETED",
+        EventType::Bookmark => "BOOKMARK",
+    }
+}
+
+fn line(event: &WatchEvent, table_of: Option<&(Arc<Served>, String)>) -> Bytes {
+    let mut out = Vec::with_capacity(event.object.json().len() + 32);
+    out.extend_from_slice(format!("{{\"type\":\"{}\",\"object\":", type_name(event.kind)).as_bytes());
+    match table_of {
+        Some((served, version)) if event.kind != EventType::Bookmark => {
+            let rows = table(served, version, std::slice::from_ref(&event.object.value), None, jiff::Timestamp::now());
+            out.extend_from_slice(&serde_json::to_vec(&rows).expect("JSON values serialize"));
+        }
+        _ => out.extend_from_slice(event.object.json()),
+    }
+    out.extend_from_slice(b"}\n");
+    Bytes::from(out)
+}
+
+fn error_line(err: &Error) -> Bytes {
+    let event = json!({"type": "ERROR", "object": status_object(err)});
+    let mut out = serde_json::to_vec(&event).expect("JSON values serialize");
+    out.push(b'\n');
+    Bytes::from(out)
+}
+
+/// The response for a watch: its events as they come, in tables when
+/// `table_of` names the served version to render them at.
+pub fn stream(events: Result<WatchStream>, table_of: Option<(Arc<Served>, String)>) -> Response {
+    let body = match events {
+        Ok(events) => Body::from_stream(events.scan(false, move |ended, item| {
+            if *ended {
+                return futures::future::ready(None);
+            }
+            let chunk = match item {
+                Ok(event) => line(&event, table_of.as_ref()),
+                Err(err) => {
+                    *ended = true;
+                    error_line(&err)
+                }
+            };
+            futures::future::ready(Some(Ok::<_, std::convert::Infallible>(chunk)))
+        })),
+        Err(err) if err.reason == Reason::Expired => Body::from(error_line(&err)),
+        Err(err) => return failure(&err),
+    };
+    (StatusCode::OK, [(CONTENT_TYPE, "application/json")], body).into_response()
+}

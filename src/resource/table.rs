@@ -1,0 +1,172 @@
+//! Objects as a `meta.k8s.io/v1` Table, as `kubectl get` shows them: a
+//! Name column, then the version's `additionalPrinterColumns` (or Age when
+//! it has none), each cell found by its JSONPath; dates are shown as ages
+//! ("5m", "3d4h"), as Kubernetes shows them.
+
+use jiff::Timestamp;
+use serde_json::{json, Value};
+use serde_json_path::JsonPath;
+
+use super::served::{PrinterColumn, Served};
+
+/// The list metadata of a table: its revision and paging.
+#[derive(Debug, Default)]
+pub struct ListMeta {
+    pub resource_version: String,
+    pub continue_token: String,
+    pub remaining: Option<i64>,
+}
+
+/// The columns of `version`'s tables.
+fn columns(served: &Served, version: &str) -> Vec<PrinterColumn> {
+    let name = PrinterColumn {
+        name: "Name".into(),
+        type_: "string".into(),
+        format: "name".into(),
+        description: "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names".into(),
+        priority: 0,
+        json_path: ".metadata.name".into(),
+    };
+    let declared = served.version(version).map(|v| v.columns.clone()).unwrap_or_default();
+    let rest = if declared.is_empty() {
+        vec![PrinterColumn {
+            name: "Age".into(),
+            type_: "date".into(),
+            format: String::new(),
+            description: "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata".into(),
+            priority: 0,
+            json_path: ".metadata.creationTimestamp".into(),
+        }]
+    } else {
+        declared
+    };
+    std::iter::once(name).chain(rest).collect()
+}
+
+/// A Table of `objects` at `version`; `list` is set for a list.
+pub fn table(served: &Served, version: &str, objects: &[Value], list: Option<&ListMeta>, now: Timestamp) -> Value {
+    let columns = columns(served, version);
+    let paths: Vec<Option<JsonPath>> =
+        columns.iter().map(|c| JsonPath::parse(&format!("${}", c.json_path)).ok()).collect();
+    let rows: Vec<Value> = objects
+        .iter()
+        .map(|object| {
+            let cells: Vec<Value> = columns
+                .iter()
+                .zip(&paths)
+                .map(|(column, path)| {
+                    let found = path.as_ref().and_then(|p| p.query(object).first());
+                    cell(column, found, now)
+                })
+                .collect();
+            json!({
+                "cells": cells,
+                "object": {
+                    "kind": "PartialObjectMetadata",
+                    "apiVersion": "meta.k8s.io/v1",
+                    "metadata": object.get("metadata").cloned().unwrap_or_else(|| json!({})),
+                },
+            })
+        })
+        .collect();
+    let definitions: Vec<Value> = columns
+        .iter()
+        .map(|c| {
+            json!({"name": c.name, "type": c.type_, "format": c.format, "description": c.description, "priority": c.priority})
+        })
+        .collect();
+    let mut metadata = serde_json::Map::new();
+    if let Some(list) = list {
+        metadata.insert("resourceVersion".into(), json!(list.resource_version));
+        if !list.continue_token.is_empty() {
+            metadata.insert("continue".into(), json!(list.continue_token));
+        }
+        if let Some(remaining) = list.remaining {
+            metadata.insert("remainingItemCount".into(), json!(remaining));
+        }
+    } else if let Some(rv) = objects.first().and_then(|o| o.pointer("/metadata/resourceVersion")) {
+        metadata.insert("resourceVersion".into(), rv.clone());
+    }
+    json!({
+        "kind": "Table",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": metadata,
+        "columnDefinitions": definitions,
+        "rows": rows,
+    })
+}
+
+/// A cell: the value found, shown as its column's type says; none is null.
+fn cell(column: &PrinterColumn, found: Option<&Value>, now: Timestamp) -> Value {
+    let Some(value) = found else { return Value::Null };
+    match (column.type_.as_str(), value) {
+        ("date", Value::String(s)) => match s.parse::<Timestamp>() {
+            Ok(then) => Value::String(human_duration(now.as_second() - then.as_second())),
+            Err(_) => Value::String(s.clone()),
+        },
+        ("string", Value::Object(_) | Value::Array(_)) => Value::String(value.to_string()),
+        ("string", Value::Number(n)) => Value::String(n.to_string()),
+        _ => value.clone(),
+    }
+}
+
+/// Kubernetes' `duration.HumanDuration`: the age of an object at a glance.
+pub fn human_duration(seconds: i64) -> String {
+    if seconds < -1 {
+        return "<invalid>".into();
+    }
+    let seconds = seconds.max(0);
+    let minutes = seconds / 60;
+    let hours = seconds / 3600;
+    let days = hours / 24;
+    let years = days / 365;
+    let pair = |big: i64, big_unit: &str, small: i64, small_unit: &str| {
+        if small == 0 {
+            format!("{big}{big_unit}")
+        } else {
+            format!("{big}{big_unit}{small}{small_unit}")
+        }
+    };
+    if seconds < 120 {
+        format!("{seconds}s")
+    } else if minutes < 10 {
+        pair(minutes, "m", seconds % 60, "s")
+    } else if minutes < 180 {
+        format!("{minutes}m")
+    } else if hours < 8 {
+        pair(hours, "h", minutes % 60, "m")
+    } else if hours < 48 {
+        format!("{hours}h")
+    } else if hours < 24 * 8 {
+        pair(days, "d", hours % 24, "h")
+    } else if days < 365 * 2 {
+        format!("{days}d")
+    } else if days < 365 * 8 {
+        pair(years, "y", days % 365, "d")
+    } else {
+        format!("{years}y")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_read_as_kubectl_shows_them() {
+        for (seconds, shown) in [
+            (5, "5s"),
+            (119, "119s"),
+            (150, "2m30s"),
+            (600, "10m"),
+            (3 * 3600 + 5 * 60, "3h5m"),
+            (30 * 3600, "30h"),
+            (3 * 86400 + 4 * 3600, "3d4h"),
+            (40 * 86400, "40d"),
+            (3 * 365 * 86400 + 86400, "3y1d"),
+            (-5, "<invalid>"),
+        ] {
+            assert_eq!(human_duration(seconds), shown, "{seconds}");
+        }
+    }
+}
