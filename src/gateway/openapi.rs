@@ -13,7 +13,7 @@ use super::codec::{respond, Output, Reply};
 use super::discovery::CRD_GROUP;
 use super::Api;
 use crate::error::Error;
-use crate::registry::discovery;
+use crate::registry::{definition, discovery};
 
 /// One served kind at one version, with its schema.
 struct Kind {
@@ -55,6 +55,7 @@ fn kinds(crds: &[CustomResourceDefinition]) -> Vec<Kind> {
                 .and_then(|s| s.open_api_v3_schema.as_ref())
                 .and_then(|s| serde_json::to_value(s).ok())
                 .unwrap_or_else(|| json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}));
+            definition::whole_numbers(&mut schema);
             let properties = schema.as_object_mut().map(|o| o.entry("properties").or_insert_with(|| json!({})));
             if let Some(Value::Object(properties)) = properties {
                 properties.entry("apiVersion").or_insert_with(|| json!({"type": "string", "description": "APIVersion defines the versioned schema of this representation of an object."}));

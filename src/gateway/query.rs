@@ -52,9 +52,11 @@ impl Params {
             "" | "Warn" => FieldValidation::Warn,
             "Strict" => FieldValidation::Strict,
             "Ignore" => FieldValidation::Ignore,
-            other => return Err(Error::bad_request(format!(
+            other => {
+                return Err(Error::bad_request(format!(
                 "fieldValidation: Unsupported value: \"{other}\": supported values: \"Ignore\", \"Strict\", \"Warn\""
-            ))),
+            )))
+            }
         };
         Ok(WriteOptions { dry_run: self.dry_run()?, field_validation, field_manager: self.text("fieldManager") })
     }
@@ -70,9 +72,11 @@ impl Params {
             "" => ResourceVersionMatch::Unset,
             "NotOlderThan" => ResourceVersionMatch::NotOlderThan,
             "Exact" => ResourceVersionMatch::Exact,
-            other => return Err(Error::bad_request(format!(
+            other => {
+                return Err(Error::bad_request(format!(
                 "resourceVersionMatch: Unsupported value: \"{other}\": supported values: \"Exact\", \"NotOlderThan\""
-            ))),
+            )))
+            }
         };
         Ok(ListOptions {
             label_selector: self.text("labelSelector"),

@@ -62,10 +62,27 @@ pub fn storage_version(crd: &CustomResourceDefinition) -> Option<&str> {
 /// The definition as a client sees it, with its resourceVersion.
 pub fn to_json(crd: &CustomResourceDefinition) -> Value {
     let mut value = serde_json::to_value(crd).expect("definitions serialize");
+    whole_numbers(&mut value);
     let map = value.as_object_mut().expect("definitions are objects");
     map.insert("apiVersion".into(), Value::String(API_VERSION.into()));
     map.insert("kind".into(), Value::String(KIND.into()));
     value
+}
+
+/// Writes whole floating-point numbers as integers, as Kubernetes' JSON
+/// does: a schema's `maximum: 10` reads back as 10, not 10.0.
+pub fn whole_numbers(value: &mut Value) {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            if f.fract() == 0.0 && f.abs() < 9.0e15 {
+                *value = Value::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers),
+        Value::Object(map) => map.values_mut().for_each(whole_numbers),
+        _ => {}
+    }
 }
 
 /// The stored bytes: the definition without resourceVersion.

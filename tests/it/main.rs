@@ -3,6 +3,7 @@
 
 mod crash;
 mod definitions;
+mod gateway;
 mod lifecycle;
 mod resource_reads;
 mod resources;
