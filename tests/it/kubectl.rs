@@ -1,0 +1,168 @@
+//! The real kubectl against crdstore's REST gateway, end to end: a
+//! definition with status, scale and printer columns, then every everyday
+//! command on its objects.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
+use tokio::process::Command;
+
+use crate::support::TestServer;
+
+const DEFINITION: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, shortNames: [wd]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
+    additionalPrinterColumns:
+    - {name: Replicas, type: integer, jsonPath: .spec.replicas}
+    - {name: Color, type: string, jsonPath: .spec.color}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas: {type: integer, maximum: 10}
+              color: {type: string, description: "The widget's color."}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
+"#;
+
+const WIDGET: &str = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1, labels: {app: web}}\nspec: {replicas: 2, color: blue}\n";
+const UNKNOWN_FIELD: &str =
+    "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w2}\nspec: {replicas: 2, colour: blue}\n";
+
+struct Kubectl {
+    kubeconfig: std::path::PathBuf,
+    dir: tempfile::TempDir,
+}
+
+impl Kubectl {
+    fn new(server: &TestServer) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let kubeconfig = dir.path().join("kubeconfig");
+        let config = format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- cluster: {{server: \"http://{}\"}}\n  name: crdstore\ncontexts:\n- context: {{cluster: crdstore, user: me, namespace: default}}\n  name: crdstore\ncurrent-context: crdstore\nusers:\n- name: me\n  user: {{}}\n",
+            server.server().http_addr
+        );
+        std::fs::write(&kubeconfig, config).unwrap();
+        Self { kubeconfig, dir }
+    }
+
+    fn file(&self, name: &str, content: &str) -> String {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, content).unwrap();
+        path.display().to_string()
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        assert!(which("kubectl"), "kubectl must be installed (see README)");
+        let mut command = Command::new("kubectl");
+        command.args(args).env("KUBECONFIG", &self.kubeconfig).env("HOME", self.dir.path()).kill_on_drop(true);
+        command
+    }
+
+    /// Runs kubectl; returns (success, stdout, stderr).
+    async fn run(&self, args: &[&str]) -> (bool, String, String) {
+        let out = self.command(args).output().await.unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    }
+
+    async fn ok(&self, args: &[&str]) -> String {
+        let (ok, stdout, stderr) = self.run(args).await;
+        assert!(ok, "kubectl {args:?} failed: {stderr}{stdout}");
+        stdout
+    }
+}
+
+/// Reads a watch's output until a line starts with `event`.
+async fn read_until(stdout: &mut tokio::process::ChildStdout, seen: &mut String, event: &str) {
+    let mut buf = [0u8; 4096];
+    while !seen.lines().any(|l| l.starts_with(event)) {
+        let n = tokio::time::timeout(Duration::from_secs(20), stdout.read(&mut buf))
+            .await
+            .unwrap_or_else(|_| panic!("the watch showed no {event} event: {seen}"))
+            .unwrap();
+        assert!(n > 0, "the watch ended early: {seen}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+}
+
+fn which(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|p| p.join(program).exists()))
+}
+
+#[tokio::test]
+async fn kubectl_works_against_crdstore() {
+    let server = TestServer::start().await;
+    let k = Kubectl::new(&server);
+    let crd = k.file("crd.yaml", DEFINITION);
+    assert!(k
+        .ok(&["apply", "-f", &crd])
+        .await
+        .contains("customresourcedefinition.apiextensions.k8s.io/widgets.example.com created"));
+    k.ok(&["wait", "--for", "condition=established", "crd/widgets.example.com", "--timeout=20s"]).await;
+
+    let widget = k.file("widget.yaml", WIDGET);
+    assert!(k.ok(&["apply", "-f", &widget]).await.contains("widget.example.com/w1 created"));
+    let table = k.ok(&["get", "widgets"]).await;
+    let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header, ["NAME", "REPLICAS", "COLOR"], "{table}");
+    let row: Vec<&str> = table.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(row, ["w1", "2", "blue"], "{table}");
+
+    let yaml = k.ok(&["get", "wd", "w1", "-o", "yaml"]).await;
+    assert!(yaml.contains("kind: Widget") && yaml.contains("color: blue") && yaml.contains("uid:"), "{yaml}");
+
+    k.ok(&["patch", "widget", "w1", "--type=merge", "-p", r#"{"spec":{"color":"red"}}"#]).await;
+    k.ok(&["scale", "widget", "w1", "--replicas=5"]).await;
+    let fields = k.ok(&["get", "widget", "w1", "-o", "jsonpath={.spec.replicas} {.spec.color}"]).await;
+    assert_eq!(fields, "5 red");
+    let status = k.ok(&["get", "widget", "w1", "--subresource=status", "-o", "jsonpath={.metadata.name}"]).await;
+    assert_eq!(status, "w1");
+
+    let resources = k.ok(&["api-resources"]).await;
+    assert!(
+        resources.lines().any(|l| l.starts_with("widgets") && l.contains("example.com/v1") && l.contains("Widget")),
+        "{resources}"
+    );
+    let explained = k.ok(&["explain", "widgets.spec"]).await;
+    assert!(explained.contains("color") && explained.contains("The widget's color."), "{explained}");
+
+    // A watch sees a change made while it runs: once it shows the object,
+    // the object changes.
+    let mut watch =
+        k.command(&["get", "widgets", "-w", "--output-watch-events"]).stdout(Stdio::piped()).spawn().unwrap();
+    let mut stdout = watch.stdout.take().unwrap();
+    let mut seen = String::new();
+    read_until(&mut stdout, &mut seen, "ADDED").await;
+    k.ok(&["patch", "widget", "w1", "--type=merge", "-p", r#"{"spec":{"color":"green"}}"#]).await;
+    read_until(&mut stdout, &mut seen, "MODIFIED").await;
+    let modified: Vec<&str> = seen.lines().find(|l| l.starts_with("MODIFIED")).unwrap().split_whitespace().collect();
+    assert_eq!(modified, ["MODIFIED", "w1", "5", "green"], "{seen}");
+    watch.kill().await.unwrap();
+
+    let unknown = k.file("unknown.yaml", UNKNOWN_FIELD);
+    let (ok, _, stderr) = k.run(&["apply", "-f", &unknown, "--validate=strict"]).await;
+    assert!(!ok && stderr.contains(r#"unknown field "spec.colour""#), "{stderr}");
+
+    assert!(k.ok(&["delete", "widget", "w1"]).await.contains(r#"widget.example.com "w1" deleted"#));
+    let (_, stdout, stderr) = k.run(&["get", "widgets"]).await;
+    assert!(format!("{stdout}{stderr}").contains("No resources found"), "{stdout}{stderr}");
+}
