@@ -146,8 +146,8 @@ async fn definitions(
             let written = registry.update(&json_body(headers, body)?, &params.write_options()?).await?;
             Ok(ok(&written.object, &written.warnings))
         }
-        (&Method::PATCH, Some(name)) if !status => {
-            let written = registry.patch(&name, patch_type(headers)?, body, &params.write_options()?).await?;
+        (&Method::PATCH, Some(name)) => {
+            let written = registry.patch(&name, status, patch_type(headers)?, body, &params.write_options()?).await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::DELETE, Some(name)) if !status => {

@@ -224,17 +224,29 @@ impl Registry {
         Ok(Written { object, warnings })
     }
 
-    /// Patches a definition (JSON merge patch or JSON patch) and writes it
-    /// as an update. A patch that does not name a resourceVersion applies to
-    /// whatever is current: a concurrent write is retried, as Kubernetes does.
-    pub async fn patch(&self, name: &str, kind: PatchType, patch: &[u8], options: &WriteOptions) -> Result<Written> {
+    /// Patches a definition, or with `status` its status (JSON merge patch
+    /// or JSON patch), and writes it as an update. A patch that does not
+    /// name a resourceVersion applies to whatever is current: a concurrent
+    /// write is retried, as Kubernetes does.
+    pub async fn patch(
+        &self,
+        name: &str,
+        status: bool,
+        kind: PatchType,
+        patch: &[u8],
+        options: &WriteOptions,
+    ) -> Result<Written> {
         let mut attempts = 0;
         loop {
             let current = self.get(name)?;
             let patched = crate::resource::patch::apply(&current, kind, patch, |errs| invalid(name, errs))?;
             let pinned = patched.pointer("/metadata/resourceVersion") != current.pointer("/metadata/resourceVersion");
             let body = serde_json::to_vec(&patched).map_err(|e| Error::internal(e.to_string()))?;
-            match self.update(&body, options).await {
+            let written = match status {
+                true => self.update_status(&body, options).await.map(|object| Written { object, warnings: Vec::new() }),
+                false => self.update(&body, options).await,
+            };
+            match written {
                 Err(e) if e.reason == crate::error::Reason::Conflict && !pinned && attempts < 5 => attempts += 1,
                 result => return result,
             }

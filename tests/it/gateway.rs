@@ -326,3 +326,35 @@ async fn openapi_documents_carry_each_kind_and_the_write_parameters() {
         http.send(Method::GET, "/openapi/v2", None, "application/com.github.proto-openapi.spec.v2@v1.0+protobuf").await;
     assert_eq!(status, StatusCode::NOT_ACCEPTABLE);
 }
+
+#[tokio::test]
+async fn definitions_are_served_at_the_apiextensions_endpoint() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    let yaml = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.example.com\nspec:\n  group: example.com\n  scope: Cluster\n  names: {plural: gadgets, kind: Gadget}\n  versions:\n  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}\n";
+    const DEFINITIONS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let (status, _, body) = http
+        .send(Method::POST, DEFINITIONS, Some(("application/yaml", yaml.as_bytes().to_vec())), "application/json")
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&body));
+    let (_, list) = http.json(Method::GET, DEFINITIONS, None).await;
+    assert_eq!(
+        (list["kind"].as_str(), list["items"].as_array().map(Vec::len)),
+        (Some("CustomResourceDefinitionList"), Some(1))
+    );
+    let item = format!("{DEFINITIONS}/gadgets.example.com");
+    let (status, patched) = http.patch(&item, JSON_MERGE, json!({"spec": {"names": {"shortNames": ["gd"]}}})).await;
+    assert_eq!((status, &patched["spec"]["names"]["shortNames"]), (StatusCode::OK, &json!(["gd"])), "{patched}");
+    let (status, invalid) = http.patch(&item, JSON_MERGE, json!({"spec": {"scope": "Sideways"}})).await;
+    assert_eq!(
+        (status, invalid["details"]["causes"][0]["field"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("spec.scope")),
+        "{invalid}"
+    );
+    let (status, with_status) =
+        http.patch(&format!("{item}/status"), JSON_MERGE, json!({"status": {"storedVersions": ["v1"]}})).await;
+    assert_eq!((status, &with_status["status"]["storedVersions"]), (StatusCode::OK, &json!(["v1"])), "{with_status}");
+    let (status, deleted) = http.json(Method::DELETE, &item, None).await;
+    assert!(status == StatusCode::OK || status == StatusCode::ACCEPTED, "{status} {deleted}");
+    assert_eq!(deleted["metadata"]["name"], "gadgets.example.com");
+}
