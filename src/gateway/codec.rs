@@ -29,10 +29,12 @@ impl Output {
             let media = media.trim();
             let params: Vec<&str> = media.split(';').map(str::trim).collect();
             match params[0] {
-                "application/json" if params.contains(&"as=Table") && params.contains(&"g=meta.k8s.io") => {
-                    if params.contains(&"v=v1") {
-                        return Output::Table;
-                    }
+                "application/json"
+                    if params.contains(&"as=Table")
+                        && params.contains(&"g=meta.k8s.io")
+                        && params.contains(&"v=v1") =>
+                {
+                    return Output::Table;
                 }
                 "application/json" | "*/*" | "application/*" | "" if !params.iter().any(|p| p.starts_with("as=")) => {
                     return Output::Json;

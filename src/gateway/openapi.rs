@@ -110,19 +110,25 @@ fn paths(k: &Kind, reference: &str) -> Map<String, Value> {
     out
 }
 
+/// The schemas of `kinds` by definition name, and their paths, which refer
+/// to the schemas under `reference_prefix`.
+fn document(kinds: &[Kind], reference_prefix: &str) -> (Map<String, Value>, Map<String, Value>) {
+    let mut schemas = Map::new();
+    let mut all_paths = Map::new();
+    for k in kinds {
+        let name = definition_name(k);
+        all_paths.extend(paths(k, &format!("{reference_prefix}{name}")));
+        schemas.insert(name, k.schema.clone());
+    }
+    (schemas, all_paths)
+}
+
 pub async fn v2(State(api): State<Api>, headers: HeaderMap) -> Reply {
     let accept = headers.get(ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("");
     if accept.contains("protobuf") && !accept.contains("json") && !accept.contains("*/*") {
         return Err(Error::not_acceptable("only application/json is supported for /openapi/v2").into());
     }
-    let kinds = kinds(&api.registry.all()?);
-    let mut definitions = Map::new();
-    let mut all_paths = Map::new();
-    for k in &kinds {
-        let name = definition_name(k);
-        definitions.insert(name.clone(), k.schema.clone());
-        all_paths.extend(paths(k, &format!("#/definitions/{name}")));
-    }
+    let (definitions, all_paths) = document(&kinds(&api.registry.all()?), "#/definitions/");
     let doc = json!({
         "swagger": "2.0",
         "info": {"title": "crdstore", "version": env!("CARGO_PKG_VERSION")},
@@ -157,13 +163,7 @@ pub async fn v3_group_version(
     if kinds.is_empty() {
         return Err(Error::not_found_message(format!("no OpenAPI document for {group}/{version}")).into());
     }
-    let mut schemas = Map::new();
-    let mut all_paths = Map::new();
-    for k in &kinds {
-        let name = definition_name(k);
-        schemas.insert(name.clone(), k.schema.clone());
-        all_paths.extend(paths(k, &format!("#/components/schemas/{name}")));
-    }
+    let (schemas, all_paths) = document(&kinds, "#/components/schemas/");
     let doc = json!({
         "openapi": "3.0.0",
         "info": {"title": "crdstore", "version": env!("CARGO_PKG_VERSION")},
