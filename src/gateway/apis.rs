@@ -17,7 +17,7 @@ use super::{watch, Api};
 use crate::error::Error;
 use crate::resource::list::ListPage;
 use crate::resource::patch::PatchType;
-use crate::resource::table::{table, ListMeta};
+use crate::resource::table::{definitions_table, table, ListMeta};
 use crate::resource::{Endpoint, Ref};
 
 /// What a path under `/apis` names.
@@ -101,6 +101,14 @@ pub async fn handle(
     }
 }
 
+fn list_meta(page: &ListPage) -> ListMeta {
+    ListMeta {
+        resource_version: page.revision.to_string(),
+        continue_token: page.continue_token.clone(),
+        remaining: page.remaining.filter(|n| *n > 0),
+    }
+}
+
 /// A list envelope: `kind` is the list kind, `metadata` the list's.
 fn list_json(api_version: &str, kind: &str, page: &ListPage) -> Value {
     let mut metadata = json!({"resourceVersion": page.revision.to_string()});
@@ -132,11 +140,17 @@ async fn definitions(
         }
         (&Method::GET, None) => {
             let page = registry.list(&params.list_options()?).await?;
+            if output == Output::Table {
+                return Ok(ok(&definitions_table(&page.items, Some(&list_meta(&page)), jiff::Timestamp::now()), &[]));
+            }
             Ok(ok(&list_json("apiextensions.k8s.io/v1", "CustomResourceDefinitionList", &page), &[]))
         }
         (&Method::POST, None) => {
             let written = registry.create(&json_body(headers, body)?, &params.write_options()?).await?;
             Ok(respond(StatusCode::CREATED, &written.object, output, &written.warnings))
+        }
+        (&Method::GET, Some(name)) if output == Output::Table => {
+            Ok(ok(&definitions_table(&[registry.get(&name)?], None, jiff::Timestamp::now()), &[]))
         }
         (&Method::GET, Some(name)) => Ok(ok(&registry.get(&name)?, &[])),
         (&Method::PUT, Some(_)) if status => {
@@ -192,12 +206,7 @@ async fn resources(
         (&Method::GET, true, None) => {
             let page = resources.list(&r, &params.list_options()?).await?;
             let list = list_json(&served.api_version(&r.version), &served.list_kind, &page);
-            let meta = ListMeta {
-                resource_version: page.revision.to_string(),
-                continue_token: page.continue_token.clone(),
-                remaining: page.remaining.filter(|n| *n > 0),
-            };
-            Ok(ok(&tabled(list, Some(&meta)), &[]))
+            Ok(ok(&tabled(list, Some(&list_meta(&page))), &[]))
         }
         (&Method::POST, true, None) => {
             let written = resources.create(&r, &json_body(headers, body)?, &params.write_options()?).await?;

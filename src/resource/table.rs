@@ -17,16 +17,20 @@ pub struct ListMeta {
     pub remaining: Option<i64>,
 }
 
-/// The columns of `version`'s tables.
-fn columns(served: &Served, version: &str) -> Vec<PrinterColumn> {
-    let name = PrinterColumn {
+fn name_column() -> PrinterColumn {
+    PrinterColumn {
         name: "Name".into(),
         type_: "string".into(),
         format: "name".into(),
         description: "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names".into(),
         priority: 0,
         json_path: ".metadata.name".into(),
-    };
+    }
+}
+
+/// The columns of `version`'s tables.
+fn columns(served: &Served, version: &str) -> Vec<PrinterColumn> {
+    let name = name_column();
     let declared = served.version(version).map(|v| v.columns.clone()).unwrap_or_default();
     let rest = if declared.is_empty() {
         vec![PrinterColumn {
@@ -45,7 +49,24 @@ fn columns(served: &Served, version: &str) -> Vec<PrinterColumn> {
 
 /// A Table of `objects` at `version`; `list` is set for a list.
 pub fn table(served: &Served, version: &str, objects: &[Value], list: Option<&ListMeta>, now: Timestamp) -> Value {
-    let columns = columns(served, version);
+    table_of(&columns(served, version), objects, list, now)
+}
+
+/// A Table of definitions, as Kubernetes shows them: Name, Created At.
+pub fn definitions_table(objects: &[Value], list: Option<&ListMeta>, now: Timestamp) -> Value {
+    let created = PrinterColumn {
+        name: "Created At".into(),
+        type_: "date".into(),
+        format: "date-time".into(),
+        description: "CreationTimestamp is a timestamp representing the server time when this object was created."
+            .into(),
+        priority: 0,
+        json_path: ".metadata.creationTimestamp".into(),
+    };
+    table_of(&[name_column(), created], objects, list, now)
+}
+
+fn table_of(columns: &[PrinterColumn], objects: &[Value], list: Option<&ListMeta>, now: Timestamp) -> Value {
     let paths: Vec<Option<JsonPath>> =
         columns.iter().map(|c| JsonPath::parse(&format!("${}", c.json_path)).ok()).collect();
     let rows: Vec<Value> = objects
@@ -100,6 +121,7 @@ pub fn table(served: &Served, version: &str, objects: &[Value], list: Option<&Li
 fn cell(column: &PrinterColumn, found: Option<&Value>, now: Timestamp) -> Value {
     let Some(value) = found else { return Value::Null };
     match (column.type_.as_str(), value) {
+        ("date", Value::String(s)) if column.format == "date-time" => Value::String(s.clone()),
         ("date", Value::String(s)) => match s.parse::<Timestamp>() {
             Ok(then) => Value::String(human_duration(now.as_second() - then.as_second())),
             Err(_) => Value::String(s.clone()),

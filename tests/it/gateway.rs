@@ -342,6 +342,13 @@ async fn definitions_are_served_at_the_apiextensions_endpoint() {
         (list["kind"].as_str(), list["items"].as_array().map(Vec::len)),
         (Some("CustomResourceDefinitionList"), Some(1))
     );
+    let (_, _, bytes) = http.send(Method::GET, DEFINITIONS, None, TABLE).await;
+    let table: Value = serde_json::from_slice(&bytes).unwrap();
+    let columns: Vec<&str> =
+        table["columnDefinitions"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(columns, ["Name", "Created At"]);
+    assert_eq!(table["rows"][0]["cells"][0], "gadgets.example.com");
+    assert!(table["rows"][0]["cells"][1].as_str().unwrap().ends_with('Z'), "{table}");
     let item = format!("{DEFINITIONS}/gadgets.example.com");
     let (status, patched) = http.patch(&item, JSON_MERGE, json!({"spec": {"names": {"shortNames": ["gd"]}}})).await;
     assert_eq!((status, &patched["spec"]["names"]["shortNames"]), (StatusCode::OK, &json!(["gd"])), "{patched}");
