@@ -77,7 +77,8 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
     if schema.rules.is_empty() || subject.value.is_null() || out.exhausted() {
         return;
     }
-    let type_name = Value::String(schema.type_.clone().unwrap_or_default());
+    // The value errors show: the node's type, built only for an error.
+    let type_name = || Value::String(schema.type_.clone().unwrap_or_default());
     let need = &schema.rule_need;
     let convert = |v| node_to_cel(v, schema, subject.resource, need);
     // One activation per node, shared by its rules: converting a value for
@@ -104,7 +105,7 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
         if cost > PER_CALL_LIMIT {
             out.errors.push(FieldError::invalid(
                 subject.path,
-                type_name.clone(),
+                type_name(),
                 format!(
                     "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {}",
                     rule.source
@@ -121,7 +122,7 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
         if cost as i64 > out.remaining {
             out.errors.push(FieldError::invalid(
                 subject.path,
-                type_name.clone(),
+                type_name(),
                 "validation failed due to running out of cost budget, no further validation rules will be run",
             ));
             out.remaining = -1;
@@ -149,7 +150,7 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
             Err(e) => Some(format!("{e} evaluating rule: {}", rule.source)),
         };
         if let Some(detail) = failed {
-            out.errors.push(FieldError::invalid(subject.path, type_name.clone(), detail));
+            out.errors.push(FieldError::invalid(subject.path, type_name(), detail));
             continue;
         }
         let path = match &rule.field_path {
@@ -166,10 +167,10 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
             .or_else(|| rule.message.clone())
             .unwrap_or_else(|| format!("failed rule: {}", rule.source));
         let err = match rule.reason {
-            Reason::Invalid => FieldError::invalid(path, type_name.clone(), detail),
+            Reason::Invalid => FieldError::invalid(path, type_name(), detail),
             Reason::Forbidden => FieldError::forbidden(path, detail),
             Reason::Required => FieldError::required(path, detail),
-            Reason::Duplicate => FieldError::duplicate(path, type_name.clone()),
+            Reason::Duplicate => FieldError::duplicate(path, type_name()),
         };
         if !rule.uses_old_self && subject.ratcheted {
             out.warnings.push(err.to_string());
