@@ -136,7 +136,7 @@ async fn definitions(
     match (method, name) {
         (&Method::GET, None) if params.watch() => {
             let events = registry.watch(params.watch_options()?).await;
-            Ok(watch::stream(events, None))
+            Ok(watch::stream(events, (output == Output::Table).then(watch::definition_tables)))
         }
         (&Method::GET, None) => {
             let page = registry.list(&params.list_options()?).await?;
@@ -200,8 +200,8 @@ async fn resources(
     match (method, r.name.is_empty(), sub.as_deref()) {
         (&Method::GET, true, None) if params.watch() => {
             let events = resources.watch(&r, params.watch_options()?).await;
-            let table_of = (output == Output::Table).then(|| (served.clone(), r.version.clone()));
-            Ok(watch::stream(events, table_of))
+            let tabulate = (output == Output::Table).then(|| watch::resource_tables(served.clone(), r.version.clone()));
+            Ok(watch::stream(events, tabulate))
         }
         (&Method::GET, true, None) => {
             let page = resources.list(&r, &params.list_options()?).await?;

@@ -9,13 +9,13 @@ use axum::http::header::CONTENT_TYPE;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::codec::failure;
 use super::status::status_object;
 use crate::error::{Error, Reason, Result};
 use crate::resource::served::Served;
-use crate::resource::table::table;
+use crate::resource::table::{definitions_table, table};
 use crate::watch::stream::{EventType, WatchEvent, WatchStream};
 
 fn type_name(kind: EventType) -> &'static str {
@@ -27,12 +27,25 @@ fn type_name(kind: EventType) -> &'static str {
     }
 }
 
-fn line(event: &WatchEvent, table_of: Option<&(Arc<Served>, String)>) -> Bytes {
+/// Renders a watched object as a one-row Table, for clients that asked for tables.
+pub type Tabulate = Box<dyn Fn(&Value) -> Value + Send + Sync>;
+
+/// Tables of a resource's objects at `version`.
+pub fn resource_tables(served: Arc<Served>, version: String) -> Tabulate {
+    Box::new(move |object| table(&served, &version, std::slice::from_ref(object), None, jiff::Timestamp::now()))
+}
+
+/// Tables of definitions.
+pub fn definition_tables() -> Tabulate {
+    Box::new(|object| definitions_table(std::slice::from_ref(object), None, jiff::Timestamp::now()))
+}
+
+fn line(event: &WatchEvent, tabulate: Option<&Tabulate>) -> Bytes {
     let mut out = Vec::with_capacity(event.object.json().len() + 32);
     out.extend_from_slice(format!("{{\"type\":\"{}\",\"object\":", type_name(event.kind)).as_bytes());
-    match table_of {
-        Some((served, version)) if event.kind != EventType::Bookmark => {
-            let rows = table(served, version, std::slice::from_ref(&event.object.value), None, jiff::Timestamp::now());
+    match tabulate {
+        Some(tabulate) if event.kind != EventType::Bookmark => {
+            let rows = tabulate(&event.object.value);
             out.extend_from_slice(&serde_json::to_vec(&rows).expect("JSON values serialize"));
         }
         _ => out.extend_from_slice(event.object.json()),
@@ -48,16 +61,16 @@ fn error_line(err: &Error) -> Bytes {
     Bytes::from(out)
 }
 
-/// The response for a watch: its events as they come, in tables when
-/// `table_of` names the served version to render them at.
-pub fn stream(events: Result<WatchStream>, table_of: Option<(Arc<Served>, String)>) -> Response {
+/// The response for a watch: its events as they come, as tables when
+/// `tabulate` is set.
+pub fn stream(events: Result<WatchStream>, tabulate: Option<Tabulate>) -> Response {
     let body = match events {
         Ok(events) => Body::from_stream(events.scan(false, move |ended, item| {
             if *ended {
                 return futures::future::ready(None);
             }
             let chunk = match item {
-                Ok(event) => line(&event, table_of.as_ref()),
+                Ok(event) => line(&event, tabulate.as_ref()),
                 Err(err) => {
                     *ended = true;
                     error_line(&err)

@@ -365,3 +365,32 @@ async fn definitions_are_served_at_the_apiextensions_endpoint() {
     assert!(status == StatusCode::OK || status == StatusCode::ACCEPTED, "{status} {deleted}");
     assert_eq!(deleted["metadata"]["name"], "gadgets.example.com");
 }
+
+#[tokio::test]
+async fn watches_asked_for_tables_send_one_row_per_event() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    widgets(&http).await;
+    http.json(Method::POST, COLLECTION, Some(widget("w1", 3, json!({})))).await;
+    for (path, cells) in [
+        (format!("{COLLECTION}?watch=true"), json!(["w1", 3])),
+        (
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?watch=true".to_string(),
+            json!("widgets.example.com"),
+        ),
+    ] {
+        let mut response = http.client.get(format!("{}{path}", http.base)).header(ACCEPT, TABLE).send().await.unwrap();
+        let chunk = tokio::time::timeout(Duration::from_secs(10), response.chunk()).await.unwrap().unwrap().unwrap();
+        let event: Value = serde_json::from_slice(chunk.split(|b| *b == b'\n').next().unwrap()).unwrap();
+        assert_eq!(
+            (event["type"].as_str(), event["object"]["kind"].as_str()),
+            (Some("ADDED"), Some("Table")),
+            "{event}"
+        );
+        let row = &event["object"]["rows"][0]["cells"];
+        match cells {
+            Value::String(name) => assert_eq!(row[0], name),
+            cells => assert_eq!(row, &cells),
+        }
+    }
+}
