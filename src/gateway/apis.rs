@@ -4,7 +4,7 @@
 //! subresources. Each handler reads the request, calls the domain and
 //! renders the answer.
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, Method, StatusCode};
@@ -16,6 +16,7 @@ use super::query::Params;
 use super::{watch, Api};
 use crate::error::Error;
 use crate::resource::list::ListPage;
+use crate::resource::meta::MAX_BODY_BYTES;
 use crate::resource::patch::PatchType;
 use crate::resource::table::{definitions_table, table, ListMeta};
 use crate::resource::{Endpoint, Ref};
@@ -87,8 +88,13 @@ pub async fn handle(
     RawQuery(query): RawQuery,
     method: Method,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Reply {
+    // One byte over the limit is enough for the domain to refuse the body
+    // with Kubernetes' RequestEntityTooLarge; reading stops there.
+    let body: Bytes = axum::body::to_bytes(body, MAX_BODY_BYTES + 1)
+        .await
+        .map_err(|_| Error::too_large(format!("Request entity too large: limit is {MAX_BODY_BYTES}")))?;
     let params = Params(query.map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect()).unwrap_or_default());
     match parse(&path).ok_or_else(|| not_found(&path))? {
         Target::Group(g) if method == Method::GET => discovery::group(&api, &g, &headers),

@@ -394,3 +394,14 @@ async fn watches_asked_for_tables_send_one_row_per_event() {
         }
     }
 }
+
+#[tokio::test]
+async fn bodies_over_the_limit_are_refused_with_a_status() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    widgets(&http).await;
+    let mut big = widget("big", 1, json!({}));
+    big["metadata"]["annotations"] = json!({"filler": "x".repeat(3 * 1024 * 1024)});
+    let (status, refused) = http.json(Method::POST, COLLECTION, Some(big)).await;
+    assert_eq!((status, refused["reason"].as_str()), (StatusCode::PAYLOAD_TOO_LARGE, Some("RequestEntityTooLarge")));
+}
