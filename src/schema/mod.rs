@@ -120,6 +120,16 @@ impl Schema {
     pub fn property(&self, name: &str) -> Option<&Schema> {
         self.properties.get(name)
     }
+
+    /// The schema of an object's entry `name`: its property, else the
+    /// `additionalProperties` schema; None when neither types it.
+    pub fn entry(&self, name: &str) -> Option<&Schema> {
+        match (self.property(name), &self.additional) {
+            (Some(property), _) => Some(property),
+            (None, Additional::Schema(other)) => Some(other),
+            (None, _) => None,
+        }
+    }
 }
 
 fn number(json: &Value, key: &str) -> Option<f64> {

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Additional, Path, Schema};
+use super::{Path, Schema};
 
 /// The fields of `ObjectMeta`: anything else under `metadata` is dropped.
 const OBJECT_META: &[&str] = &[
@@ -63,12 +63,7 @@ fn prune_object_like(value: &mut Value, schema: &Schema, path: &Path<'_>, resour
                 if resource && matches!(key.as_str(), "apiVersion" | "kind" | "metadata") {
                     return true;
                 }
-                let item_schema = match (schema.property(key), &schema.additional) {
-                    (Some(property), _) => Some(property),
-                    (None, Additional::Schema(other)) => Some(&**other),
-                    (None, _) => None,
-                };
-                match item_schema {
+                match schema.entry(key) {
                     Some(item_schema) => {
                         prune_value(item, item_schema, &path.field(key), dropped);
                         true

@@ -76,7 +76,7 @@ fn run_rules(schema: &Schema, subject: &Subject<'_>, findings: &mut Findings) {
                 if subject.resource && matches!(name.as_str(), "metadata" | "apiVersion" | "kind") {
                     continue;
                 }
-                let Some(item_schema) = entry_schema(schema, name) else { continue };
+                let Some(item_schema) = schema.entry(name) else { continue };
                 let path = child(subject.path, name);
                 let old = subject.old.and_then(|o| o.get(name));
                 let resource = item_schema.embedded_resource;
@@ -93,15 +93,6 @@ fn run_rules(schema: &Schema, subject: &Subject<'_>, findings: &mut Findings) {
             }
         }
         _ => {}
-    }
-}
-
-/// The schema of the entry `name` of an object.
-fn entry_schema<'s>(schema: &'s Schema, name: &str) -> Option<&'s Schema> {
-    match (schema.property(name), &schema.additional) {
-        (Some(property), _) => Some(property),
-        (None, Additional::Schema(other)) => Some(other),
-        (None, _) => None,
     }
 }
 

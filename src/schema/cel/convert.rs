@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::need::{Need, NOTHING};
 use super::view::{ArrayView, ObjectView};
 
-use crate::schema::{Additional, Schema};
+use crate::schema::Schema;
 
 /// A converted value, borrowing from the JSON it was built from.
 pub type Converted<'v> = Box<dyn Val + 'v>;
@@ -83,15 +83,7 @@ pub(super) fn object_entry<'v>(
     match name {
         "metadata" if resource => metadata(item),
         "apiVersion" | "kind" if resource => to_cel(item, None),
-        _ => needed(item, schema.and_then(|s| child(s, name)), need),
-    }
-}
-
-fn child<'s>(schema: &'s Schema, name: &str) -> Option<&'s Schema> {
-    match (schema.property(name), &schema.additional) {
-        (Some(p), _) => Some(p),
-        (None, Additional::Schema(a)) => Some(&**a),
-        (None, _) => None,
+        _ => needed(item, schema.and_then(|s| s.entry(name)), need),
     }
 }
 

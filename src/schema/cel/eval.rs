@@ -12,7 +12,7 @@ use super::convert::{node_to_cel, optional};
 use super::need::Need;
 use super::{Reason, ENV, PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
 use crate::error::FieldError;
-use crate::schema::{Additional, Schema};
+use crate::schema::Schema;
 
 /// What evaluating rules found, and what a request has left to spend.
 ///
@@ -206,13 +206,7 @@ impl Measured {
         match (value, need) {
             (Value::Object(map), Need::Part { fields, entries: None }) => {
                 for (name, item) in fields.iter().filter_map(|(name, _)| map.get_key_value(name)) {
-                    m.visit(
-                        item,
-                        schema.property(name).or(match &schema.additional {
-                            Additional::Schema(a) => Some(a),
-                            _ => None,
-                        }),
-                    );
+                    m.visit(item, schema.entry(name));
                 }
             }
             _ => m.visit(value, Some(schema)),
@@ -231,11 +225,7 @@ impl Measured {
             }
             Value::Object(map) => {
                 for (k, item) in map {
-                    let sub = schema.and_then(|s| match (s.property(k), &s.additional) {
-                        (Some(p), _) => Some(p),
-                        (None, Additional::Schema(a)) => Some(&**a),
-                        _ => None,
-                    });
+                    let sub = schema.and_then(|s| s.entry(k));
                     self.visit(item, sub);
                 }
                 (map.len() as u64, 0)

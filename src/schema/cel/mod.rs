@@ -23,7 +23,6 @@ use super::Schema;
 use crate::error::FieldError;
 use check::{Declared, Walk};
 
-pub use convert::{node_to_cel, to_cel};
 pub use eval::{evaluate, Findings, Subject};
 pub use need::Need;
 

@@ -111,17 +111,7 @@ impl Uses {
             return Need::Whole;
         }
         let child = |s: Option<&Schema>| s.map_or(Need::Whole, |s| self.need(s));
-        let fields = used
-            .fields
-            .iter()
-            .map(|name| {
-                let schema = root.property(name).or(match &root.additional {
-                    Additional::Schema(a) => Some(&**a),
-                    _ => None,
-                });
-                (name.clone(), child(schema))
-            })
-            .collect();
+        let fields = used.fields.iter().map(|name| (name.clone(), child(root.entry(name)))).collect();
         let entries = used.entries.then(|| {
             Box::new(match (&root.items, &root.additional) {
                 (Some(items), _) => self.need(items),
