@@ -287,6 +287,18 @@ impl Error {
         Self::plain(Reason::NotFound, message)
     }
 
+    /// Kubernetes' NotFound for a path that names no resource:
+    /// `the server could not find the requested resource (<what>)`, and why
+    /// when `why` is not empty.
+    pub fn no_resource(what: impl fmt::Display, why: &str) -> Self {
+        let mut message = format!("the server could not find the requested resource ({what})");
+        if !why.is_empty() {
+            message.push_str(": ");
+            message.push_str(why);
+        }
+        Self::plain(Reason::NotFound, message)
+    }
+
     /// `<resource>.<group> "<name>" already exists`.
     pub fn already_exists(group: &str, resource: &str, name: &str) -> Self {
         Self {

@@ -74,7 +74,7 @@ fn patch_type(headers: &HeaderMap) -> Result<PatchType, Error> {
 }
 
 fn not_found(path: &str) -> Error {
-    Error::not_found_message(format!("the server could not find the requested resource (/apis/{path})"))
+    Error::no_resource(format_args!("/apis/{path}"), "")
 }
 
 fn method_not_allowed(method: &Method) -> Error {

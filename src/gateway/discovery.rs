@@ -79,7 +79,7 @@ pub fn resources(api: &Api, group: &str, version: &str, headers: &HeaderMap) -> 
 }
 
 fn not_found(what: &str) -> Error {
-    Error::not_found_message(format!("the server could not find the requested resource ({what})"))
+    Error::no_resource(what, "")
 }
 
 fn resource_json(r: &Resource) -> Vec<Value> {

@@ -194,7 +194,7 @@ pub struct Catalog {
 
 /// `NotFound` for a resource type, in Kubernetes' words.
 fn no_resource(group: &str, version: &str, plural: &str) -> Error {
-    Error::not_found_message(format!("the server could not find the requested resource ({plural}.{version}.{group})"))
+    Error::no_resource(format_args!("{plural}.{version}.{group}"), "")
 }
 
 impl Catalog {

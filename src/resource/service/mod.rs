@@ -67,27 +67,23 @@ impl Resources {
     fn served_object(&self, r: &Ref) -> Result<Arc<Served>> {
         let served = self.served_collection(r)?;
         if served.namespaced() && r.namespace.is_empty() {
-            return Err(Error::not_found_message(format!(
-                "the server could not find the requested resource ({}.{}.{}): a namespace is required",
-                r.resource, r.version, r.group
-            )));
+            let what = format!("{}.{}.{}", r.resource, r.version, r.group);
+            return Err(Error::no_resource(what, "a namespace is required"));
         }
         Ok(served)
     }
 
-    /// The served definition for a collection request, checking scope.
     /// What serves `group/version/plural`, or NotFound.
     pub fn served(&self, group: &str, version: &str, plural: &str) -> Result<Arc<Served>> {
         self.catalog.resolve(self.store.as_ref(), group, version, plural)
     }
 
+    /// The served definition for a collection request, checking scope.
     fn served_collection(&self, r: &Ref) -> Result<Arc<Served>> {
         let served = self.catalog.resolve(self.store.as_ref(), &r.group, &r.version, &r.resource)?;
         if !served.namespaced() && !r.namespace.is_empty() {
-            return Err(Error::not_found_message(format!(
-                "the server could not find the requested resource ({}.{}.{}): it is cluster-scoped",
-                r.resource, r.version, r.group
-            )));
+            let what = format!("{}.{}.{}", r.resource, r.version, r.group);
+            return Err(Error::no_resource(what, "it is cluster-scoped"));
         }
         Ok(served)
     }

@@ -36,18 +36,14 @@ impl Resources {
         if served.has_status(&r.version) {
             return Ok(());
         }
-        Err(Error::not_found_message(format!(
-            "the server could not find the requested resource ({}/status.{}.{}): the status subresource is not enabled",
-            r.resource, r.version, r.group
-        )))
+        let what = format!("{}/status.{}.{}", r.resource, r.version, r.group);
+        Err(Error::no_resource(what, "the status subresource is not enabled"))
     }
 
     fn require_scale<'a>(served: &'a Served, r: &Ref) -> Result<&'a ScalePaths> {
         served.scale_paths(&r.version).ok_or_else(|| {
-            Error::not_found_message(format!(
-                "the server could not find the requested resource ({}/scale.{}.{}): the scale subresource is not enabled",
-                r.resource, r.version, r.group
-            ))
+            let what = format!("{}/scale.{}.{}", r.resource, r.version, r.group);
+            Error::no_resource(what, "the scale subresource is not enabled")
         })
     }
 
