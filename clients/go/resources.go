@@ -14,11 +14,7 @@ type Definitions struct{ client *Client }
 
 // Create registers a definition.
 func (d *Definitions) Create(ctx context.Context, definition Object, opts *WriteOptions) (Object, error) {
-	body, err := encode(definition)
-	if err != nil {
-		return nil, err
-	}
-	o, err := opts.proto()
+	body, o, err := writeRequest(definition, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -52,11 +48,7 @@ func (d *Definitions) List(ctx context.Context, opts ListOptions) (*Page, error)
 
 // Update replaces a definition; its metadata.resourceVersion must be current.
 func (d *Definitions) Update(ctx context.Context, definition Object, opts *WriteOptions) (Object, error) {
-	body, err := encode(definition)
-	if err != nil {
-		return nil, err
-	}
-	o, err := opts.proto()
+	body, o, err := writeRequest(definition, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +122,8 @@ func (r *Resources) refOf(obj Object) *v1.ResourceRef {
 	return ref
 }
 
-func (r *Resources) write(obj Object, opts *WriteOptions) ([]byte, *v1.WriteOptions, error) {
+// writeRequest is the body and options of a write.
+func writeRequest(obj Object, opts *WriteOptions) ([]byte, *v1.WriteOptions, error) {
 	body, err := encode(obj)
 	if err != nil {
 		return nil, nil, err
@@ -141,7 +134,7 @@ func (r *Resources) write(obj Object, opts *WriteOptions) ([]byte, *v1.WriteOpti
 
 // Create creates an object; opts may be nil.
 func (r *Resources) Create(ctx context.Context, obj Object, opts *WriteOptions) (Object, error) {
-	body, o, err := r.write(obj, opts)
+	body, o, err := writeRequest(obj, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +171,7 @@ func (r *Resources) List(ctx context.Context, opts ListOptions) (*Page, error) {
 // Update replaces an object; its metadata.resourceVersion must be current,
 // else the error is ErrConflict.
 func (r *Resources) Update(ctx context.Context, obj Object, opts *WriteOptions) (Object, error) {
-	body, o, err := r.write(obj, opts)
+	body, o, err := writeRequest(obj, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +184,7 @@ func (r *Resources) Update(ctx context.Context, obj Object, opts *WriteOptions) 
 
 // UpdateStatus replaces an object's status.
 func (r *Resources) UpdateStatus(ctx context.Context, obj Object, opts *WriteOptions) (Object, error) {
-	body, o, err := r.write(obj, opts)
+	body, o, err := writeRequest(obj, opts)
 	if err != nil {
 		return nil, err
 	}
