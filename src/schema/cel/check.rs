@@ -159,10 +159,6 @@ impl<'s, 'z> Walk<'s, 'z> {
             Expr::Ident(name) => (self.ident(e.id, name), 1),
             Expr::Select(select) => {
                 let (operand, cost) = self.expr(&select.operand);
-                if let Ty::Node(schema) = operand {
-                    let json_name = schema.properties.keys().find(|name| cel_name_is(name, &select.field));
-                    self.uses.field(schema, json_name.unwrap_or(&select.field));
-                }
                 if select.test {
                     self.field(e.id, operand, &select.field);
                     return (Ty::Bool, cost + 1);
@@ -267,9 +263,12 @@ impl<'s, 'z> Walk<'s, 'z> {
         }
     }
 
-    /// The type of `operand.field`.
+    /// The type of `operand.field`, recording the selection for [`Uses`].
     fn field(&mut self, id: u64, operand: Ty<'s>, field: &str) -> Ty<'s> {
         let Ty::Node(schema) = operand else { return Ty::Dyn };
+        // The property's JSON name (CEL sees escaped names).
+        let property = schema.properties.iter().find(|(name, _)| cel_name_is(name, field));
+        self.uses.field(schema, property.map_or(field, |(name, _)| name.as_str()));
         if schema.int_or_string {
             return Ty::Dyn;
         }
@@ -284,7 +283,7 @@ impl<'s, 'z> Walk<'s, 'z> {
         if resource && matches!(field, "apiVersion" | "kind" | "metadata") {
             return Ty::Dyn;
         }
-        if let Some((_, property)) = schema.properties.iter().find(|(name, _)| cel_name_is(name, field)) {
+        if let Some((_, property)) = property {
             return Ty::Node(property);
         }
         match &schema.additional {
