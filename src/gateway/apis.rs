@@ -189,17 +189,9 @@ async fn resources(
 ) -> Reply {
     let output = Output::of(headers);
     let served = api.resources.served(&r.group, &r.version, &r.resource)?;
-    let tabled = |value: Value, list: Option<&ListMeta>| -> Value {
-        if output != Output::Table {
-            return value;
-        }
-        match list {
-            Some(meta) => {
-                let items = value["items"].as_array().cloned().unwrap_or_default();
-                table(&served, &r.version, &items, Some(meta), jiff::Timestamp::now())
-            }
-            None => table(&served, &r.version, std::slice::from_ref(&value), None, jiff::Timestamp::now()),
-        }
+    // A table of `objects` when one was asked for.
+    let tabled = |objects: &[Value], list: Option<&ListMeta>| {
+        (output == Output::Table).then(|| table(&served, &r.version, objects, list, jiff::Timestamp::now()))
     };
     let ok = |value: &Value, warnings: &[String]| respond(StatusCode::OK, value, output, warnings);
     let resources = &api.resources;
@@ -211,8 +203,9 @@ async fn resources(
         }
         (&Method::GET, true, None) => {
             let page = resources.list(&r, &params.list_options()?).await?;
-            let list = list_json(&served.api_version(&r.version), &served.list_kind, &page);
-            Ok(ok(&tabled(list, Some(&list_meta(&page))), &[]))
+            let body = tabled(&page.items, Some(&list_meta(&page)))
+                .unwrap_or_else(|| list_json(&served.api_version(&r.version), &served.list_kind, &page));
+            Ok(ok(&body, &[]))
         }
         (&Method::POST, true, None) => {
             let written = resources.create(&r, &json_body(headers, body)?, &params.write_options()?).await?;
@@ -230,7 +223,8 @@ async fn resources(
             if sub.is_some() && !served.has_status(&r.version) {
                 return Err(not_found(&format!("{}/{}/status", r.resource, r.name)).into());
             }
-            Ok(ok(&tabled(found, None), &[]))
+            let body = tabled(std::slice::from_ref(&found), None).unwrap_or(found);
+            Ok(ok(&body, &[]))
         }
         (&Method::GET, false, Some("scale")) => Ok(ok(&resources.get_scale(&r)?, &[])),
         (&Method::PUT, false, None) => {
