@@ -214,10 +214,13 @@ fn compile_errors(schema: &JSONSchemaProps, version_path: &str, errs: &mut Vec<F
     let json = serde_json::to_value(schema).ok()?;
     let structural = crate::schema::structural::check(&json, &path);
     let (compiled, rule_errors) = crate::schema::Schema::compile_checked(&json, &path);
-    if structural.is_empty() {
-        errs.extend(rule_errors);
+    // A schema that is not structural does not compile either (an unknown
+    // type, say): the structural errors already say why.
+    if !structural.is_empty() {
+        errs.extend(structural);
+        return None;
     }
-    errs.extend(structural);
+    errs.extend(rule_errors);
     compiled.err()
 }
 

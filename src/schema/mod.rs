@@ -14,8 +14,7 @@ mod prune;
 pub mod structural;
 mod validate;
 
-use std::collections::BTreeMap;
-
+use indexmap::IndexMap;
 use regex::Regex;
 use serde_json::Value;
 
@@ -37,10 +36,50 @@ pub enum Additional {
     Schema(Box<Schema>),
 }
 
+/// A node's `type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Type {
+    Object,
+    Array,
+    String,
+    Integer,
+    Number,
+    Boolean,
+}
+
+impl Type {
+    /// The type named `name`, one of the six the structural checks allow.
+    pub fn named(name: &str) -> Option<Type> {
+        Some(match name {
+            "object" => Type::Object,
+            "array" => Type::Array,
+            "string" => Type::String,
+            "integer" => Type::Integer,
+            "number" => Type::Number,
+            "boolean" => Type::Boolean,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Type::Object => "object",
+            Type::Array => "array",
+            Type::String => "string",
+            Type::Integer => "integer",
+            Type::Number => "number",
+            Type::Boolean => "boolean",
+        }
+    }
+}
+
+/// A node's `properties`, by name.
+pub type Properties = IndexMap<String, Schema, foldhash::fast::FixedState>;
+
 /// A compiled schema node.
 #[derive(Debug, Clone)]
 pub struct Schema {
-    pub type_: Option<String>,
+    pub type_: Option<Type>,
     pub nullable: bool,
     pub int_or_string: bool,
     pub preserve_unknown_fields: bool,
@@ -52,7 +91,10 @@ pub struct Schema {
     /// Whether this node or any below it has a default (defaulting skips
     /// subtrees without).
     pub has_defaults: bool,
-    pub properties: BTreeMap<String, Schema>,
+    /// In the schema's order; looked up once per field of every object
+    /// validated, so hashed with a fast (non-DoS-resistant) hasher: the
+    /// names are the definition's, not the request's.
+    pub properties: Properties,
     pub additional: Additional,
     pub items: Option<Box<Schema>>,
     pub required: Vec<String>,
@@ -206,7 +248,7 @@ fn compile_at(json: &Value, path: &str, place: &Place, c: &mut Compiling) -> Res
                 })
                 .collect()
         })
-        .unwrap_or_else(|| Ok(BTreeMap::new()))?;
+        .unwrap_or_else(|| Ok(Properties::default()))?;
     let additional = match json.get("additionalProperties") {
         Some(Value::Bool(false)) => Additional::Forbidden,
         Some(schema @ Value::Object(_)) => {
@@ -223,8 +265,12 @@ fn compile_at(json: &Value, path: &str, place: &Place, c: &mut Compiling) -> Res
         }
         None => None,
     };
+    let type_ = match json.get("type").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+        Some(name) => Some(Type::named(name).ok_or_else(|| format!("{path}.type: unsupported type {name:?}"))?),
+        None => None,
+    };
     let mut schema = Schema {
-        type_: json.get("type").and_then(Value::as_str).filter(|t| !t.is_empty()).map(String::from),
+        type_,
         nullable: flag(json, "nullable"),
         int_or_string: flag(json, "x-kubernetes-int-or-string"),
         preserve_unknown_fields: flag(json, "x-kubernetes-preserve-unknown-fields"),

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::cel::{self, Findings, Subject};
 use super::path::Path;
-use super::{embedded, formats, Additional, Schema};
+use super::{embedded, formats, Additional, Schema, Type};
 use crate::error::{CauseType, FieldError};
 
 /// What validating a write found.
@@ -113,21 +113,18 @@ fn child(path: &str, name: &str) -> String {
         format!("{path}.{name}")
     }
 }
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
+fn is_integer(value: &Value) -> bool {
+    matches!(value, Value::Number(n) if n.is_i64() || n.is_u64())
 }
 
-fn has_type(value: &Value, wanted: &str) -> bool {
-    let actual = type_name(value);
-    actual == wanted || (wanted == "number" && actual == "integer")
+/// Whether `value` is of type `wanted`; integers are numbers too.
+fn has_type(value: &Value, wanted: Type) -> bool {
+    match (value, wanted) {
+        (Value::Bool(_), Type::Boolean) | (Value::Number(_), Type::Number) => true,
+        (Value::Number(_), Type::Integer) => is_integer(value),
+        (Value::String(_), Type::String) | (Value::Array(_), Type::Array) | (Value::Object(_), Type::Object) => true,
+        _ => false,
+    }
 }
 
 fn format_number(n: f64) -> String {
@@ -167,19 +164,20 @@ impl Checker {
             return;
         }
         if value.is_null() {
-            if !schema.nullable && schema.type_.is_some() {
-                let wanted = schema.type_.as_deref().unwrap_or_default();
+            if let (false, Some(wanted)) = (schema.nullable, schema.type_) {
+                let wanted = wanted.as_str();
                 self.push(FieldError::type_invalid(path, Value::Null, format!("must be of type {wanted}")));
             }
             return;
         }
         if schema.int_or_string {
-            if !matches!(type_name(value), "integer" | "string") {
+            if !matches!(value, Value::String(_)) && !is_integer(value) {
                 self.push(FieldError::type_invalid(path, value.clone(), "must be an integer or a string"));
                 return;
             }
-        } else if let Some(wanted) = schema.type_.as_deref() {
+        } else if let Some(wanted) = schema.type_ {
             if !has_type(value, wanted) {
+                let wanted = wanted.as_str();
                 self.push(FieldError::type_invalid(path, value.clone(), format!("must be of type {wanted}")));
                 return;
             }
@@ -200,7 +198,7 @@ impl Checker {
             _ => {}
         }
         if let Some(format) = schema.format.as_deref() {
-            if !formats::valid(format, schema.type_.as_deref(), value) {
+            if !formats::valid(format, schema.type_.map(Type::as_str), value) {
                 self.push(FieldError::invalid(path, value.clone(), format!("must be of type {format}")));
             }
         }

@@ -9,7 +9,7 @@ use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
 use super::need::Uses;
 use super::{escape, MAX_REQUEST_BYTES};
-use crate::schema::{Additional, Schema};
+use crate::schema::{Additional, Schema, Type};
 
 /// The static type of an expression, as far as this walk knows it.
 #[derive(Clone, Copy, Debug)]
@@ -59,15 +59,15 @@ impl Sizes for Declared {
 /// The most entries a list or map node can hold: its bound, or as many of
 /// its smallest entries as fit in the largest request.
 pub fn declared_cardinality(schema: &Schema) -> u64 {
-    if schema.type_.as_deref() == Some("array") {
-        let item = schema.items.as_deref().and_then(|s| s.type_.as_deref());
-        return cardinality_bound(true, schema.max_items, item);
+    if schema.type_ == Some(Type::Array) {
+        let item = schema.items.as_deref().and_then(|s| s.type_);
+        return cardinality_bound(true, schema.max_items, item.map(Type::as_str));
     }
     let value = match &schema.additional {
-        Additional::Schema(a) => a.type_.as_deref(),
+        Additional::Schema(a) => a.type_,
         _ => None,
     };
-    cardinality_bound(false, schema.max_properties, value)
+    cardinality_bound(false, schema.max_properties, value.map(Type::as_str))
 }
 
 /// A list's (`array`) or map's bound on entries, or the estimate for
@@ -272,8 +272,8 @@ impl<'s, 'z> Walk<'s, 'z> {
         if schema.int_or_string {
             return Ty::Dyn;
         }
-        match schema.type_.as_deref() {
-            Some("object") | None => {}
+        match schema.type_ {
+            Some(Type::Object) | None => {}
             Some(other) => {
                 self.problems.push((id, format!("type '{}' does not support field selection", cel_type(other))));
                 return Ty::Dyn;
@@ -300,11 +300,11 @@ impl<'s, 'z> Walk<'s, 'z> {
     /// how many iterations there can be, and whether it is a list.
     fn iteration(&self, range: Ty<'s>) -> (Ty<'s>, Ty<'s>, u64, bool) {
         match range {
-            Ty::Node(schema) if schema.type_.as_deref() == Some("array") => {
+            Ty::Node(schema) if schema.type_ == Some(Type::Array) => {
                 let item = schema.items.as_deref().map_or(Ty::Dyn, Ty::Node);
                 (Ty::Int, item, self.sizes.cardinality(schema), true)
             }
-            Ty::Node(schema) if schema.type_.as_deref() == Some("object") => {
+            Ty::Node(schema) if schema.type_ == Some(Type::Object) => {
                 let value = match &schema.additional {
                     Additional::Schema(a) => Ty::Node(a),
                     _ => Ty::Dyn,
@@ -321,10 +321,8 @@ impl<'s, 'z> Walk<'s, 'z> {
         let scan = |walk: &mut Self, ty: Option<Ty<'s>>| -> u64 {
             walk.data_dependent = true;
             match ty {
-                Some(Ty::Node(s)) if s.type_.as_deref() == Some("string") => walk.sizes.length(s).div_ceil(10),
-                Some(Ty::Node(s)) if matches!(s.type_.as_deref(), Some("array" | "object")) => {
-                    walk.sizes.cardinality(s)
-                }
+                Some(Ty::Node(s)) if s.type_ == Some(Type::String) => walk.sizes.length(s).div_ceil(10),
+                Some(Ty::Node(s)) if matches!(s.type_, Some(Type::Array | Type::Object)) => walk.sizes.cardinality(s),
                 Some(Ty::Collection(n)) => n,
                 Some(Ty::String | Ty::Int | Ty::Double | Ty::Bool) => 1,
                 _ => walk.sizes.unknown_length().div_ceil(10),
@@ -365,7 +363,7 @@ impl<'s, 'z> Walk<'s, 'z> {
 
     fn index(&self, container: Option<Ty<'s>>) -> Ty<'s> {
         match container {
-            Some(Ty::Node(s)) if s.type_.as_deref() == Some("array") => s.items.as_deref().map_or(Ty::Dyn, Ty::Node),
+            Some(Ty::Node(s)) if s.type_ == Some(Type::Array) => s.items.as_deref().map_or(Ty::Dyn, Ty::Node),
             Some(Ty::Node(s)) => match &s.additional {
                 Additional::Schema(a) => Ty::Node(a),
                 _ => Ty::Dyn,
@@ -398,11 +396,11 @@ fn literal(lit: &LiteralValue) -> Ty<'static> {
 
 fn is_string(ty: &Ty<'_>) -> bool {
     matches!(ty, Ty::String)
-        || matches!(ty, Ty::Node(s) if s.type_.as_deref() == Some("string") && s.format.as_deref() != Some("byte") && s.format.as_deref() != Some("date-time"))
+        || matches!(ty, Ty::Node(s) if s.type_ == Some(Type::String) && s.format.as_deref() != Some("byte") && s.format.as_deref() != Some("date-time"))
 }
 
 fn is_int(ty: &Ty<'_>) -> bool {
-    matches!(ty, Ty::Int) || matches!(ty, Ty::Node(s) if s.type_.as_deref() == Some("integer"))
+    matches!(ty, Ty::Int) || matches!(ty, Ty::Node(s) if s.type_ == Some(Type::Integer))
 }
 
 /// What a known type is, if it is a scalar: "bool", "string", ...
@@ -414,18 +412,18 @@ pub fn scalar_name(ty: Ty<'_>) -> Option<&'static str> {
         Ty::String => Some("string"),
         Ty::Collection(_) => Some("list"),
         Ty::Node(s) if s.int_or_string => None,
-        Ty::Node(s) => s.type_.as_deref().map(cel_type),
+        Ty::Node(s) => s.type_.map(cel_type),
         Ty::Dyn | Ty::Other => None,
     }
 }
 
-fn cel_type(openapi: &str) -> &'static str {
+fn cel_type(openapi: Type) -> &'static str {
     match openapi {
-        "integer" => "int",
-        "number" => "double",
-        "boolean" => "bool",
-        "string" => "string",
-        "array" => "list",
-        _ => "map",
+        Type::Integer => "int",
+        Type::Number => "double",
+        Type::Boolean => "bool",
+        Type::String => "string",
+        Type::Array => "list",
+        Type::Object => "map",
     }
 }

@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::need::{Need, NOTHING};
 use super::view::{ArrayView, ObjectView};
 
-use crate::schema::Schema;
+use crate::schema::{Schema, Type};
 
 /// A converted value, borrowing from the JSON it was built from.
 pub type Converted<'v> = Box<dyn Val + 'v>;
@@ -31,7 +31,7 @@ pub fn to_cel<'v>(value: &'v Value, schema: Option<&'v Schema>) -> Converted<'v>
         Value::Null => Box::new(CelNull),
         Value::Bool(b) => Box::new(CelBool::from(*b)),
         Value::Number(n) => {
-            let double = schema.and_then(|s| s.type_.as_deref()) == Some("number");
+            let double = schema.and_then(|s| s.type_) == Some(Type::Number);
             match (n.as_i64(), double) {
                 (Some(i), false) => Box::new(CelInt::from(i)),
                 _ => Box::new(CelDouble::from(n.as_f64().unwrap_or(f64::NAN))),

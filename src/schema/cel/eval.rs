@@ -12,7 +12,7 @@ use super::convert::{node_to_cel, optional};
 use super::need::Need;
 use super::{Reason, ENV, PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
 use crate::error::FieldError;
-use crate::schema::Schema;
+use crate::schema::{Schema, Type};
 
 /// What evaluating rules found, and what a request has left to spend.
 ///
@@ -78,7 +78,7 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
         return;
     }
     // The value errors show: the node's type, built only for an error.
-    let type_name = || Value::String(schema.type_.clone().unwrap_or_default());
+    let type_name = || Value::from(schema.type_.map_or("", Type::as_str));
     let need = &schema.rule_need;
     let convert = |v| node_to_cel(v, schema, subject.resource, need);
     // One activation per node, shared by its rules: converting a value for
