@@ -267,8 +267,8 @@ impl<'s, 'z> Walk<'s, 'z> {
     fn field(&mut self, id: u64, operand: Ty<'s>, field: &str) -> Ty<'s> {
         let Ty::Node(schema) = operand else { return Ty::Dyn };
         // The property's JSON name (CEL sees escaped names).
-        let property = schema.properties.iter().find(|(name, _)| cel_name_is(name, field));
-        self.uses.field(schema, property.map_or(field, |(name, _)| name.as_str()));
+        let property = property_named(schema, field);
+        self.uses.field(schema, property.map_or(field, |(name, _)| name));
         if schema.int_or_string {
             return Ty::Dyn;
         }
@@ -373,15 +373,25 @@ impl<'s, 'z> Walk<'s, 'z> {
     }
 }
 
-/// Whether the property `name` is called `field` in CEL, without
-/// allocating for the common case of a plain name.
-fn cel_name_is(name: &str, field: &str) -> bool {
-    let plain = |s: &str| s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') && !s.contains("__");
-    if plain(name) && plain(field) {
-        // A reserved word is escaped (`__in__`), so never plain in CEL.
-        return name == field;
+/// The property of `schema` that CEL calls `field`, with its JSON name.
+pub(super) fn property_named<'s>(schema: &'s Schema, field: &str) -> Option<(&'s str, &'s Schema)> {
+    if is_plain(field) {
+        // A plain CEL name is its property's JSON name; a reserved word is
+        // escaped (`__in__`), so never plain in CEL.
+        return schema.properties.get_key_value(field).map(|(name, s)| (name.as_str(), s));
     }
-    escape(name).as_deref() == Some(field)
+    let (name, s) = schema.properties.iter().find(|(name, _)| escape(name).as_deref() == Some(field))?;
+    Some((name.as_str(), s))
+}
+
+/// A name CEL spells as JSON does: letters, digits and single underscores.
+pub(super) fn is_plain(name: &str) -> bool {
+    let mut underscore = false;
+    name.bytes().all(|b| {
+        let double = underscore && b == b'_';
+        underscore = b == b'_';
+        b.is_ascii_alphanumeric() || (underscore && !double)
+    })
 }
 
 fn literal(lit: &LiteralValue) -> Ty<'static> {

@@ -16,6 +16,8 @@ use cel::common::types::{
 use cel::common::value::Val;
 use serde_json::Value;
 
+use super::check::is_plain;
+use super::escape;
 use super::need::{Need, NOTHING};
 use super::view::{ArrayView, ObjectView};
 
@@ -100,9 +102,14 @@ fn object<'v>(
     schema: Option<&'v Schema>,
     resource: bool,
 ) -> Converted<'v> {
-    let out: HashMap<CelMapKey<'v>, Converted<'v>> = entries
-        .map(|(name, item)| (CelMapKey::from(name.as_str()), object_entry(name, item, schema, resource, &Need::Whole)))
-        .collect();
+    // Properties go by their CEL names (`my__dash__field`); map entries by
+    // their keys.
+    let key = |name: &'v String| match schema.filter(|s| !is_plain(name) && s.properties.contains_key(name)) {
+        Some(_) => CelMapKey::from(escape(name).unwrap_or_else(|| name.clone())),
+        None => CelMapKey::from(name.as_str()),
+    };
+    let out: HashMap<CelMapKey<'v>, Converted<'v>> =
+        entries.map(|(name, item)| (key(name), object_entry(name, item, schema, resource, &Need::Whole))).collect();
     Box::new(CelMap::from(out))
 }
 

@@ -337,3 +337,22 @@ fn worst_case_charges_over_the_budget_are_priced_before_a_request_is_refused() {
     let out = validate_update(&json!({"spec": {"items": items, "zz": {"big": big}}}), None, &compiled, "", true);
     assert!(out.errors.is_empty(), "{:?}", out.errors);
 }
+
+#[test]
+fn escaped_property_names_select_their_fields_at_run_time() {
+    let rules = json!([
+        {"rule": "self.my__dash__field == 'x'", "message": "selected"},
+        {"rule": "has(self.my__dash__field)", "message": "tested"},
+        {"rule": "self.my__dash__field.startsWith('y')", "message": "called"}]);
+    let (errs, _) = run(rules.clone(), json!({"spec": {"my-field": "x"}}), None);
+    assert_eq!(errs, ["spec: Invalid value: \"object\": called"]);
+    let (errs, _) = run(rules, json!({"spec": {"replicas": 1}}), None);
+    assert_eq!(
+        errs,
+        [
+            "spec: Invalid value: \"object\": No such key: my__dash__field evaluating rule: self.my__dash__field == 'x'",
+            "spec: Invalid value: \"object\": tested",
+            "spec: Invalid value: \"object\": No such key: my__dash__field evaluating rule: self.my__dash__field.startsWith('y')",
+        ]
+    );
+}

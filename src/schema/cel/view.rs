@@ -18,6 +18,7 @@ use cel::common::value::{CowVal, Val};
 use cel::ExecutionError;
 use serde_json::{Map, Value};
 
+use super::check::{is_plain, property_named};
 use super::convert::{needed, object_entry, to_cel, Converted};
 use super::need::Need;
 use crate::schema::Schema;
@@ -87,7 +88,7 @@ impl<'v> Indexer for ObjectView<'v> {
         Self: 'w,
     {
         if let Some(name) = key.downcast_ref::<CelString>() {
-            if let Some((name, item)) = self.map.get_key_value(name.inner()) {
+            if let Some((name, item)) = self.map.get_key_value(json_name(self.schema, name.inner())) {
                 // A field the walk did not see read is converted whole.
                 let need = self.need.field(name).unwrap_or(&Need::Whole);
                 return Ok(CowVal::Owned(object_entry(name, item, Some(self.schema), self.resource, need)));
@@ -106,10 +107,19 @@ impl<'v> Indexer for ObjectView<'v> {
     }
 }
 
+/// The JSON name of the entry CEL calls `name`: a property's escaped name
+/// (`my__dash__field`) stands for its JSON name (`my-field`).
+fn json_name<'n>(schema: &'n Schema, name: &'n str) -> &'n str {
+    if is_plain(name) {
+        return name;
+    }
+    property_named(schema, name).map_or(name, |(json, _)| json)
+}
+
 impl Container for ObjectView<'_> {
     fn contains(&self, key: &dyn Val) -> Result<bool, ExecutionError> {
         match key.downcast_ref::<CelString>() {
-            Some(name) => Ok(self.map.contains_key(name.inner())),
+            Some(name) => Ok(self.map.contains_key(json_name(self.schema, name.inner()))),
             None => CelMap::default().contains(key),
         }
     }
