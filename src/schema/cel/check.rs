@@ -97,6 +97,9 @@ pub struct Walk<'s, 'z> {
     pub uses: Uses,
     /// Problems found, each with the id of the expression at fault.
     pub problems: Vec<(u64, String)>,
+    /// The ids of the field selections on values typed as (non-nullable)
+    /// objects, which may be evaluated as index operations.
+    pub indexable: Vec<u64>,
     scope: Vec<(String, Ty<'s>)>,
 }
 
@@ -110,6 +113,7 @@ impl<'s, 'z> Walk<'s, 'z> {
             data_dependent: false,
             uses: Uses::default(),
             problems: Vec::new(),
+            indexable: Vec::new(),
             scope: Vec::new(),
         }
     }
@@ -162,6 +166,9 @@ impl<'s, 'z> Walk<'s, 'z> {
                 if select.test {
                     self.field(e.id, operand, &select.field);
                     return (Ty::Bool, cost + 1);
+                }
+                if matches!(operand, Ty::Node(s) if s.type_ == Some(Type::Object) && !s.nullable) {
+                    self.indexable.push(e.id);
                 }
                 (self.field(e.id, operand, &select.field), cost + 1)
             }

@@ -139,7 +139,7 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
         } else {
             &plain
         };
-        let failed = match rule.program.execute(context) {
+        let failed = match cel::Value::resolve(&rule.evaluated, context) {
             Ok(cel::Value::Bool(true)) => continue,
             Ok(cel::Value::Bool(false)) => None,
             Ok(other) => Some(format!("rule did not evaluate to a bool but to {other:?}: {}", rule.source)),

@@ -12,6 +12,7 @@ pub mod check;
 mod convert;
 mod eval;
 mod field_path;
+mod indexed;
 mod need;
 mod view;
 
@@ -64,6 +65,9 @@ pub struct Rule {
     /// The rule's text, trimmed, for messages.
     source: String,
     program: Arc<cel::Program>,
+    /// What is evaluated: the program with its selections on objects
+    /// turned into index operations (see `indexed.rs`).
+    evaluated: Arc<cel::common::ast::IdedExpr>,
     message: Option<String>,
     message_expression: Option<Arc<cel::Program>>,
     reason: Reason,
@@ -253,15 +257,21 @@ fn compile_one(
             "may not be set if oldSelf is not used in rule",
         ));
     }
+    let optional_old_self = fields.optional_old_self.unwrap_or(false);
+    // An optional oldSelf is selected from as an optional, which indexing
+    // treats differently: those rules are evaluated as written.
+    let selections = if optional_old_self { &[][..] } else { &walk.indexable[..] };
+    let evaluated = Arc::new(indexed::indexed(program.expression(), selections));
     Some(Rule {
         source: fields.source,
         program: Arc::new(program),
+        evaluated,
         message: fields.message,
         message_expression,
         reason: fields.reason,
         field_path: fields.field_path,
         uses_old_self,
-        optional_old_self: fields.optional_old_self.unwrap_or(false),
+        optional_old_self,
         static_cost: cost,
         data_dependent,
         need,

@@ -244,22 +244,42 @@ fn the_runtime_budget_stops_expensive_evaluations() {
 
 /// The spec schema of `run`, compiled with `rules`, its rules reading the
 /// value whole (`whole`) or only as far as the compiler found they read it.
-fn compiled(rules: &Value, whole: bool) -> Schema {
+/// How the differential test compiles a rule.
+#[derive(Clone, Copy, Debug)]
+enum Form {
+    /// As on a write: values converted as far as the rules read them,
+    /// selections on objects indexed.
+    Written,
+    /// Values converted whole.
+    Whole,
+    /// Selections evaluated as written.
+    Selected,
+}
+
+fn compiled(rules: &Value, form: Form) -> Schema {
     let mut spec = spec_schema();
     spec["properties"]["items"] = json!({"type": "array", "items": {"type": "object", "properties": {
         "name": {"type": "string"}, "port": {"type": "integer"},
         "env": {"type": "object", "additionalProperties": {"type": "string"}}}}});
+    spec["properties"]["opt"] = json!({"type": "object", "nullable": true, "properties": {"a": {"type": "string"}}});
     spec["x-kubernetes-validations"] = rules.clone();
     let mut schema = Schema::compile(&json!({"type": "object", "properties": {"spec": spec}})).expect("compiles");
-    if whole {
-        schema.properties.get_mut("spec").expect("spec").rule_need = super::Need::Whole;
+    let spec = schema.properties.get_mut("spec").expect("spec");
+    match form {
+        Form::Written => {}
+        Form::Whole => spec.rule_need = super::Need::Whole,
+        Form::Selected => {
+            for rule in &mut spec.rules {
+                rule.evaluated = std::sync::Arc::new(rule.program.expression().clone());
+            }
+        }
     }
     schema
 }
 
 #[test]
-fn rules_see_the_same_values_whether_converted_in_part_or_whole() {
-    let value = json!({"spec": {"replicas": 3, "name": "abc", "tags": ["a", "b"], "labels": {"a": "x", "b": ""},
+fn rules_evaluate_the_same_converted_in_part_or_whole_and_with_selections_indexed() {
+    let value = json!({"spec": {"replicas": 3, "name": "abc", "my-field": "x", "opt": null, "tags": ["a", "b"], "labels": {"a": "x", "b": ""},
         "items": [{"name": "one", "port": 80, "env": {"K": "V"}}, {"name": "two", "env": {}}]}});
     let old = json!({"spec": {"replicas": 2, "name": "abc", "tags": ["a"], "labels": {"a": "x"},
         "items": [{"name": "one", "port": 81, "env": {"K": "V"}}]}});
@@ -295,21 +315,31 @@ fn rules_see_the_same_values_whether_converted_in_part_or_whole() {
         "self.items.all(i, oldSelf.items.exists(o, o.name == i.name))",
         "self == oldSelf",
         "self.labels != oldSelf.labels && self.items[0].env == oldSelf.items[0].env",
+        "self.my__dash__field == 'x' && has(self.my__dash__field)",
+        "self.items[1].port == 80",
+        "self.items[0].env.missing == 'V'",
+        "self.opt.a == 'x'",
+        "self.labels.a == 'x' && self.items[0].env.K == 'V'",
     ];
     for rule in rules {
         let rules = json!([{"rule": rule}]);
-        let (part, whole) = (compiled(&rules, false), compiled(&rules, true));
-        for old in [None, Some(&old)] {
-            let got = validate_update(&value, old, &part, "", true);
-            let want = validate_update(&value, old, &whole, "", true);
-            assert_eq!(got.errors, want.errors, "{rule} (old: {})", old.is_some());
+        let written = compiled(&rules, Form::Written);
+        for form in [Form::Whole, Form::Selected] {
+            let other = compiled(&rules, form);
+            for old in [None, Some(&old)] {
+                let got = validate_update(&value, old, &written, "", true);
+                let want = validate_update(&value, old, &other, "", true);
+                assert_eq!(got.errors, want.errors, "{rule} ({form:?}, old: {})", old.is_some());
+            }
         }
     }
     // The table holds both outcomes: it does not pass for failing everywhere.
     let outcomes: Vec<bool> = rules
         .iter()
         .map(|rule| {
-            validate_update(&value, None, &compiled(&json!([{"rule": rule}]), false), "", true).errors.is_empty()
+            validate_update(&value, None, &compiled(&json!([{"rule": rule}]), Form::Written), "", true)
+                .errors
+                .is_empty()
         })
         .collect();
     assert!(outcomes.contains(&true) && outcomes.contains(&false), "{outcomes:?}");
