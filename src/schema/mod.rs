@@ -174,6 +174,25 @@ impl Schema {
     }
 }
 
+/// The entry `name` of a JSON object. Objects are mostly small (a
+/// container, a port), and up to some 16 entries comparing names beats
+/// hashing the one looked for, which a JSON map always does.
+pub fn entry_of<'v>(map: &'v serde_json::Map<String, Value>, name: &str) -> Option<(&'v String, &'v Value)> {
+    if map.len() <= 16 {
+        map.iter().find(|(key, _)| key.as_str() == name)
+    } else {
+        map.get_key_value(name)
+    }
+}
+
+/// The field `name` of `value`, if it is an object that has one.
+pub fn field_of<'v>(value: &'v Value, name: &str) -> Option<&'v Value> {
+    match value {
+        Value::Object(map) => entry_of(map, name).map(|(_, v)| v),
+        _ => None,
+    }
+}
+
 fn number(json: &Value, key: &str) -> Option<f64> {
     json.get(key).and_then(Value::as_f64)
 }

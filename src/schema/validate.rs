@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::cel::{self, Findings, Subject};
 use super::path::Path;
-use super::{embedded, formats, Additional, Schema, Type};
+use super::{embedded, entry_of, field_of, formats, Additional, Schema, Type};
 use crate::error::{CauseType, FieldError};
 
 /// What validating a write found.
@@ -78,7 +78,7 @@ fn run_rules(schema: &Schema, subject: &Subject<'_>, findings: &mut Findings) {
                 }
                 let Some(item_schema) = schema.entry(name) else { continue };
                 let path = child(subject.path, name);
-                let old = subject.old.and_then(|o| o.get(name));
+                let old = subject.old.and_then(|o| field_of(o, name));
                 let resource = item_schema.embedded_resource;
                 run_rules(item_schema, &Subject { path: &path, value: item, old, resource, ratcheted }, findings);
             }
@@ -102,7 +102,8 @@ fn correlated_item<'v>(schema: &Schema, item: &Value, old: Option<&'v Value>) ->
     if schema.list_type.as_deref() != Some("map") || schema.list_map_keys.is_empty() {
         return None;
     }
-    let same_keys = |candidate: &&Value| schema.list_map_keys.iter().all(|k| candidate.get(k) == item.get(k));
+    let same_keys =
+        |candidate: &&Value| schema.list_map_keys.iter().all(|k| field_of(candidate, k) == field_of(item, k));
     old?.as_array()?.iter().find(same_keys)
 }
 
@@ -275,22 +276,24 @@ impl Checker {
             Some("set") => false,
             _ => return,
         };
-        // Each item's key fields are looked up once, not once per pair.
+        // Each item's key fields are looked up once, not once per pair,
+        // into one table of `keys.len()` columns.
         let keys = &schema.list_map_keys;
-        let ids: Vec<Vec<Option<&Value>>> = match map_list {
-            true => items.iter().map(|item| keys.iter().map(|k| item.get(k)).collect()).collect(),
+        let ids: Vec<Option<&Value>> = match map_list {
+            true => items.iter().flat_map(|item| keys.iter().map(move |k| field_of(item, k))).collect(),
             false => Vec::new(),
         };
+        let id = |i: usize| &ids[i * keys.len()..(i + 1) * keys.len()];
         for i in 1..items.len() {
             let repeated = match map_list {
-                true => ids[..i].contains(&ids[i]),
+                true => (0..i).any(|j| id(j) == id(i)),
                 false => items[..i].contains(&items[i]),
             };
             if repeated {
                 let id = match map_list {
                     true => {
                         let entries =
-                            keys.iter().zip(&ids[i]).map(|(k, v)| (k.clone(), v.cloned().unwrap_or(Value::Null)));
+                            keys.iter().zip(id(i)).map(|(k, v)| (k.clone(), v.cloned().unwrap_or(Value::Null)));
                         Value::Object(entries.collect())
                     }
                     false => items[i].clone(),
@@ -309,7 +312,7 @@ impl Checker {
     ) {
         let at_root = path.is_root();
         for name in &schema.required {
-            if !map.contains_key(name) {
+            if entry_of(map, name).is_none() {
                 self.push(FieldError::required(&path.field(name), ""));
             }
         }
@@ -331,7 +334,7 @@ impl Checker {
                 continue;
             }
             let item_path = path.field(name);
-            let item_old = old.and_then(|o| o.get(name));
+            let item_old = old.and_then(|o| field_of(o, name));
             match (schema.property(name), &schema.additional) {
                 (Some(property), _) => self.check(item, property, &item_path, item_old),
                 (None, Additional::Schema(other)) => self.check(item, other, &item_path, item_old),

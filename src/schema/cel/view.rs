@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 use super::check::{is_plain, property_named};
 use super::convert::{needed, object_entry, to_cel, Converted};
 use super::need::Need;
-use crate::schema::Schema;
+use crate::schema::{entry_of, Schema};
 
 /// An object read in part: some fields, or its entries.
 pub struct ObjectView<'v> {
@@ -31,11 +31,23 @@ pub struct ObjectView<'v> {
     /// A resource root or embedded resource.
     pub resource: bool,
     keys: OnceLock<Vec<Converted<'v>>>,
+    /// The named fields converted so far, in the order of the need's
+    /// fields: a field read again (`self.labels` in a loop) is lent out,
+    /// not converted again.
+    fields: OnceLock<Box<[OnceLock<Converted<'v>>]>>,
 }
 
 impl<'v> ObjectView<'v> {
     pub fn new(map: &'v Map<String, Value>, schema: &'v Schema, need: &'v Need, resource: bool) -> Self {
-        Self { map, schema, need, resource, keys: OnceLock::new() }
+        Self { map, schema, need, resource, keys: OnceLock::new(), fields: OnceLock::new() }
+    }
+
+    /// Where the field `name` is kept once converted, if the need names it.
+    fn slot(&self, name: &str) -> Option<&OnceLock<Converted<'v>>> {
+        let Need::Part { fields, .. } = self.need else { return None };
+        let i = fields.iter().position(|(n, _)| n == name)?;
+        let slots = self.fields.get_or_init(|| fields.iter().map(|_| OnceLock::new()).collect());
+        Some(&slots[i])
     }
 }
 
@@ -88,10 +100,19 @@ impl<'v> Indexer for ObjectView<'v> {
         Self: 'w,
     {
         if let Some(name) = key.downcast_ref::<CelString>() {
-            if let Some((name, item)) = self.map.get_key_value(json_name(self.schema, name.inner())) {
+            let name = json_name(self.schema, name.inner());
+            let slot = self.slot(name);
+            if let Some(converted) = slot.and_then(OnceLock::get) {
+                return Ok(CowVal::Borrowed(converted.as_ref()));
+            }
+            if let Some((name, item)) = entry_of(self.map, name) {
                 // A field the walk did not see read is converted whole.
                 let need = self.need.field(name).unwrap_or(&Need::Whole);
-                return Ok(CowVal::Owned(object_entry(name, item, Some(self.schema), self.resource, need)));
+                let convert = || object_entry(name, item, Some(self.schema), self.resource, need);
+                return Ok(match slot {
+                    Some(slot) => CowVal::Borrowed(slot.get_or_init(convert).as_ref()),
+                    None => CowVal::Owned(convert()),
+                });
             }
         }
         // Missing keys, and keys of other types, fail as the interpreter's
@@ -110,7 +131,7 @@ impl<'v> Indexer for ObjectView<'v> {
 /// The JSON name of the entry CEL calls `name`: a property's escaped name
 /// (`my__dash__field`) stands for its JSON name (`my-field`).
 fn json_name<'n>(schema: &'n Schema, name: &'n str) -> &'n str {
-    if is_plain(name) {
+    if schema.properties.is_empty() || is_plain(name) {
         return name;
     }
     property_named(schema, name).map_or(name, |(json, _)| json)
