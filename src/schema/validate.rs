@@ -76,7 +76,7 @@ fn run_rules(schema: &Schema, subject: &Subject<'_>, findings: &mut Findings) {
                 if subject.resource && matches!(name.as_str(), "metadata" | "apiVersion" | "kind") {
                     continue;
                 }
-                let Some(item_schema) = schema.entry(name) else { continue };
+                let Some(item_schema) = schema.entry(name).filter(|s| s.has_rules) else { continue };
                 let path = child(subject.path, name);
                 let old = subject.old.and_then(|o| field_of(o, name));
                 let resource = item_schema.embedded_resource;
@@ -84,7 +84,7 @@ fn run_rules(schema: &Schema, subject: &Subject<'_>, findings: &mut Findings) {
             }
         }
         Value::Array(items) => {
-            let Some(item_schema) = schema.items.as_deref() else { return };
+            let Some(item_schema) = schema.items.as_deref().filter(|s| s.has_rules) else { return };
             for (i, item) in items.iter().enumerate() {
                 let path = format!("{}[{i}]", subject.path);
                 let old = correlated_item(schema, item, subject.old);

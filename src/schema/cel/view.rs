@@ -31,9 +31,10 @@ pub struct ObjectView<'v> {
     /// A resource root or embedded resource.
     pub resource: bool,
     keys: OnceLock<Vec<Converted<'v>>>,
-    /// The named fields converted so far, in the order of the need's
-    /// fields: a field read again (`self.labels` in a loop) is lent out,
-    /// not converted again.
+    /// The named fields read in part (views themselves) converted so far,
+    /// in the order of the need's fields: such a field read again
+    /// (`self.labels` in a loop) is lent out, not converted again. Scalars
+    /// cost less to convert again than to keep.
     fields: OnceLock<Box<[OnceLock<Converted<'v>>]>>,
 }
 
@@ -42,10 +43,11 @@ impl<'v> ObjectView<'v> {
         Self { map, schema, need, resource, keys: OnceLock::new(), fields: OnceLock::new() }
     }
 
-    /// Where the field `name` is kept once converted, if the need names it.
+    /// Where the field `name` is kept once converted, if the need reads it
+    /// in part.
     fn slot(&self, name: &str) -> Option<&OnceLock<Converted<'v>>> {
         let Need::Part { fields, .. } = self.need else { return None };
-        let i = fields.iter().position(|(n, _)| n == name)?;
+        let i = fields.iter().position(|(n, need)| n == name && matches!(need, Need::Part { .. }))?;
         let slots = self.fields.get_or_init(|| fields.iter().map(|_| OnceLock::new()).collect());
         Some(&slots[i])
     }
