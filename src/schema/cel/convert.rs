@@ -8,6 +8,7 @@
 //! strings from the JSON, and only as far as the rules read them (see
 //! `need.rs`): converting is what evaluating rules costs most.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use cel::common::types::{
@@ -89,6 +90,15 @@ pub(super) fn object_entry<'v>(
     }
 }
 
+/// The key an object's entry `name` has in CEL: a property goes by its CEL
+/// name (`my__dash__field`), a map entry by its key.
+pub(super) fn cel_name<'v>(schema: Option<&Schema>, name: &'v String) -> Cow<'v, str> {
+    match schema.filter(|s| !is_plain(name) && s.properties.contains_key(name)).and_then(|_| escape(name)) {
+        Some(escaped) => Cow::Owned(escaped),
+        None => Cow::Borrowed(name),
+    }
+}
+
 /// `oldSelf` of a rule with `optionalOldSelf`.
 pub fn optional(value: Option<Converted<'_>>) -> Converted<'_> {
     match value {
@@ -102,14 +112,14 @@ fn object<'v>(
     schema: Option<&'v Schema>,
     resource: bool,
 ) -> Converted<'v> {
-    // Properties go by their CEL names (`my__dash__field`); map entries by
-    // their keys.
-    let key = |name: &'v String| match schema.filter(|s| !is_plain(name) && s.properties.contains_key(name)) {
-        Some(_) => CelMapKey::from(escape(name).unwrap_or_else(|| name.clone())),
-        None => CelMapKey::from(name.as_str()),
-    };
-    let out: HashMap<CelMapKey<'v>, Converted<'v>> =
-        entries.map(|(name, item)| (key(name), object_entry(name, item, schema, resource, &Need::Whole))).collect();
+    let out: HashMap<CelMapKey<'v>, Converted<'v>> = entries
+        .map(|(name, item)| {
+            (
+                CelMapKey::String(CelString::from(cel_name(schema, name))),
+                object_entry(name, item, schema, resource, &Need::Whole),
+            )
+        })
+        .collect();
     Box::new(CelMap::from(out))
 }
 

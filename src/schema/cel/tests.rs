@@ -316,6 +316,7 @@ fn rules_evaluate_the_same_converted_in_part_or_whole_and_with_selections_indexe
         "self == oldSelf",
         "self.labels != oldSelf.labels && self.items[0].env == oldSelf.items[0].env",
         "self.my__dash__field == 'x' && has(self.my__dash__field)",
+        "self.exists(k, k == 'my__dash__field') && !self.exists(k, k == 'my-field')",
         "self.items[1].port == 80",
         "self.items[0].env.missing == 'V'",
         "self.opt.a == 'x'",
@@ -373,7 +374,8 @@ fn escaped_property_names_select_their_fields_at_run_time() {
     let rules = json!([
         {"rule": "self.my__dash__field == 'x'", "message": "selected"},
         {"rule": "has(self.my__dash__field)", "message": "tested"},
-        {"rule": "self.my__dash__field.startsWith('y')", "message": "called"}]);
+        {"rule": "self.my__dash__field.startsWith('y')", "message": "called"},
+        {"rule": "self.exists(k, k == 'my__dash__field')", "message": "iterated"}]);
     let (errs, _) = run(rules.clone(), json!({"spec": {"my-field": "x"}}), None);
     assert_eq!(errs, ["spec: Invalid value: \"object\": called"]);
     let (errs, _) = run(rules, json!({"spec": {"replicas": 1}}), None);
@@ -383,6 +385,7 @@ fn escaped_property_names_select_their_fields_at_run_time() {
             "spec: Invalid value: \"object\": No such key: my__dash__field evaluating rule: self.my__dash__field == 'x'",
             "spec: Invalid value: \"object\": tested",
             "spec: Invalid value: \"object\": No such key: my__dash__field evaluating rule: self.my__dash__field.startsWith('y')",
+            "spec: Invalid value: \"object\": iterated",
         ]
     );
 }

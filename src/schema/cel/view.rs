@@ -19,7 +19,7 @@ use cel::ExecutionError;
 use serde_json::{Map, Value};
 
 use super::check::{is_plain, property_named};
-use super::convert::{needed, object_entry, to_cel, Converted};
+use super::convert::{cel_name, needed, object_entry, to_cel, Converted};
 use super::need::Need;
 use crate::schema::{entry_of, Schema};
 
@@ -153,9 +153,10 @@ impl<'v> Iterable for ObjectView<'v> {
     where
         Self: 'w,
     {
-        let keys = self
-            .keys
-            .get_or_init(|| self.map.keys().map(|k| Box::new(CelString::from(k.as_str())) as Converted<'v>).collect());
+        let keys = self.keys.get_or_init(|| {
+            let name = |k| Box::new(CelString::from(cel_name(Some(self.schema), k))) as Converted<'v>;
+            self.map.keys().map(name).collect()
+        });
         Box::new(Slice { items: keys, pos: 0 })
     }
 }
