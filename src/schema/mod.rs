@@ -158,9 +158,14 @@ impl Schema {
         (schema, errs)
     }
 
-    /// The schema of property `name`, if declared.
+    /// The schema of property `name`, if declared. A few properties are
+    /// scanned, as `entry_of` scans small objects.
     pub fn property(&self, name: &str) -> Option<&Schema> {
-        self.properties.get(name)
+        if self.properties.len() <= SCANNED {
+            self.properties.iter().find(|(key, _)| key.as_str() == name).map(|(_, s)| s)
+        } else {
+            self.properties.get(name)
+        }
     }
 
     /// The schema of an object's entry `name`: its property, else the
@@ -174,11 +179,15 @@ impl Schema {
     }
 }
 
-/// The entry `name` of a JSON object. Objects are mostly small (a
-/// container, a port), and up to some 16 entries comparing names beats
-/// hashing the one looked for, which a JSON map always does.
+/// Up to how many entries a map is scanned for a name rather than the name
+/// hashed: comparing names (mostly by length alone) costs less than hashing
+/// one, and objects are mostly small (a container, a port).
+const SCANNED: usize = 16;
+
+/// The entry `name` of a JSON object, scanned for when the object is small
+/// (a JSON map hashes every name looked up with SipHash).
 pub fn entry_of<'v>(map: &'v serde_json::Map<String, Value>, name: &str) -> Option<(&'v String, &'v Value)> {
-    if map.len() <= 16 {
+    if map.len() <= SCANNED {
         map.iter().find(|(key, _)| key.as_str() == name)
     } else {
         map.get_key_value(name)
