@@ -1,6 +1,8 @@
 //! The form of a rule that is evaluated: field selections on values the
-//! schema types as objects (`self.spec.replicas`) become index operations
-//! (`self["spec"]["replicas"]`).
+//! schema types as non-nullable objects (`self.spec.replicas`) become index
+//! operations (`self["spec"]["replicas"]`). Null operands, and the optional
+//! `oldSelf` of rules with `optionalOldSelf`, are selected from as written:
+//! there the two fail differently.
 //!
 //! The interpreter resolves a selection chain as a qualified name first
 //! (`self.spec` could name a variable called "self.spec"), joining the
