@@ -39,37 +39,27 @@ pub enum Additional {
 /// A node's `type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Type {
-    Object,
     Array,
-    String,
+    Boolean,
     Integer,
     Number,
-    Boolean,
+    Object,
+    String,
 }
 
 impl Type {
-    /// The type named `name`, one of the six the structural checks allow.
+    const ALL: [Type; 6] = [Type::Array, Type::Boolean, Type::Integer, Type::Number, Type::Object, Type::String];
+    /// The names of the types a structural schema may use, in the order of
+    /// `ALL` (and of the variants).
+    pub const NAMES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
+
+    /// The type named `name`, if it is one of [`Type::NAMES`].
     pub fn named(name: &str) -> Option<Type> {
-        Some(match name {
-            "object" => Type::Object,
-            "array" => Type::Array,
-            "string" => Type::String,
-            "integer" => Type::Integer,
-            "number" => Type::Number,
-            "boolean" => Type::Boolean,
-            _ => return None,
-        })
+        Type::NAMES.iter().position(|n| *n == name).map(|i| Type::ALL[i])
     }
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Type::Object => "object",
-            Type::Array => "array",
-            Type::String => "string",
-            Type::Integer => "integer",
-            Type::Number => "number",
-            Type::Boolean => "boolean",
-        }
+        Type::NAMES[self as usize]
     }
 }
 
@@ -367,4 +357,17 @@ fn compile_at(json: &Value, path: &str, place: &Place, c: &mut Compiling) -> Res
         || schema.items.as_ref().is_some_and(|i| i.has_defaults)
         || matches!(&schema.additional, Additional::Schema(a) if a.has_defaults);
     Ok(schema)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Type;
+
+    #[test]
+    fn every_type_is_named_by_its_own_name() {
+        for name in Type::NAMES {
+            assert_eq!(Type::named(name).map(Type::as_str), Some(*name));
+        }
+        assert_eq!(Type::named("null"), None);
+    }
 }

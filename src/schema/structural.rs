@@ -6,10 +6,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{prune, validate, Schema};
+use super::{prune, validate, Schema, Type};
 use crate::error::FieldError;
 
-const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
 const FORBIDDEN: &[&str] = &["$ref", "definitions", "dependencies", "patternProperties", "additionalItems"];
 const JUNCTORS: &[&str] = &["allOf", "anyOf", "oneOf"];
 
@@ -74,8 +73,8 @@ fn node(json: &Value, path: &str, place: Place, errs: &mut Vec<FieldError>) {
             };
             errs.push(FieldError::required(format!("{path}.type"), detail));
         }
-    } else if !TYPES.contains(&type_) {
-        errs.push(FieldError::not_supported(format!("{path}.type"), type_, TYPES));
+    } else if Type::named(type_).is_none() {
+        errs.push(FieldError::not_supported(format!("{path}.type"), type_, Type::NAMES));
     }
     if place == Place::Root && flag(node, "nullable") {
         errs.push(FieldError::forbidden(format!("{path}.nullable"), "must be false at the root"));
