@@ -389,3 +389,25 @@ fn escaped_property_names_select_their_fields_at_run_time() {
         ]
     );
 }
+
+/// The interpreter builds these errors only when an operator fails (a
+/// patch in third_party/cel): they must still read the same.
+#[test]
+fn operators_on_values_of_the_wrong_type_fail_with_no_such_overload() {
+    let spec = json!({"spec": {"replicas": 1, "name": "bob"}});
+    let errs: Vec<String> = ["self.replicas < self.name", "!self.name", "-self.name == 1"]
+        .into_iter()
+        .flat_map(|rule| run(json!([{ "rule": rule }]), spec.clone(), None).0)
+        .collect();
+    let no_overload = |op: &str, types: &str, rule: &str| {
+        format!("spec: Invalid value: \"object\": 'found no matching overload for '{op}' applied to '({types})'': call arguments did not match a supported operator, function or macro signature for rule: {rule}")
+    };
+    assert_eq!(
+        errs,
+        [
+            no_overload("_<_", "int, string", "self.replicas < self.name"),
+            no_overload("!_", "string", "!self.name"),
+            no_overload("-_", "string", "-self.name == 1"),
+        ]
+    );
+}

@@ -1287,29 +1287,35 @@ impl Value {
                     match call.func_name.as_str() {
                         operators::LOGICAL_NOT => {
                             let expr = Value::resolve_val(&call.args[0], ctx)?;
-                            let overload_error = ExecutionError::overload_for_values(
-                                &call.func_name,
-                                [expr.as_ref()],
-                                false,
-                            );
+                            let overload_error = || {
+                                ExecutionError::overload_for_values(
+                                    &call.func_name,
+                                    [expr.as_ref()],
+                                    false,
+                                )
+                            };
                             return expr
                                 .downcast_ref::<CelBool>()
                                 .map(Bool::negate)
-                                .ok_or(overload_error)
+                                .ok_or_else(overload_error)
                                 .map(|b| bool(b.into_inner()));
                         }
                         operators::NEGATE => {
                             let val = Value::resolve_val(&call.args[0], ctx)?;
-                            let overload_error = ExecutionError::overload_for_values(
-                                &call.func_name,
-                                [val.as_ref()],
-                                false,
-                            );
+                            let overload_error = || {
+                                ExecutionError::overload_for_values(
+                                    &call.func_name,
+                                    [val.as_ref()],
+                                    false,
+                                )
+                            };
                             return Ok(CowVal::Owned(
                                 val.as_negator()
-                                    .ok_or_else(|| overload_error.clone())?
+                                    .ok_or_else(overload_error)?
                                     .negate()
-                                    .map_err(|error| error.with_overload_context(overload_error))?,
+                                    .map_err(|error| {
+                                        error.with_lazy_overload_context(overload_error)
+                                    })?,
                             ));
                         }
                         operators::NOT_STRICTLY_FALSE => {
@@ -1531,11 +1537,12 @@ fn compare_values(
     lhs: &dyn Val,
     rhs: &dyn Val,
 ) -> Result<Ordering, ExecutionError> {
-    let context = ExecutionError::overload_for_values(operator, [lhs, rhs], false);
+    // Built only on failure: most comparisons succeed.
+    let context = || ExecutionError::overload_for_values(operator, [lhs, rhs], false);
     lhs.as_comparer()
-        .ok_or_else(|| context.clone())
+        .ok_or_else(context)
         .and_then(|comparer| comparer.compare(rhs))
-        .map_err(|error| error.with_overload_context(context))
+        .map_err(|error| error.with_lazy_overload_context(context))
 }
 
 fn boolean_operator_error(
