@@ -125,6 +125,19 @@ impl<'p, 'v> Context<'p, 'v> {
         }
     }
 
+    /// Binds `name` to `value` as [`add_variable_as_val`](Self::add_variable_as_val)
+    /// does, but keeps the entry when `name` is bound already, rather than
+    /// allocating a new name: a loop binds its variables once per element.
+    pub(crate) fn rebind_variable(&mut self, name: &str, value: Box<dyn Val + 'v>) {
+        let (Context::Root { variables, .. } | Context::Child { variables, .. }) = self;
+        match variables.get_mut(name) {
+            Some(slot) => *slot = value,
+            None => {
+                variables.insert(name.to_owned(), value);
+            }
+        }
+    }
+
     pub fn set_variable_resolver(&mut self, r: &'v dyn VariableResolver) {
         match self {
             Context::Root { resolver, .. } => {

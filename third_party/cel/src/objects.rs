@@ -1487,10 +1487,10 @@ impl Value {
                     if !try_bool(Value::resolve_val(&comprehension.loop_cond, &ctx))? {
                         break;
                     }
-                    ctx.add_variable_as_val(&comprehension.iter_var, item.clone_as_boxed());
+                    ctx.rebind_variable(&comprehension.iter_var, item.clone_as_boxed());
                     let step = Value::resolve_val(&comprehension.loop_step, &ctx);
                     if let Some(accu) = deferred.step(step)? {
-                        ctx.add_variable_as_val(&comprehension.accu_var, accu.into_owned());
+                        ctx.rebind_variable(&comprehension.accu_var, accu.into_owned());
                     }
                 }
                 deferred.finish()?;
@@ -1718,7 +1718,7 @@ impl<'e> AppendStep<'e> {
             if !try_bool(Value::resolve_val(&comprehension.loop_cond, &ctx))? {
                 break;
             }
-            ctx.add_variable_as_val(&comprehension.iter_var, item.clone_as_boxed());
+            ctx.rebind_variable(&comprehension.iter_var, item.clone_as_boxed());
             if let Some(guard) = self.guard {
                 if !try_bool(Value::resolve_val(guard, &ctx))? {
                     continue;
