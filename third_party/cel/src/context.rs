@@ -256,15 +256,22 @@ impl<'p, 'v> Context<'p, 'v> {
     /// else, in the root scope, the type, if `may_be_type`.
     fn resolve_own(&self, name: &str, may_be_type: bool) -> Option<CowVal<'_, 'v>> {
         let env = self.env();
-        env.container().candidates(name).find_map(|candidate| {
-            self.own_variable(&candidate).or_else(|| {
+        let resolve = |candidate: &str| {
+            self.own_variable(candidate).or_else(|| {
                 if !may_be_type || !matches!(self, Context::Root { .. }) {
                     return None;
                 }
-                let t = env.types().find_type(&candidate)?;
+                let t = env.types().find_type(candidate)?;
                 Some(CowVal::owned(CelType::from(t)))
             })
-        })
+        };
+        // Without a container, a relative name is its own only candidate.
+        if env.container().name().is_empty() && !name.starts_with('.') {
+            return resolve(name);
+        }
+        env.container()
+            .candidates(name)
+            .find_map(|candidate| resolve(&candidate))
     }
 
     /// The struct type `name` names under the container.
