@@ -10,8 +10,8 @@ use crate::registry::{TypeDecl, TypeRegistry};
 use crate::{common::types::CelStruct, common::value::Val, ExecutionError, StructType};
 use crate::{DeclarationError, ParseErrors, Program};
 use std::collections::{
-    btree_map::Entry::{Occupied, Vacant},
-    BTreeMap, BTreeSet,
+    hash_map::Entry::{Occupied, Vacant},
+    BTreeMap, BTreeSet, HashMap,
 };
 use std::sync::Arc;
 
@@ -52,7 +52,7 @@ use std::sync::Arc;
 /// }).unwrap();
 /// ```
 pub struct Env {
-    functions: BTreeMap<String, FunctionDecl>,
+    functions: HashMap<String, FunctionDecl>,
     namespaces: BTreeSet<String>,
     types: TypeRegistry,
     macros: Arc<Macros>,
@@ -64,7 +64,7 @@ pub struct Env {
 impl Default for Env {
     fn default() -> Self {
         Env {
-            functions: BTreeMap::new(),
+            functions: HashMap::new(),
             namespaces: BTreeSet::new(),
             types: TypeRegistry::default(),
             macros: Arc::default(),
