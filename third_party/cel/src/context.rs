@@ -219,6 +219,23 @@ impl<'p, 'v> Context<'p, 'v> {
     /// container candidate in turn, most specific first. An absolute name
     /// skips the inner scopes.
     pub(crate) fn resolve_ident(&self, name: &str) -> Option<CowVal<'_, 'v>> {
+        // Without a container, a relative name is its own only candidate:
+        // the scopes are searched for it alone, and the root's types last.
+        if self.env().container().name().is_empty() && !name.starts_with('.') {
+            let mut scope = self;
+            loop {
+                if let Some(value) = scope.own_variable(name) {
+                    return Some(value);
+                }
+                match scope {
+                    Context::Child { parent, .. } => scope = parent,
+                    Context::Root { env, .. } => {
+                        let t = env.types().find_type(name)?;
+                        return Some(CowVal::owned(CelType::from(t)));
+                    }
+                }
+            }
+        }
         self.scopes_for(name)
             .find_map(|scope| scope.resolve_own(name, true))
     }
