@@ -18,7 +18,7 @@ use cel::common::value::{CowVal, Val};
 use cel::ExecutionError;
 use serde_json::{Map, Value};
 
-use super::check::{is_plain, property_named};
+use super::check::property_named;
 use super::convert::{cel_name, needed, object_entry, to_cel, Converted};
 use super::need::Need;
 use crate::schema::{entry_of, Schema};
@@ -131,9 +131,11 @@ impl<'v> Indexer for ObjectView<'v> {
 }
 
 /// The JSON name of the entry CEL calls `name`: a property's escaped name
-/// (`my__dash__field`) stands for its JSON name (`my-field`).
+/// (`my__dash__field`) stands for its JSON name (`my-field`). Every escape
+/// has a double underscore (`__dash__`, `__in__`), so a name without one
+/// is its own.
 fn json_name<'n>(schema: &'n Schema, name: &'n str) -> &'n str {
-    if schema.properties.is_empty() || is_plain(name) {
+    if schema.properties.is_empty() || !name.as_bytes().windows(2).any(|pair| pair == b"__") {
         return name;
     }
     property_named(schema, name).map_or(name, |(json, _)| json)
