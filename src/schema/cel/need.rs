@@ -55,13 +55,15 @@ impl Need {
         needs.into_iter().fold(NOTHING.clone(), |all, need| all.merge(need.clone()))
     }
 
-    /// The need of the field `name`, if it is read.
-    pub fn field(&self, name: &str) -> Option<&Need> {
+    /// The need of the field `name` (a field the walk did not see read is
+    /// needed whole), with its position among the fields read by name.
+    pub fn field(&self, name: &str) -> (&Need, Option<usize>) {
         match self {
-            Need::Whole => Some(&Need::Whole),
-            Need::Part { fields, entries } => {
-                fields.iter().find(|(n, _)| n == name).map(|(_, need)| need).or(entries.as_deref())
-            }
+            Need::Whole => (&Need::Whole, None),
+            Need::Part { fields, entries } => match fields.iter().position(|(n, _)| n == name) {
+                Some(i) => (&fields[i].1, Some(i)),
+                None => (entries.as_deref().unwrap_or(&Need::Whole), None),
+            },
         }
     }
 }

@@ -43,13 +43,15 @@ impl<'v> ObjectView<'v> {
         Self { map, schema, need, resource, keys: OnceLock::new(), fields: OnceLock::new() }
     }
 
-    /// Where the field `name` is kept once converted, if the need reads it
-    /// in part.
-    fn slot(&self, name: &str) -> Option<&OnceLock<Converted<'v>>> {
-        let Need::Part { fields, .. } = self.need else { return None };
-        let i = fields.iter().position(|(n, need)| n == name && matches!(need, Need::Part { .. }))?;
+    /// What rules read of the field `name`, and where it is kept once
+    /// converted if that is a part.
+    fn field(&self, name: &str) -> (&'v Need, Option<&OnceLock<Converted<'v>>>) {
+        let (need, position) = self.need.field(name);
+        let (Some(i), Need::Part { .. }, Need::Part { fields, .. }) = (position, need, self.need) else {
+            return (need, None);
+        };
         let slots = self.fields.get_or_init(|| fields.iter().map(|_| OnceLock::new()).collect());
-        Some(&slots[i])
+        (need, Some(&slots[i]))
     }
 }
 
@@ -103,13 +105,11 @@ impl<'v> Indexer for ObjectView<'v> {
     {
         if let Some(name) = key.downcast_ref::<CelString>() {
             let name = json_name(self.schema, name.inner());
-            let slot = self.slot(name);
+            let (need, slot) = self.field(name);
             if let Some(converted) = slot.and_then(OnceLock::get) {
                 return Ok(CowVal::Borrowed(converted.as_ref()));
             }
             if let Some((name, item)) = entry_of(self.map, name) {
-                // A field the walk did not see read is converted whole.
-                let need = self.need.field(name).unwrap_or(&Need::Whole);
                 let convert = || object_entry(name, item, Some(self.schema), self.resource, need);
                 return Ok(match slot {
                     Some(slot) => CowVal::Borrowed(slot.get_or_init(convert).as_ref()),
