@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crdstore::apimachinery::options::{ListOptions, WatchOptions, WriteOptions};
 use crdstore::registry::Registry;
-use crdstore::resource::options::{ListOptions, WatchOptions, WriteOptions};
 use crdstore::resource::{Ref, Resources};
 use crdstore::storage::sled::{SledOptions, SledStore};
 use crdstore::storage::Storage;

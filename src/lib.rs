@@ -4,6 +4,7 @@
 //! transports; `grpc` and `gateway` are thin faces over it. See
 //! ARCHITECTURE.md for the map.
 
+pub mod apimachinery;
 pub mod error;
 pub mod gateway;
 pub mod grpc;

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use crdstore::server::{Config, Server};
+use crdstore::storage::HistoryWindow;
 use crdstore::watch::stream::WatchDefaults;
-use crdstore::watch::HistoryWindow;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

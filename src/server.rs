@@ -15,9 +15,9 @@ use tokio_stream::wrappers::TcpListenerStream;
 use crate::registry::Registry;
 use crate::resource::Resources;
 use crate::storage::sled::{SledOptions, SledStore};
+use crate::storage::HistoryWindow;
 use crate::storage::Storage;
 use crate::watch::stream::{until_stopped, WatchDefaults};
-use crate::watch::HistoryWindow;
 
 /// How long shutdown waits for in-flight requests before it stops anyway.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);

@@ -14,10 +14,10 @@ use super::codec::{json_body, respond, Output, Reply};
 use super::discovery::{self, CRD_GROUP};
 use super::query::Params;
 use super::{watch, Api};
+use crate::apimachinery::list::ListPage;
+use crate::apimachinery::meta::MAX_BODY_BYTES;
+use crate::apimachinery::patch::PatchType;
 use crate::error::Error;
-use crate::resource::list::ListPage;
-use crate::resource::meta::MAX_BODY_BYTES;
-use crate::resource::patch::PatchType;
 use crate::resource::table::{definitions_table, table, ListMeta};
 use crate::resource::{Endpoint, Ref};
 

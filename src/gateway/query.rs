@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::error::{Error, Result};
-use crate::resource::options::{
+use crate::apimachinery::options::{
     DeleteOptions, FieldValidation, ListOptions, ResourceVersionMatch, WatchOptions, WriteOptions,
 };
+use crate::error::{Error, Result};
 
 /// A request's query parameters, in order.
 pub struct Params(pub Vec<(String, String)>);

@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use crate::pb::v1 as pb;
-use crate::resource::options::{
+use crate::apimachinery::options::{
     DeleteOptions, FieldValidation, ListOptions, ResourceVersionMatch, WatchOptions, WriteOptions,
 };
+use crate::pb::v1 as pb;
 use crate::watch::stream::{EventType, WatchEvent};
 
 pub fn write_options(options: Option<pb::WriteOptions>) -> WriteOptions {

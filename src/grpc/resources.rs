@@ -9,10 +9,11 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use super::convert;
+use crate::apimachinery::patch::PatchType;
+use crate::apimachinery::Written;
 use crate::pb::v1 as pb;
 use crate::pb::v1::custom_resources_server::CustomResources;
-use crate::resource::patch::PatchType;
-use crate::resource::{Endpoint, Ref, Resources, Written};
+use crate::resource::{Endpoint, Ref, Resources};
 
 /// The service over the resource domain.
 pub struct ResourcesService {

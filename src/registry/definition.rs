@@ -8,8 +8,8 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 };
 use serde_json::Value;
 
+use crate::apimachinery::meta;
 use crate::error::{Error, Result};
-use crate::resource::meta;
 use crate::storage::KeyValue;
 
 pub const API_VERSION: &str = "apiextensions.k8s.io/v1";

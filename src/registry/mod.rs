@@ -14,14 +14,14 @@ use std::sync::Arc;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
-use serde_json::{json, Value};
+use serde_json::Value;
 
+use crate::apimachinery::list::{self, ListPage};
+use crate::apimachinery::meta;
+use crate::apimachinery::options::{DeleteOptions, ListOptions, WatchOptions, WriteOptions, Written};
+use crate::apimachinery::patch::PatchType;
+use crate::apimachinery::selector::{FieldSelector, LabelSelector};
 use crate::error::{Error, FieldError, Result};
-use crate::resource::list::{self, ListPage};
-use crate::resource::meta;
-use crate::resource::options::{DeleteOptions, ListOptions, WatchOptions, WriteOptions, Written};
-use crate::resource::patch::PatchType;
-use crate::resource::selector::{FieldSelector, LabelSelector};
 use crate::storage::{keys, KeyValue, Op, ReadAt, Storage, StorageError};
 use crate::watch::stream::{self, WatchDefaults, WatchSpec, WatchStream};
 
@@ -239,7 +239,7 @@ impl Registry {
         let mut attempts = 0;
         loop {
             let current = self.get(name)?;
-            let patched = crate::resource::patch::apply(&current, kind, patch, |errs| invalid(name, errs))?;
+            let patched = crate::apimachinery::patch::apply(&current, kind, patch, |errs| invalid(name, errs))?;
             let pinned = patched.pointer("/metadata/resourceVersion") != current.pointer("/metadata/resourceVersion");
             let body = serde_json::to_vec(&patched).map_err(|e| Error::internal(e.to_string()))?;
             let written = match status {
@@ -445,7 +445,9 @@ impl Registry {
             options,
             decode: Arc::new(|kv| definition::decode_json(kv).map(stream::Rendered::new)),
             matches,
-            bookmark: Arc::new(|revision, initial_end| bookmark(API_VERSION, KIND, revision, initial_end)),
+            bookmark: Arc::new(|revision, initial_end| {
+                crate::apimachinery::bookmark::bookmark(API_VERSION, KIND, revision, initial_end)
+            }),
             bookmark_interval: self.watch_defaults.bookmark_interval,
             default_timeout: self.watch_defaults.timeout(),
             stopped: self.stopped.clone(),
@@ -476,14 +478,4 @@ fn format_warnings(crd: &CustomResourceDefinition, old: Option<&CustomResourceDe
         }
     }
     warnings
-}
-
-/// The object of a BOOKMARK event.
-pub fn bookmark(api_version: &str, kind: &str, revision: i64, initial_end: bool) -> Value {
-    let mut object =
-        json!({"apiVersion": api_version, "kind": kind, "metadata": {"resourceVersion": revision.to_string()}});
-    if initial_end {
-        object["metadata"]["annotations"] = json!({"k8s.io/initial-events-end": "true"});
-    }
-    object
 }

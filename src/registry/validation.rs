@@ -10,8 +10,8 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 use serde_json::Value;
 
 use super::conditions::is_true;
+use crate::apimachinery::dns;
 use crate::error::FieldError;
-use crate::resource::dns;
 use crate::storage::keys;
 
 const SCOPES: &[&str] = &["Cluster", "Namespaced"];

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
-use super::options::DeleteOptions;
 use super::{Ref, Resources};
+use crate::apimachinery::options::DeleteOptions;
 use crate::error::Result;
 use crate::registry::Registry;
 use crate::storage::{keys, ReadAt, Storage};

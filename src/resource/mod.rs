@@ -1,20 +1,14 @@
-//! Custom resources and the rules every stored object follows: metadata
-//! (`meta`), names (`dns`), selectors, options, and listing.
+//! Custom resources: the service that serves every accepted definition at
+//! each served version (`service`), its strategy (`strategy`), the served
+//! catalog (`served`), scale, tables, and the cleanup of a terminating
+//! definition's instances.
 
 pub mod cleanup;
-mod decode;
-pub mod dns;
-pub mod list;
-pub mod meta;
-pub mod options;
-pub mod patch;
 pub mod scale;
-pub mod selector;
 pub mod served;
 pub mod service;
 pub mod strategy;
 pub mod table;
 
-pub use options::Written;
 pub use service::{Deleted, Endpoint, Resources};
 pub use strategy::Ref;

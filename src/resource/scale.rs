@@ -5,9 +5,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::meta;
-use super::selector::LabelSelector;
 use super::served::ScalePaths;
+use crate::apimachinery::meta;
+use crate::apimachinery::selector::LabelSelector;
 use crate::error::{Error, FieldError, Result};
 
 /// The segments of a `.spec.replicas`-style path.

@@ -6,9 +6,9 @@
 use rand::Rng;
 use serde_json::{Map, Value};
 
-use super::dns;
-use super::meta;
 use super::served::Served;
+use crate::apimachinery::dns;
+use crate::apimachinery::meta;
 use crate::error::{Error, FieldError, Result};
 use crate::storage::KeyValue;
 
@@ -41,7 +41,7 @@ pub fn generate_name(prefix: &str) -> String {
 /// body repeats (for `fieldValidation`).
 pub fn parse_body(body: &[u8]) -> Result<(Value, Vec<String>)> {
     meta::check_body_size(body)?;
-    let (value, duplicates) = super::decode::parse(body)
+    let (value, duplicates) = crate::apimachinery::decode::parse(body)
         .map_err(|e| Error::bad_request(format!("the request body is not valid JSON: {e}")))?;
     if !value.is_object() {
         return Err(Error::bad_request("the request body must be a JSON object"));

@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::apimachinery::dns;
 use crate::error::FieldError;
-use crate::resource::dns;
 
 /// Every way the embedded resource `map` at `path` is not one.
 pub fn validate(map: &Map<String, Value>, path: &str) -> Vec<FieldError> {

@@ -9,7 +9,7 @@ pub mod cel;
 mod default;
 mod embedded;
 pub mod formats;
-mod path;
+
 mod prune;
 pub mod structural;
 mod validate;
@@ -19,7 +19,6 @@ use regex::Regex;
 use serde_json::Value;
 
 pub use default::apply_defaults;
-pub use path::Path;
 pub use prune::prune;
 pub use validate::{validate, validate_update, Validation};
 

@@ -5,7 +5,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{Path, Schema};
+use super::Schema;
+use crate::apimachinery::Path;
 
 /// The fields of `ObjectMeta`: anything else under `metadata` is dropped.
 const OBJECT_META: &[&str] = &[

@@ -7,8 +7,8 @@
 use serde_json::Value;
 
 use super::cel::{self, Findings, Subject};
-use super::path::Path;
 use super::{embedded, entry_of, field_of, formats, Additional, Schema, Type};
+use crate::apimachinery::Path;
 use crate::error::{CauseType, FieldError};
 
 /// What validating a write found.

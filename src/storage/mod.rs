@@ -10,8 +10,13 @@
 //! consumes no revision and is not logged.
 
 pub mod codec;
+pub mod hub;
 pub mod keys;
 pub mod sled;
+pub mod window;
+
+pub use hub::{Hub, Subscription};
+pub use window::HistoryWindow;
 
 use std::sync::Arc;
 

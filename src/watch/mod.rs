@@ -1,11 +1,7 @@
-//! Watching: the history window that bounds how far back a watch or a list
-//! may reach (`window`), the hub that fans committed events out to watchers
-//! without ever letting a slow one stall a writer (`hub`), and watch streams
-//! in Kubernetes terms (`stream`).
+//! Watch streams in Kubernetes terms over a storage watch (`stream`), and
+//! the cache that renders each changed object once for every watcher that
+//! delivers it (`render`). The storage fan-out they read from is the
+//! store's (`storage::hub`).
 
-pub mod hub;
+pub mod render;
 pub mod stream;
-pub mod window;
-
-pub use hub::{Hub, Subscription};
-pub use window::HistoryWindow;

@@ -289,7 +289,7 @@ async fn watches_stream_events_and_report_an_expired_revision_as_an_error_event(
     assert_eq!(events[1]["type"], "DELETED");
 
     let expired = TestServer::start_with(|c| {
-        c.window = crdstore::watch::HistoryWindow { min_age: Duration::ZERO, min_revisions: 1 };
+        c.window = crdstore::storage::HistoryWindow { min_age: Duration::ZERO, min_revisions: 1 };
         c.compaction_interval = Duration::from_millis(50);
     })
     .await;

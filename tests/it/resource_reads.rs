@@ -85,7 +85,7 @@ async fn every_page_is_read_at_the_first_pages_revision() {
 #[tokio::test]
 async fn expired_continue_tokens_and_exact_versions_are_out_of_range() {
     let t = TestServer::start_with(|config| {
-        config.window = crdstore::watch::HistoryWindow { min_age: Duration::ZERO, min_revisions: 1 };
+        config.window = crdstore::storage::HistoryWindow { min_age: Duration::ZERO, min_revisions: 1 };
         config.compaction_interval = Duration::from_millis(50);
     })
     .await;

@@ -7,8 +7,8 @@ use futures::StreamExt;
 use std::time::Duration;
 
 use crdstore::storage::sled::{SledOptions, SledStore};
+use crdstore::storage::HistoryWindow;
 use crdstore::storage::{Event, Mutation, Op, Precondition, ReadAt, Storage, StorageError, WatchMessage};
-use crdstore::watch::HistoryWindow;
 
 /// A backend under test and what reopens it on the same data.
 struct Backend {
@@ -306,7 +306,7 @@ async fn a_watcher_that_falls_behind_is_cut_off_without_stalling_writers() {
     let s = &b.store;
     let mut stalled = s.watch("/slow/", 0).unwrap();
     let mut healthy = s.watch("/slow/", 0).unwrap();
-    let total = crdstore::watch::hub::WATCHER_BUFFER + 200;
+    let total = crdstore::storage::hub::WATCHER_BUFFER + 200;
     let writers = (0..8).map(|w| {
         let s = s.clone();
         tokio::spawn(async move {

@@ -72,7 +72,7 @@ async fn a_watch_resumes_after_a_restart_without_gap_or_duplicate() {
 #[tokio::test]
 async fn a_version_older_than_the_window_is_out_of_range() {
     let t = TestServer::start_with(|config| {
-        config.window = crdstore::watch::HistoryWindow { min_age: Duration::ZERO, min_revisions: 1 };
+        config.window = crdstore::storage::HistoryWindow { min_age: Duration::ZERO, min_revisions: 1 };
         config.compaction_interval = Duration::from_millis(100);
     })
     .await;

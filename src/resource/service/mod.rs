@@ -8,14 +8,14 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::list::{self, ListPage};
-use super::meta;
-use super::options::{DeleteOptions, FieldValidation, ListOptions, WatchOptions, WriteOptions, Written};
-use super::patch::{self, PatchType};
 use super::scale;
-use super::selector::{FieldSelector, LabelSelector};
 use super::served::{Catalog, Served};
 use super::strategy::{self, Ref};
+use crate::apimachinery::list::{self, ListPage};
+use crate::apimachinery::meta;
+use crate::apimachinery::options::{DeleteOptions, FieldValidation, ListOptions, WatchOptions, WriteOptions, Written};
+use crate::apimachinery::patch::{self, PatchType};
+use crate::apimachinery::selector::{FieldSelector, LabelSelector};
 use crate::error::{Error, FieldError, Result};
 use crate::storage::{keys, KeyValue, Op, Storage, StorageError};
 use crate::watch::stream::{self, WatchDefaults, WatchSpec, WatchStream};
@@ -31,7 +31,7 @@ pub struct Resources {
     watch_defaults: WatchDefaults,
     stopped: tokio::sync::watch::Receiver<bool>,
     /// Objects rendered for watchers, shared by all of them.
-    renders: Arc<stream::RenderCache>,
+    renders: Arc<crate::watch::render::RenderCache>,
     /// Bumped on every definition change (`track_definitions`).
     definitions: tokio::sync::watch::Receiver<u64>,
 }
@@ -508,7 +508,7 @@ impl Resources {
                 renders.get_or_render(kv, &version, || strategy::from_stored(&decode_served, &version, kv))
             }),
             matches,
-            bookmark: Arc::new(move |rev, end| crate::registry::bookmark(&api_version, &kind, rev, end)),
+            bookmark: Arc::new(move |rev, end| crate::apimachinery::bookmark::bookmark(&api_version, &kind, rev, end)),
             bookmark_interval: self.watch_defaults.bookmark_interval,
             default_timeout: self.watch_defaults.timeout(),
             stopped: self.stopped.clone(),

@@ -6,14 +6,14 @@
 use serde_json::Value;
 
 use super::{Endpoint, Resources, RETRIES};
+use crate::apimachinery::meta;
+use crate::apimachinery::options::WriteOptions;
+use crate::apimachinery::patch::{self, PatchType};
+use crate::apimachinery::Written;
 use crate::error::{Error, Result};
-use crate::resource::meta;
-use crate::resource::options::WriteOptions;
-use crate::resource::patch::{self, PatchType};
 use crate::resource::scale;
 use crate::resource::served::{ScalePaths, Served};
 use crate::resource::strategy::{self, Ref};
-use crate::resource::Written;
 use crate::storage::KeyValue;
 
 impl Resources {

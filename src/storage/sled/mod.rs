@@ -29,7 +29,7 @@ use super::{
     codec, Committed, Event, EventBatch, KeyValue, Op, Range, ReadAt, Revision, Storage, StorageError, WatchMessage,
     WatchReceiver,
 };
-use crate::watch::{HistoryWindow, Hub};
+use crate::storage::{HistoryWindow, Hub};
 
 /// Log entries read per chunk when a watch catches up from history.
 const REPLAY_CHUNK: usize = 512;
@@ -217,7 +217,7 @@ fn read_meta(tree: &sled::Tree, key: &[u8]) -> Result<Revision, StorageError> {
 /// polled by its consumer: no task of its own.
 fn watch_stream(
     shared: std::sync::Weak<Shared>,
-    mut live: crate::watch::Subscription,
+    mut live: crate::storage::Subscription,
     prefix: Arc<str>,
     after: Revision,
 ) -> WatchReceiver {

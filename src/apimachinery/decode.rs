@@ -8,7 +8,7 @@ use std::fmt;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::schema::Path;
+use super::Path;
 
 /// Parses `body` as JSON; also returns the path of every field that
 /// appeared twice in its object (the last value wins).

@@ -1,0 +1,18 @@
+//! The generic Kubernetes object machinery every kind shares, below the
+//! registry and the resource service: object metadata (`meta`), names
+//! (`dns`), field paths, request bodies (`decode`), options, label and field
+//! selectors, merge and JSON patches, listing with resourceVersion semantics
+//! and continue tokens (`list`), and bookmark objects.
+
+pub mod bookmark;
+pub mod decode;
+pub mod dns;
+pub mod field_path;
+pub mod list;
+pub mod meta;
+pub mod options;
+pub mod patch;
+pub mod selector;
+
+pub use field_path::Path;
+pub use options::Written;
