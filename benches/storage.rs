@@ -32,7 +32,7 @@ fn cpu_seconds() -> f64 {
 
 fn value() -> Vec<u8> {
     let mut v = br#"{"apiVersion":"example.com/v1","kind":"Bench","spec":{"data":""#.to_vec();
-    v.extend(std::iter::repeat(b'x').take(1000));
+    v.extend(std::iter::repeat_n(b'x', 1000));
     v.extend_from_slice(b"\"}}");
     v
 }

@@ -41,6 +41,25 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Every reason, for the checks that each client maps them all.
+    pub const ALL: [Reason; 15] = [
+        Reason::NotFound,
+        Reason::AlreadyExists,
+        Reason::Conflict,
+        Reason::Invalid,
+        Reason::BadRequest,
+        Reason::Expired,
+        Reason::Forbidden,
+        Reason::MethodNotAllowed,
+        Reason::UnsupportedMediaType,
+        Reason::NotAcceptable,
+        Reason::RequestEntityTooLarge,
+        Reason::TooManyRequests,
+        Reason::ServiceUnavailable,
+        Reason::Timeout,
+        Reason::InternalError,
+    ];
+
     /// The reason as Kubernetes spells it in `Status.reason`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -253,7 +272,9 @@ pub struct Details {
 pub struct Error {
     pub reason: Reason,
     pub message: String,
-    pub details: Details,
+    /// Boxed: errors travel in every `Result` of the domain, and most have
+    /// no details, so the common path moves one pointer, not the struct.
+    pub details: Box<Details>,
 }
 
 /// The result type of the domain.
@@ -270,7 +291,7 @@ fn qualified(name: &str, group: &str) -> String {
 
 impl Error {
     fn plain(reason: Reason, message: impl Into<String>) -> Self {
-        Self { reason, message: message.into(), details: Details::default() }
+        Self { reason, message: message.into(), details: Box::default() }
     }
 
     /// `<resource>.<group> "<name>" not found`.
@@ -278,7 +299,12 @@ impl Error {
         Self {
             reason: Reason::NotFound,
             message: format!("{} {name:?} not found", qualified(resource, group)),
-            details: Details { group: group.into(), kind: resource.into(), name: name.into(), ..Details::default() },
+            details: Box::new(Details {
+                group: group.into(),
+                kind: resource.into(),
+                name: name.into(),
+                ..Details::default()
+            }),
         }
     }
 
@@ -304,7 +330,12 @@ impl Error {
         Self {
             reason: Reason::AlreadyExists,
             message: format!("{} {name:?} already exists", qualified(resource, group)),
-            details: Details { group: group.into(), kind: resource.into(), name: name.into(), ..Details::default() },
+            details: Box::new(Details {
+                group: group.into(),
+                kind: resource.into(),
+                name: name.into(),
+                ..Details::default()
+            }),
         }
     }
 
@@ -313,7 +344,12 @@ impl Error {
         Self {
             reason: Reason::Conflict,
             message: format!("Operation cannot be fulfilled on {} {name:?}: {why}", qualified(resource, group)),
-            details: Details { group: group.into(), kind: resource.into(), name: name.into(), ..Details::default() },
+            details: Box::new(Details {
+                group: group.into(),
+                kind: resource.into(),
+                name: name.into(),
+                ..Details::default()
+            }),
         }
     }
 
@@ -341,13 +377,13 @@ impl Error {
         Self {
             reason: Reason::Invalid,
             message,
-            details: Details {
+            details: Box::new(Details {
                 group: group.into(),
                 kind: kind.into(),
                 name: name.into(),
                 causes,
                 ..Details::default()
-            },
+            }),
         }
     }
 

@@ -23,8 +23,7 @@ pub(super) fn read_log(
     max: usize,
 ) -> Result<Vec<RevisionEvents>, StorageError> {
     let mut out: Vec<RevisionEvents> = Vec::new();
-    let mut count = 0;
-    for item in tree.range(keys::log_start(from)..keys::log_start(to + 1)) {
+    for (count, item) in tree.range(keys::log_start(from)..keys::log_start(to + 1)).enumerate() {
         let (k, v) = item.map_err(sled_err)?;
         let rev = keys::log_revision(&k).ok_or_else(|| StorageError::Internal("corrupt log key".into()))?;
         let (event, _) = codec::decode_event(rev, &v)?;
@@ -41,7 +40,6 @@ pub(super) fn read_log(
                 out.push((rev, vec![event]));
             }
         }
-        count += 1;
     }
     let reached = out.last().map_or(from - 1, |(r, _)| *r);
     if reached < to {
