@@ -13,7 +13,7 @@
 
 use std::time::{Duration, Instant};
 
-use crdstore::schema::{apply_defaults, prune, validate_update, Schema};
+use crdstore::schema::{apply_defaults, prune, validate_update, Root, Schema};
 use serde_json::{json, Value};
 
 #[global_allocator]
@@ -134,29 +134,29 @@ fn main() {
     let size = serde_json::to_vec(&obj).expect("serialize").len();
     let properties = count_properties(&self::schema());
     println!("object: {size} bytes; schema: {properties} properties, 4 CEL rules; one thread");
-    let out = validate_update(&obj, None, &schema, "", true);
+    let out = validate_update(&obj, None, &schema, "", Root::Object);
     assert!(out.errors.is_empty(), "the bench object is valid: {:?}", out.errors);
 
     measure("validate (create)", || {
-        std::hint::black_box(validate_update(&obj, None, &schema, "", true));
+        std::hint::black_box(validate_update(&obj, None, &schema, "", Root::Object));
     });
     let mut plain_json = self::schema();
     plain_json["properties"]["spec"].as_object_mut().expect("spec").remove("x-kubernetes-validations");
     let plain = Schema::compile(&plain_json).expect("compiles");
     measure("the same schema without its CEL rules: validate (create)", || {
-        std::hint::black_box(validate_update(&obj, None, &plain, "", true));
+        std::hint::black_box(validate_update(&obj, None, &plain, "", Root::Object));
     });
     let mut old = obj.clone();
     old["spec"]["maxReplicas"] = json!(9);
     old["spec"]["containers"][3]["port"] = json!(9999);
     measure("validate (update, ratcheting against the old object)", || {
-        std::hint::black_box(validate_update(&obj, Some(&old), &schema, "", true));
+        std::hint::black_box(validate_update(&obj, Some(&old), &schema, "", Root::Object));
     });
     measure("admit (clone, prune, default, validate)", || {
         let mut copy = obj.clone();
         std::hint::black_box(prune(&mut copy, &schema));
         apply_defaults(&mut copy, &schema);
-        std::hint::black_box(validate_update(&copy, None, &schema, "", true));
+        std::hint::black_box(validate_update(&copy, None, &schema, "", Root::Object));
     });
 }
 

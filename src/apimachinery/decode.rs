@@ -8,7 +8,22 @@ use std::fmt;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use super::meta;
 use super::Path;
+use crate::error::{Error, Result};
+
+/// Parses a request body into a JSON object, refusing oversized bodies and
+/// anything that is not an object; also returns the paths of fields the
+/// body repeats (for `fieldValidation`).
+pub fn object(body: &[u8]) -> Result<(Value, Vec<String>)> {
+    meta::check_body_size(body)?;
+    let (value, duplicates) =
+        parse(body).map_err(|e| Error::bad_request(format!("the request body is not valid JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(Error::bad_request("the request body must be a JSON object"));
+    }
+    Ok((value, duplicates))
+}
 
 /// Parses `body` as JSON; also returns the path of every field that
 /// appeared twice in its object (the last value wins).

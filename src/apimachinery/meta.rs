@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use rand::Rng;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, FieldError, Result};
@@ -18,6 +19,54 @@ pub fn check_body_size(body: &[u8]) -> Result<()> {
         return Err(Error::too_large(format!("Request entity too large: limit is {MAX_BODY_BYTES}")));
     }
     Ok(())
+}
+
+/// Refuses the stored form of an object over `MAX_BODY_BYTES`, whatever
+/// the write that produced it (an update, a patch, a status or scale write):
+/// nothing over the limit is ever stored.
+pub fn check_stored_size(stored: &[u8]) -> Result<()> {
+    if stored.len() > MAX_BODY_BYTES {
+        return Err(Error::too_large(format!("Request entity too large: limit is {MAX_BODY_BYTES}")));
+    }
+    Ok(())
+}
+
+/// Characters generated names end with (no vowels, no look-alikes), as
+/// Kubernetes' `names.SimpleNameGenerator`.
+const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+/// Longest prefix kept from `generateName`.
+const MAX_GENERATE_PREFIX: usize = 58;
+
+/// `metadata.generateName` plus five random characters.
+pub fn generate_name(prefix: &str) -> String {
+    let mut rng = rand::thread_rng();
+    let prefix: String = prefix.chars().take(MAX_GENERATE_PREFIX).collect();
+    let suffix: String = (0..5).map(|_| NAME_ALPHABET[rng.gen_range(0..NAME_ALPHABET.len())] as char).collect();
+    format!("{prefix}{suffix}")
+}
+
+/// The finalizers of an object.
+pub fn finalizers(obj: &Value) -> Vec<String> {
+    obj.get("metadata")
+        .and_then(|m| m.get("finalizers"))
+        .and_then(Value::as_array)
+        .map(|f| f.iter().filter_map(Value::as_str).map(String::from).collect())
+        .unwrap_or_default()
+}
+
+/// Whether the object is being deleted.
+pub fn deleting(obj: &Value) -> bool {
+    obj.get("metadata").and_then(|m| m.get("deletionTimestamp")).is_some_and(|t| !t.is_null())
+}
+
+/// Marks an object as being deleted: deletionTimestamp, a zero grace
+/// period, and a new generation (the first time only).
+pub fn mark_deleting(obj: &mut Value) {
+    let generation = generation(obj) + 1;
+    let metadata = metadata_mut(obj);
+    metadata.insert("deletionTimestamp".into(), Value::String(now_timestamp()));
+    metadata.insert("deletionGracePeriodSeconds".into(), Value::from(0));
+    metadata.insert("generation".into(), Value::from(generation));
 }
 
 /// Now, as Kubernetes writes timestamps (RFC 3339, seconds, UTC).
@@ -148,6 +197,14 @@ pub fn keep_server_metadata(obj: &mut Value, old: Option<&Value>) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn generated_names_keep_the_prefix_and_add_five_characters() {
+        let name = generate_name("web-");
+        assert!(name.starts_with("web-") && name.len() == 9, "{name}");
+        assert!(name[4..].bytes().all(|b| NAME_ALPHABET.contains(&b)));
+        assert_eq!(generate_name(&"x".repeat(80)).len(), MAX_GENERATE_PREFIX + 5);
+    }
 
     #[test]
     fn resource_versions_parse_like_kubernetes() {

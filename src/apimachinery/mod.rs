@@ -13,6 +13,7 @@ pub mod meta;
 pub mod options;
 pub mod patch;
 pub mod selector;
+pub mod strategy;
 
 pub use field_path::Path;
 pub use options::Written;

@@ -12,12 +12,7 @@ use crate::error::{Error, Result};
 use crate::registry::{conditions, definition, naming};
 use crate::storage::{keys, Revision, Storage};
 
-/// Whether a resource lives in namespaces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    Namespaced,
-    Cluster,
-}
+pub use crate::apimachinery::strategy::Scope;
 
 /// The scale subresource of a version: where its numbers live.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,7 +74,7 @@ pub struct Served {
 }
 
 impl Served {
-    fn from_definition(crd: &CustomResourceDefinition, revision: Revision) -> Option<Self> {
+    pub(crate) fn from_definition(crd: &CustomResourceDefinition, revision: Revision) -> Option<Self> {
         if !naming::is_served(crd) {
             return None;
         }

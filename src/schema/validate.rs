@@ -28,10 +28,21 @@ pub fn validate(value: &Value, schema: &Schema, path: &str) -> Vec<FieldError> {
     checker.errs
 }
 
+/// What the value a validation starts from is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Root {
+    /// A whole resource: its `metadata`, `apiVersion` and `kind` are the
+    /// server's to check, not the rules'.
+    Object,
+    /// A field of one (the status endpoint validates `.status` alone).
+    Field,
+}
+
 /// Validates a write of `value` at `path`, whose old value is `old` on
 /// update: the value keywords, ratcheted against `old`, then the CEL rules
-/// unless an error blocks them. `resource` marks `value` as a resource root.
-pub fn validate_update(value: &Value, old: Option<&Value>, schema: &Schema, path: &str, resource: bool) -> Validation {
+/// unless an error blocks them.
+pub fn validate_update(value: &Value, old: Option<&Value>, schema: &Schema, path: &str, root: Root) -> Validation {
+    let resource = root == Root::Object;
     let mut checker = Checker::default();
     checker.check(value, schema, &Path::Base(path), old);
     let mut out = Validation { errors: checker.errs, warnings: Vec::new() };

@@ -8,21 +8,18 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::scale;
 use super::served::{Catalog, Served};
-use super::strategy::{self, Ref};
+use super::strategy::{self, Ref, ResourceStrategy};
 use crate::apimachinery::list::{self, ListPage};
-use crate::apimachinery::meta;
 use crate::apimachinery::options::{DeleteOptions, FieldValidation, ListOptions, WatchOptions, WriteOptions, Written};
 use crate::apimachinery::patch::{self, PatchType};
 use crate::apimachinery::selector::{FieldSelector, LabelSelector};
+use crate::apimachinery::strategy::{before_create, before_update, require_resource_version, retry};
+use crate::apimachinery::strategy::{Operation, StatusStrategy};
+use crate::apimachinery::{decode, meta};
 use crate::error::{Error, FieldError, Result};
 use crate::storage::{keys, KeyValue, Op, Storage, StorageError};
 use crate::watch::stream::{self, WatchDefaults, WatchSpec, WatchStream};
-
-/// How often a create retries a generated name that is taken, and a patch
-/// or delete retries after a concurrent write.
-const RETRIES: usize = 8;
 
 /// The custom resource service.
 pub struct Resources {
@@ -41,6 +38,17 @@ pub struct Resources {
 pub enum Endpoint {
     Main,
     Status,
+}
+
+/// What a write goes over: the object as read, at which endpoint, with
+/// which options.
+#[derive(Clone, Copy)]
+struct Target<'a> {
+    served: &'a Served,
+    r: &'a Ref,
+    current: &'a KeyValue,
+    endpoint: Endpoint,
+    options: &'a WriteOptions,
 }
 
 /// What a delete did.
@@ -124,79 +132,85 @@ impl Resources {
     }
 
     /// Creates an object. The commit is tied to the definition's revision,
-    /// so no create lands once the definition has started terminating.
+    /// so no create lands once the definition has started terminating. A
+    /// generated name that is taken, or a definition that changed since it
+    /// was resolved, is retried from the request.
     pub async fn create(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
-        let (mut obj, duplicates) = strategy::parse_body(body)?;
-        let generate = meta::meta_str(&obj, "name").is_empty() && !meta::meta_str(&obj, "generateName").is_empty();
-        for _ in 0..RETRIES {
-            let served = self.served_object(r)?;
-            if served.terminating {
-                return Err(Error::method_not_allowed(
-                    "create not allowed while custom resource definition is terminating",
-                ));
-            }
-            strategy::check_identity(&served, r, &obj, true)?;
-            if !meta::meta_str(&obj, "resourceVersion").is_empty() {
-                return Err(Error::bad_request("resourceVersion should not be set on objects to be created"));
-            }
-            let mut warnings = Self::admit(&served, &r.version, &mut obj, &duplicates, Endpoint::Main, options)?;
-            strategy::prepare_for_create(&mut obj, &r.namespace);
-            if served.has_status(&r.version) {
-                strategy::keep_status(&mut obj, None);
-            }
-            if generate {
-                let name = strategy::generate_name(meta::meta_str(&obj, "generateName"));
-                meta::metadata_mut(&mut obj).insert("name".into(), Value::String(name));
-            }
-            let name = meta::meta_str(&obj, "name").to_string();
-            let mut errs = strategy::validate_metadata(&served, &obj);
-            let checked = Self::validate_schema(&served, &r.version, &obj, None, Endpoint::Main);
-            errs.extend(checked.errors);
-            warnings.extend(checked.warnings);
-            if let Some(paths) = served.scale_paths(&r.version) {
-                errs.extend(scale::validate(&obj, paths));
-            }
-            if !errs.is_empty() {
-                return Err(strategy::invalid(&served, &name, errs));
-            }
-            let key = Self::key(&served, r, &name);
-            if options.dry_run {
-                if self.store.get(&key).is_some() {
-                    return Err(Error::already_exists(&served.group, &served.plural, &name));
-                }
-                return Ok(Written { object: obj, warnings });
-            }
-            let ops = vec![
-                Op::check(keys::definition_key(&served.definition), served.revision),
-                Op::create(key, strategy::to_stored(&served, &obj)),
-            ];
-            match self.store.commit(ops).await {
-                Ok(committed) => {
-                    let kv = committed.current(1).ok_or_else(|| Error::internal("create left no object"))?;
-                    return Ok(Written { object: strategy::from_stored(&served, &r.version, kv)?, warnings });
-                }
-                // The definition changed since it was resolved: resolve again.
-                Err(StorageError::PreconditionFailed { index: 0, .. }) => continue,
-                Err(StorageError::PreconditionFailed { .. }) if generate => continue,
-                Err(StorageError::PreconditionFailed { .. }) => {
-                    return Err(Error::already_exists(&served.group, &served.plural, &name));
-                }
-                Err(err) => return Err(err.into()),
-            }
+        let (request, duplicates) = decode::object(body)?;
+        let generated =
+            meta::meta_str(&request, "name").is_empty() && !meta::meta_str(&request, "generateName").is_empty();
+        retry(
+            || self.create_once(r, &request, &duplicates, generated, options),
+            || Error::timeout("the object could not be created after repeated concurrent changes; try again"),
+        )
+        .await
+    }
+
+    /// One attempt at a create; `None` when it should be tried again.
+    async fn create_once(
+        &self,
+        r: &Ref,
+        request: &Value,
+        duplicates: &[String],
+        generated: bool,
+        options: &WriteOptions,
+    ) -> Result<Option<Written>> {
+        let served = self.served_object(r)?;
+        if served.terminating {
+            return Err(Error::method_not_allowed(
+                "create not allowed while custom resource definition is terminating",
+            ));
         }
-        Err(Error::timeout("the object could not be created after repeated concurrent changes; try again"))
+        strategy::check_identity(&served, r, request, Operation::Create)?;
+        let mut obj = request.clone();
+        let mut warnings = Self::admit(&served, &r.version, &mut obj, duplicates, Endpoint::Main, options)?;
+        warnings.extend(before_create(
+            &ResourceStrategy { served: &served, version: &r.version },
+            &mut obj,
+            &r.namespace,
+        )?);
+        let name = meta::meta_str(&obj, "name").to_string();
+        let key = Self::key(&served, r, &name);
+        if options.dry_run {
+            if self.store.get(&key).is_some() {
+                return Err(Error::already_exists(&served.group, &served.plural, &name));
+            }
+            return Ok(Some(Written { object: obj, warnings }));
+        }
+        let stored = strategy::to_stored(&served, &obj);
+        meta::check_stored_size(&stored)?;
+        let ops = vec![Op::check(keys::definition_key(&served.definition), served.revision), Op::create(key, stored)];
+        match self.store.commit(ops).await {
+            Ok(committed) => {
+                let kv = committed.current(1).ok_or_else(|| Error::internal("create left no object"))?;
+                Ok(Some(Written { object: strategy::from_stored(&served, &r.version, kv)?, warnings }))
+            }
+            // The definition changed since it was resolved: resolve again.
+            Err(StorageError::PreconditionFailed { index: 0, .. }) => Ok(None),
+            Err(StorageError::PreconditionFailed { .. }) if generated => Ok(None),
+            Err(StorageError::PreconditionFailed { .. }) => {
+                Err(Error::already_exists(&served.group, &served.plural, &name))
+            }
+            Err(err) => Err(err.into()),
+        }
     }
 
     /// Replaces an object. Requires a current resourceVersion; never creates.
     pub async fn update(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
         let served = self.served_object(r)?;
-        let (obj, duplicates) = strategy::parse_body(body)?;
-        strategy::check_identity(&served, r, &obj, false)?;
+        let (obj, duplicates) = decode::object(body)?;
+        strategy::check_identity(&served, r, &obj, Operation::Update)?;
         let current = self.load(&served, r)?;
-        Self::require_current_version(&served, r, &obj, &current)?;
-        self.write_over(&served, r, &current, obj, &duplicates, Endpoint::Main, options)
+        let main = ResourceStrategy { served: &served, version: &r.version };
+        require_resource_version(&main, &Self::subject(&served, r), &obj, current.mod_revision)?;
+        let target = Target { served: &served, r, current: &current, endpoint: Endpoint::Main, options };
+        self.write_over(target, obj, &duplicates)
             .await?
             .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
+    }
+
+    fn subject<'a>(served: &'a Served, r: &'a Ref) -> meta::Subject<'a> {
+        meta::Subject { group: &served.group, resource: &served.plural, name: &r.name }
     }
 
     /// Prunes what the schema of `version` does not know and notes fields
@@ -233,44 +247,6 @@ impl Resources {
         Ok(warnings)
     }
 
-    /// Schema validation of a write at `version`: the whole object on the
-    /// main endpoint; only `status`, against the schema's `.status` part, on
-    /// the status endpoint (so an invalid stored spec does not block a
-    /// status update). On update, `old` ratchets errors at unchanged values.
-    fn validate_schema(
-        served: &Served,
-        version: &str,
-        obj: &Value,
-        old: Option<&Value>,
-        endpoint: Endpoint,
-    ) -> crate::schema::Validation {
-        let Some(schema) = served.schema(version) else { return Default::default() };
-        match endpoint {
-            Endpoint::Main => crate::schema::validate_update(obj, old, schema, "", true),
-            Endpoint::Status => match (obj.get("status"), schema.property("status")) {
-                (Some(status), Some(status_schema)) => {
-                    let old = old.and_then(|o| o.get("status"));
-                    crate::schema::validate_update(status, old, status_schema, "status", false)
-                }
-                _ => Default::default(),
-            },
-        }
-    }
-
-    /// An update's resourceVersion: required, and the stored one.
-    fn require_current_version(served: &Served, r: &Ref, obj: &Value, current: &KeyValue) -> Result<()> {
-        let rv = meta::meta_str(obj, "resourceVersion");
-        if rv.is_empty() {
-            let cause = FieldError::invalid("metadata.resourceVersion", Value::Null, "must be specified for an update")
-                .raw("0x0");
-            return Err(strategy::invalid(served, &r.name, vec![cause]));
-        }
-        if meta::parse_resource_version(rv)? != Some(current.mod_revision) {
-            return Err(Error::stale(&served.group, &served.plural, &r.name));
-        }
-        Ok(())
-    }
-
     /// Patches an object (`Endpoint::Main`) or its status
     /// (`Endpoint::Status`). A resourceVersion inside the patch result is a
     /// precondition; concurrent writes are retried.
@@ -287,83 +263,69 @@ impl Resources {
             Self::require_status(&served, r)?;
         }
         meta::check_body_size(patch)?;
-        for _ in 0..RETRIES {
-            let current = self.load(&served, r)?;
-            let before = strategy::from_stored(&served, &r.version, &current)?;
-            let invalid = |causes| strategy::invalid(&served, &r.name, causes);
-            let mut patched = patch::apply(&before, patch_type, patch, invalid)?;
-            if !patched.is_object() {
-                return Err(Error::bad_request("the patch must leave a JSON object"));
-            }
-            strategy::check_identity(&served, r, &patched, false)?;
-            // The current resourceVersion is in the patched object unless the
-            // patch changed it: then it is a precondition. A retry after a
-            // concurrent write re-applies the patch to the fresh state, where
-            // an explicit old resourceVersion no longer matches.
-            let rv = meta::meta_str(&patched, "resourceVersion").to_string();
-            if !rv.is_empty() && meta::parse_resource_version(&rv)? != Some(current.mod_revision) {
-                return Err(Error::stale(&served.group, &served.plural, &r.name));
-            }
-            meta::strip_resource_version(&mut patched);
-            if let Some(written) = self.write_over(&served, r, &current, patched, &[], endpoint, options).await? {
-                return Ok(written);
-            }
-        }
-        Err(Error::stale(&served.group, &served.plural, &r.name))
+        retry(
+            || self.patch_once(&served, r, endpoint, patch_type, patch, options),
+            || Error::stale(&served.group, &served.plural, &r.name),
+        )
+        .await
     }
 
-    /// Writes `obj` over `current`: keeps server-set fields, checks, and
-    /// removes the object instead when it is being deleted and its last
-    /// finalizer is gone. `None` when a concurrent write changed the object
-    /// since `current` was read.
-    async fn write_over(
+    /// One attempt at a patch; `None` after a concurrent write.
+    async fn patch_once(
         &self,
         served: &Served,
         r: &Ref,
-        current: &KeyValue,
-        body: Value,
-        duplicates: &[String],
         endpoint: Endpoint,
+        patch_type: PatchType,
+        patch: &[u8],
         options: &WriteOptions,
     ) -> Result<Option<Written>> {
-        let mut body = body;
-        let mut warnings = Self::admit(served, &r.version, &mut body, duplicates, endpoint, options)?;
+        let current = self.load(served, r)?;
+        let before = strategy::from_stored(served, &r.version, &current)?;
+        let invalid = |causes| strategy::invalid(served, &r.name, causes);
+        let mut patched = patch::apply(&before, patch_type, patch, invalid)?;
+        if !patched.is_object() {
+            return Err(Error::bad_request("the patch must leave a JSON object"));
+        }
+        strategy::check_identity(served, r, &patched, Operation::Update)?;
+        // The current resourceVersion is in the patched object unless the
+        // patch changed it: then it is a precondition. A retry after a
+        // concurrent write re-applies the patch to the fresh state, where
+        // an explicit old resourceVersion no longer matches.
+        let rv = meta::meta_str(&patched, "resourceVersion").to_string();
+        if !rv.is_empty() && meta::parse_resource_version(&rv)? != Some(current.mod_revision) {
+            return Err(Error::stale(&served.group, &served.plural, &r.name));
+        }
+        meta::strip_resource_version(&mut patched);
+        self.write_over(Target { served, r, current: &current, endpoint, options }, patched, &[]).await
+    }
+
+    /// Writes `body` over the object as read (`at.current`) through the
+    /// strategy contract: the server's metadata kept, the endpoint's fields
+    /// taken, the whole checked; or removes the object instead when it is
+    /// being deleted and its last finalizer is gone. `None` when a
+    /// concurrent write changed the object since it was read; NotFound when
+    /// a concurrent delete removed it, as Kubernetes answers.
+    async fn write_over(&self, at: Target<'_>, body: Value, duplicates: &[String]) -> Result<Option<Written>> {
+        let Target { served, r, current, endpoint, options } = at;
+        let mut obj = body;
+        let mut warnings = Self::admit(served, &r.version, &mut obj, duplicates, endpoint, options)?;
         let old = strategy::from_stored(served, &r.version, current)?;
-        let uid = body.get("metadata").and_then(|m| m.get("uid")).and_then(Value::as_str).unwrap_or("");
-        let subject = meta::Subject { group: &served.group, resource: &served.plural, name: &r.name };
-        meta::check_preconditions(&subject, uid, meta::meta_str(&old, "uid"), "", current.mod_revision)?;
-        let status_subresource = served.has_status(&r.version);
-        let mut obj = match endpoint {
-            Endpoint::Main => {
-                let mut obj = body;
-                if status_subresource {
-                    strategy::keep_status(&mut obj, Some(&old));
-                }
-                strategy::prepare_for_update(&mut obj, &old, status_subresource);
-                obj
-            }
-            // Only status is taken: metadata, spec and generation stay.
-            Endpoint::Status => {
-                let mut obj = old.clone();
-                strategy::keep_status(&mut obj, Some(&body));
-                meta::strip_resource_version(&mut obj);
-                obj
-            }
-        };
-        obj["apiVersion"] = Value::String(served.api_version(&r.version));
-        let mut errs = strategy::validate_metadata(served, &obj);
-        errs.extend(strategy::validate_finalizers_on_update(&obj, &old));
-        let checked = Self::validate_schema(served, &r.version, &obj, Some(&old), endpoint);
-        errs.extend(checked.errors);
-        warnings.extend(checked.warnings);
-        if let Some(paths) = served.scale_paths(&r.version) {
-            errs.extend(scale::validate(&obj, paths));
-        }
-        if !errs.is_empty() {
-            return Err(strategy::invalid(served, &r.name, errs));
-        }
+        let uid = meta::meta_str(&obj, "uid").to_string();
+        meta::check_preconditions(
+            &Self::subject(served, r),
+            &uid,
+            meta::meta_str(&old, "uid"),
+            "",
+            current.mod_revision,
+        )?;
+        let main = ResourceStrategy { served, version: &r.version };
+        warnings.extend(match endpoint {
+            Endpoint::Main => before_update(&main, &mut obj, &old)?,
+            Endpoint::Status => before_update(&StatusStrategy(&main), &mut obj, &old)?,
+        });
         let key = Self::key(served, r, &r.name);
-        let finished = strategy::deleting(&obj) && strategy::finalizers(&obj).is_empty();
+        let finished = meta::deleting(&obj) && meta::finalizers(&obj).is_empty();
         if options.dry_run {
             meta::set_resource_version(&mut obj, current.mod_revision);
             return Ok(Some(Written { object: obj, warnings }));
@@ -371,9 +333,14 @@ impl Resources {
         let op = if finished {
             Op::delete(key, current.mod_revision)
         } else {
-            Op::update(key, current.mod_revision, strategy::to_stored(served, &obj))
+            let stored = strategy::to_stored(served, &obj);
+            meta::check_stored_size(&stored)?;
+            Op::update(key, current.mod_revision, stored)
         };
         let committed = match self.store.commit(vec![op]).await {
+            Err(StorageError::PreconditionFailed { current: None, .. }) => {
+                return Err(Self::not_found(served, &r.name))
+            }
             Err(StorageError::PreconditionFailed { .. }) => return Ok(None),
             other => other?,
         };
@@ -389,13 +356,14 @@ impl Resources {
     pub async fn delete(&self, r: &Ref, options: &DeleteOptions) -> Result<Deleted> {
         let served = self.served_object(r)?;
         check_propagation(&options.propagation_policy)?;
-        for _ in 0..RETRIES {
-            let current = self.load(&served, r)?;
-            if let Some(deleted) = self.delete_once(&served, r, &current, options).await? {
-                return Ok(deleted);
-            }
-        }
-        Err(Error::stale(&served.group, &served.plural, &r.name))
+        retry(
+            || async {
+                let current = self.load(&served, r)?;
+                self.delete_once(&served, r, &current, options).await
+            },
+            || Error::stale(&served.group, &served.plural, &r.name),
+        )
+        .await
     }
 
     /// One attempt at a delete; `None` when a concurrent write got in first
@@ -417,18 +385,18 @@ impl Resources {
             current.mod_revision,
         )?;
         let key = Self::key(served, r, &r.name);
-        let has_finalizers = !strategy::finalizers(&obj).is_empty();
-        if has_finalizers && strategy::deleting(&obj) {
+        let has_finalizers = !meta::finalizers(&obj).is_empty();
+        if has_finalizers && meta::deleting(&obj) {
             return Ok(Some(Deleted { object: obj, gone: false }));
         }
         if options.dry_run {
             if has_finalizers {
-                strategy::mark_deleting(&mut obj);
+                meta::mark_deleting(&mut obj);
             }
             return Ok(Some(Deleted { object: obj, gone: !has_finalizers }));
         }
         let op = if has_finalizers {
-            strategy::mark_deleting(&mut obj);
+            meta::mark_deleting(&mut obj);
             Op::update(key, current.mod_revision, strategy::to_stored(served, &obj))
         } else {
             Op::delete(key, current.mod_revision)

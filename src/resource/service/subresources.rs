@@ -5,15 +5,15 @@
 
 use serde_json::Value;
 
-use super::{Endpoint, Resources, RETRIES};
-use crate::apimachinery::meta;
+use super::{Endpoint, Resources, Target};
 use crate::apimachinery::options::WriteOptions;
 use crate::apimachinery::patch::{self, PatchType};
-use crate::apimachinery::Written;
+use crate::apimachinery::strategy::{require_resource_version, retry, Operation, StatusStrategy};
+use crate::apimachinery::{decode, meta, Written};
 use crate::error::{Error, Result};
 use crate::resource::scale;
 use crate::resource::served::{ScalePaths, Served};
-use crate::resource::strategy::{self, Ref};
+use crate::resource::strategy::{self, Ref, ResourceStrategy};
 use crate::storage::KeyValue;
 
 impl Resources {
@@ -23,11 +23,13 @@ impl Resources {
     pub async fn update_status(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
         let served = self.served_object(r)?;
         Self::require_status(&served, r)?;
-        let (obj, duplicates) = strategy::parse_body(body)?;
-        strategy::check_identity(&served, r, &obj, false)?;
+        let (obj, duplicates) = decode::object(body)?;
+        strategy::check_identity(&served, r, &obj, Operation::Update)?;
         let current = self.load(&served, r)?;
-        Self::require_current_version(&served, r, &obj, &current)?;
-        self.write_over(&served, r, &current, obj, &duplicates, Endpoint::Status, options)
+        let status = StatusStrategy(&ResourceStrategy { served: &served, version: &r.version });
+        require_resource_version(&status, &Self::subject(&served, r), &obj, current.mod_revision)?;
+        let target = Target { served: &served, r, current: &current, endpoint: Endpoint::Status, options };
+        self.write_over(target, obj, &duplicates)
             .await?
             .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
     }
@@ -60,14 +62,15 @@ impl Resources {
     pub async fn update_scale(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Value> {
         let served = self.served_object(r)?;
         let paths = Self::require_scale(&served, r)?;
-        let (wanted, _) = strategy::parse_body(body)?;
-        for _ in 0..RETRIES {
-            let current = self.load(&served, r)?;
-            if let Some(scale) = self.write_scale(&served, paths, r, &current, &wanted, options).await? {
-                return Ok(scale);
-            }
-        }
-        Err(Error::stale(&served.group, &served.plural, &r.name))
+        let (wanted, _) = decode::object(body)?;
+        retry(
+            || async {
+                let current = self.load(&served, r)?;
+                self.write_scale(&served, paths, r, &current, &wanted, options).await
+            },
+            || Error::stale(&served.group, &served.plural, &r.name),
+        )
+        .await
     }
 
     /// Patches the Scale of an object, then writes it as `update_scale` does.
@@ -81,16 +84,17 @@ impl Resources {
         let served = self.served_object(r)?;
         let paths = Self::require_scale(&served, r)?;
         meta::check_body_size(patch)?;
-        for _ in 0..RETRIES {
-            let current = self.load(&served, r)?;
-            let before = scale::read(&strategy::from_stored(&served, &r.version, &current)?, paths)?;
-            let invalid = |causes| Error::invalid("autoscaling", "Scale", &r.name, causes);
-            let wanted = patch::apply(&before, patch_type, patch, invalid)?;
-            if let Some(scale) = self.write_scale(&served, paths, r, &current, &wanted, options).await? {
-                return Ok(scale);
-            }
-        }
-        Err(Error::stale(&served.group, &served.plural, &r.name))
+        retry(
+            || async {
+                let current = self.load(&served, r)?;
+                let before = scale::read(&strategy::from_stored(&served, &r.version, &current)?, paths)?;
+                let invalid = |causes| Error::invalid("autoscaling", "Scale", &r.name, causes);
+                let wanted = patch::apply(&before, patch_type, patch, invalid)?;
+                self.write_scale(&served, paths, r, &current, &wanted, options).await
+            },
+            || Error::stale(&served.group, &served.plural, &r.name),
+        )
+        .await
     }
 
     /// One attempt at writing a Scale; `None` after a concurrent write.
@@ -109,7 +113,8 @@ impl Resources {
         }
         let replicas = scale::desired_replicas(wanted, &r.name)?;
         let obj = scale::apply(&strategy::from_stored(served, &r.version, current)?, paths, replicas);
-        match self.write_over(served, r, current, obj, &[], Endpoint::Main, options).await? {
+        let target = Target { served, r, current, endpoint: Endpoint::Main, options };
+        match self.write_over(target, obj, &[]).await? {
             Some(written) => scale::read(&written.object, paths).map(Some),
             None if rv.is_empty() => Ok(None),
             None => Err(Error::stale(&served.group, &served.plural, &r.name)),

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use crate::schema::{validate_update, Schema};
+use crate::schema::{validate_update, Root, Schema};
 
 /// The problems compiling `schema` reports, as `field: message` strings.
 fn problems(schema: Value) -> Vec<String> {
@@ -149,7 +149,7 @@ fn run(rules: Value, new: Value, old: Option<Value>) -> (Vec<String>, Vec<String
     let mut spec = spec_schema();
     spec["x-kubernetes-validations"] = rules;
     let schema = Schema::compile(&json!({"type": "object", "properties": {"spec": spec}})).expect("compiles");
-    let out = validate_update(&new, old.as_ref(), &schema, "", true);
+    let out = validate_update(&new, old.as_ref(), &schema, "", Root::Object);
     (out.errors.iter().map(ToString::to_string).collect(), out.warnings)
 }
 
@@ -213,13 +213,13 @@ fn unchanged_values_ratchet_schema_errors_and_turn_rule_failures_into_warnings()
     let old = json!({"spec": {"replicas": 50, "name": "bob", "minReplicas": 1}});
     // Only minReplicas changes: the invalid replicas and name are ratcheted.
     let new = json!({"spec": {"replicas": 50, "name": "bob", "minReplicas": 2}});
-    let out = validate_update(&new, Some(&old), &schema, "", true);
+    let out = validate_update(&new, Some(&old), &schema, "", Root::Object);
     assert!(out.errors.is_empty(), "{:?}", out.errors);
     assert_eq!(out.warnings, ["spec.name: Invalid value: \"string\": must start with a"]);
     // Changed values are checked.
     let new = json!({"spec": {"replicas": 51, "name": "bobby", "minReplicas": 1}});
     let errs: Vec<String> =
-        validate_update(&new, Some(&old), &schema, "", true).errors.iter().map(ToString::to_string).collect();
+        validate_update(&new, Some(&old), &schema, "", Root::Object).errors.iter().map(ToString::to_string).collect();
     assert_eq!(
         errs,
         [
@@ -328,8 +328,8 @@ fn rules_evaluate_the_same_converted_in_part_or_whole_and_with_selections_indexe
         for form in [Form::Whole, Form::Selected] {
             let other = compiled(&rules, form);
             for old in [None, Some(&old)] {
-                let got = validate_update(&value, old, &written, "", true);
-                let want = validate_update(&value, old, &other, "", true);
+                let got = validate_update(&value, old, &written, "", Root::Object);
+                let want = validate_update(&value, old, &other, "", Root::Object);
                 assert_eq!(got.errors, want.errors, "{rule} ({form:?}, old: {})", old.is_some());
             }
         }
@@ -338,7 +338,7 @@ fn rules_evaluate_the_same_converted_in_part_or_whole_and_with_selections_indexe
     let outcomes: Vec<bool> = rules
         .iter()
         .map(|rule| {
-            validate_update(&value, None, &compiled(&json!([{"rule": rule}]), Form::Written), "", true)
+            validate_update(&value, None, &compiled(&json!([{"rule": rule}]), Form::Written), "", Root::Object)
                 .errors
                 .is_empty()
         })
@@ -365,7 +365,8 @@ fn worst_case_charges_over_the_budget_are_priced_before_a_request_is_refused() {
     let compiled = compiled.expect("compiles");
     let items: Vec<Value> = (0..12).map(|_| json!({"tags": ["a", "b"]})).collect();
     let big: Vec<&str> = vec!["a"; 60_000];
-    let out = validate_update(&json!({"spec": {"items": items, "zz": {"big": big}}}), None, &compiled, "", true);
+    let out =
+        validate_update(&json!({"spec": {"items": items, "zz": {"big": big}}}), None, &compiled, "", Root::Object);
     assert!(out.errors.is_empty(), "{:?}", out.errors);
 }
 
