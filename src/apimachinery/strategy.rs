@@ -71,6 +71,14 @@ pub enum Operation {
     Update,
 }
 
+/// What a write addresses: the object itself or its status subresource
+/// (whose writes go through `StatusStrategy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    Main,
+    Status,
+}
+
 /// How `metadata.name` is checked by the common metadata validation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NameRule {

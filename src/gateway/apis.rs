@@ -167,7 +167,8 @@ async fn definitions(
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PATCH, Some(name)) => {
-            let written = registry.patch(&name, status, patch_type(headers)?, body, &params.write_options()?).await?;
+            let endpoint = if status { Endpoint::Status } else { Endpoint::Main };
+            let written = registry.patch(&name, endpoint, patch_type(headers)?, body, &params.write_options()?).await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::DELETE, Some(name)) if !status => {

@@ -69,6 +69,14 @@ pub fn to_json(crd: &CustomResourceDefinition) -> Value {
     value
 }
 
+/// A definition from its JSON form (as the strategy contract hands it
+/// back); a value that is no definition is a BadRequest naming the path.
+pub fn from_json(value: Value) -> Result<CustomResourceDefinition> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        Error::bad_request(format!("{KIND} in version \"v1\" cannot be handled: {}: {}", e.path(), e.inner()))
+    })
+}
+
 /// Writes whole floating-point numbers as integers, as Kubernetes' JSON
 /// does: a schema's `maximum: 10` reads back as 10, not 10.0.
 pub fn whole_numbers(value: &mut Value) {

@@ -8,6 +8,7 @@ pub mod conditions;
 pub mod definition;
 pub mod discovery;
 pub mod naming;
+pub mod strategy;
 pub mod validation;
 
 use std::sync::Arc;
@@ -21,14 +22,19 @@ use crate::apimachinery::meta;
 use crate::apimachinery::options::{DeleteOptions, ListOptions, WatchOptions, WriteOptions, Written};
 use crate::apimachinery::patch::PatchType;
 use crate::apimachinery::selector::{FieldSelector, LabelSelector};
+use crate::apimachinery::strategy::{before_create, before_update, require_resource_version, retry};
+use crate::apimachinery::strategy::{Endpoint, StatusStrategy};
 use crate::error::{Error, FieldError, Result};
 use crate::storage::{keys, KeyValue, Op, ReadAt, Storage, StorageError};
 use crate::watch::stream::{self, WatchDefaults, WatchSpec, WatchStream};
 
 use definition::{API_VERSION, KIND};
 use naming::Claimed;
+use strategy::DefinitionStrategy;
 
-const GROUP: &str = keys::DEFINITIONS_GROUP;
+/// The definitions' API group, spelled once (in the key space, the lowest
+/// layer that needs it).
+pub const GROUP: &str = keys::DEFINITIONS_GROUP;
 /// The finalizer a definition carries while its instances are deleted.
 pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
 const RESOURCE: &str = keys::DEFINITIONS_RESOURCE;
@@ -67,23 +73,6 @@ fn name_of(crd: &CustomResourceDefinition) -> &str {
 
 fn now() -> Time {
     Time(jiff::Timestamp::now().round(jiff::Unit::Second).expect("rounding a timestamp to seconds"))
-}
-
-/// The resourceVersion an update must carry, checked against the stored one.
-fn check_update_preconditions(new: &CustomResourceDefinition, old: &Stored) -> Result<()> {
-    let name = name_of(new);
-    let rv = new.metadata.resource_version.as_deref().unwrap_or("");
-    if rv.is_empty() {
-        return Err(invalid(
-            name,
-            vec![FieldError::invalid("metadata.resourceVersion", Value::Null, "must be specified for an update")
-                .raw("0x0")],
-        ));
-    }
-    if meta::parse_resource_version(rv)? != Some(old.kv.mod_revision) {
-        return Err(Error::stale(GROUP, RESOURCE, name));
-    }
-    check_preconditions(name, new.metadata.uid.as_deref().unwrap_or(""), "", old)
 }
 
 /// Checks uid and resourceVersion preconditions against a stored definition.
@@ -137,26 +126,10 @@ impl Registry {
 
     /// Registers a definition; warns of formats Kubernetes does not recognize.
     pub async fn create(&self, body: &[u8], options: &WriteOptions) -> Result<Written> {
-        let mut crd = definition::parse(body)?;
-        if crd.metadata.resource_version.as_deref().is_some_and(|rv| !rv.is_empty()) {
-            return Err(Error::bad_request("resourceVersion should not be set on objects to be created"));
-        }
-        definition::apply_defaults(&mut crd);
+        let mut obj = definition::to_json(&definition::parse(body)?);
+        before_create(&DefinitionStrategy, &mut obj, "")?;
+        let mut crd = definition::from_json(obj)?;
         let name = name_of(&crd).to_string();
-        crd.metadata.uid = Some(meta::new_uid());
-        crd.metadata.creation_timestamp = Some(now());
-        crd.metadata.generation = Some(1);
-        crd.metadata.deletion_timestamp = None;
-        crd.metadata.deletion_grace_period_seconds = None;
-        crd.metadata.managed_fields = None;
-        crd.metadata.namespace = None;
-        let stored_versions = definition::storage_version(&crd).map(|v| vec![v.to_string()]);
-        crd.status = Some(Default::default());
-        let errs = validation::validate(&crd);
-        if !errs.is_empty() {
-            return Err(invalid(&name, errs));
-        }
-        crd.status.as_mut().expect("status set above").stored_versions = stored_versions;
 
         let _serial = self.writes.lock().await;
         let others = self.all_stored()?;
@@ -169,13 +142,12 @@ impl Registry {
         if options.dry_run {
             return Ok(Written { object: definition::to_json(&crd), warnings });
         }
-        let committed =
-            match self.store.commit(vec![Op::create(keys::definition_key(&name), definition::to_stored(&crd))]).await {
-                Err(StorageError::PreconditionFailed { .. }) => {
-                    return Err(Error::already_exists(GROUP, RESOURCE, &name))
-                }
-                other => other?,
-            };
+        let stored = definition::to_stored(&crd);
+        meta::check_stored_size(&stored)?;
+        let committed = match self.store.commit(vec![Op::create(keys::definition_key(&name), stored)]).await {
+            Err(StorageError::PreconditionFailed { .. }) => return Err(Error::already_exists(GROUP, RESOURCE, &name)),
+            other => other?,
+        };
         tracing::info!(definition = %name, revision = committed.revision, "created definition");
         crd.metadata.resource_version = Some(committed.revision.to_string());
         Ok(Written { object: definition::to_json(&crd), warnings })
@@ -184,92 +156,67 @@ impl Registry {
     /// Replaces a definition's spec and metadata; its status is kept. Warns
     /// of unrecognized formats the update introduces.
     pub async fn update(&self, body: &[u8], options: &WriteOptions) -> Result<Written> {
-        let mut crd = definition::parse(body)?;
-        let name = name_of(&crd).to_string();
-        let _serial = self.writes.lock().await;
-        let old = self.load(&name)?;
-        check_update_preconditions(&crd, &old)?;
-        definition::apply_defaults(&mut crd);
-        let prior = &old.crd.metadata;
-        crd.metadata.uid = prior.uid.clone();
-        crd.metadata.creation_timestamp = prior.creation_timestamp.clone();
-        crd.metadata.deletion_timestamp = prior.deletion_timestamp.clone();
-        crd.metadata.deletion_grace_period_seconds = prior.deletion_grace_period_seconds;
-        if prior.deletion_timestamp.is_some() {
-            // The cleanup finalizer is the server's while it deletes instances.
-            let finalizers = crd.metadata.finalizers.get_or_insert_with(Vec::new);
-            if !finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
-                finalizers.push(CLEANUP_FINALIZER.to_string());
-            }
-        }
-        crd.metadata.managed_fields = None;
-        crd.metadata.namespace = None;
-        crd.metadata.resource_version = None;
-        let spec_changed = serde_json::to_value(&crd.spec).ok() != serde_json::to_value(&old.crd.spec).ok();
-        crd.metadata.generation = Some(prior.generation.unwrap_or(1) + i64::from(spec_changed));
-        let mut status = old.crd.status.clone().unwrap_or_default();
-        if let Some(storage) = definition::storage_version(&crd) {
-            let stored = status.stored_versions.get_or_insert_with(Vec::new);
-            if !stored.iter().any(|v| v == storage) {
-                stored.push(storage.to_string());
-            }
-        }
-        crd.status = Some(status);
-        let errs = validation::validate_update(&crd, &old.crd);
-        if !errs.is_empty() {
-            return Err(invalid(&name, errs));
-        }
-        let warnings = format_warnings(&crd, Some(&old.crd));
-        let object = self.commit_with_group(crd, old, options).await?;
-        Ok(Written { object, warnings })
-    }
-
-    /// Patches a definition, or with `status` its status (JSON merge patch
-    /// or JSON patch), and writes it as an update. A patch that does not
-    /// name a resourceVersion applies to whatever is current: a concurrent
-    /// write is retried, as Kubernetes does.
-    pub async fn patch(
-        &self,
-        name: &str,
-        status: bool,
-        kind: PatchType,
-        patch: &[u8],
-        options: &WriteOptions,
-    ) -> Result<Written> {
-        let mut attempts = 0;
-        loop {
-            let current = self.get(name)?;
-            let patched = crate::apimachinery::patch::apply(&current, kind, patch, |errs| invalid(name, errs))?;
-            let pinned = patched.pointer("/metadata/resourceVersion") != current.pointer("/metadata/resourceVersion");
-            let body = serde_json::to_vec(&patched).map_err(|e| Error::internal(e.to_string()))?;
-            let written = match status {
-                true => self.update_status(&body, options).await.map(|object| Written { object, warnings: Vec::new() }),
-                false => self.update(&body, options).await,
-            };
-            match written {
-                Err(e) if e.reason == crate::error::Reason::Conflict && !pinned && attempts < 5 => attempts += 1,
-                result => return result,
-            }
-        }
+        self.replace(body, Endpoint::Main, options).await
     }
 
     /// Replaces a definition's status: only `storedVersions` is taken from
     /// the body; accepted names and conditions are the server's.
     pub async fn update_status(&self, body: &[u8], options: &WriteOptions) -> Result<Value> {
-        let new = definition::parse(body)?;
-        let name = name_of(&new).to_string();
+        Ok(self.replace(body, Endpoint::Status, options).await?.object)
+    }
+
+    /// An update of a definition or its status through the strategy
+    /// contract, serialized with every other definition write.
+    async fn replace(&self, body: &[u8], endpoint: Endpoint, options: &WriteOptions) -> Result<Written> {
+        let mut obj = definition::to_json(&definition::parse(body)?);
+        let name = meta::meta_str(&obj, "name").to_string();
         let _serial = self.writes.lock().await;
         let old = self.load(&name)?;
-        check_update_preconditions(&new, &old)?;
-        let mut crd = old.crd.clone();
-        crd.metadata.resource_version = None;
-        let stored_versions = new.status.and_then(|s| s.stored_versions).unwrap_or_default();
-        crd.status.get_or_insert_with(Default::default).stored_versions = Some(stored_versions);
-        let errs = validation::validate_stored_versions(&crd);
-        if !errs.is_empty() {
-            return Err(invalid(&name, errs));
+        let old_json = definition::to_json(&old.crd);
+        let subject = meta::Subject { group: GROUP, resource: RESOURCE, name: &name };
+        require_resource_version(&DefinitionStrategy, &subject, &obj, old.kv.mod_revision)?;
+        let uid = meta::meta_str(&obj, "uid").to_string();
+        meta::check_preconditions(&subject, &uid, meta::meta_str(&old_json, "uid"), "", old.kv.mod_revision)?;
+        let mut warnings = match endpoint {
+            Endpoint::Main => before_update(&DefinitionStrategy, &mut obj, &old_json)?,
+            Endpoint::Status => before_update(&StatusStrategy(&DefinitionStrategy), &mut obj, &old_json)?,
+        };
+        let crd = definition::from_json(obj)?;
+        if endpoint == Endpoint::Main {
+            warnings.extend(format_warnings(&crd, Some(&old.crd)));
         }
-        self.commit_with_group(crd, old, options).await
+        let object = self.commit_with_group(crd, old, options).await?;
+        Ok(Written { object, warnings })
+    }
+
+    /// Patches a definition (`Endpoint::Main`) or its status (JSON merge
+    /// patch or JSON patch), and writes it as an update. A patch that does
+    /// not name a resourceVersion applies to whatever is current: a
+    /// concurrent write is retried, as Kubernetes does.
+    pub async fn patch(
+        &self,
+        name: &str,
+        endpoint: Endpoint,
+        kind: PatchType,
+        patch: &[u8],
+        options: &WriteOptions,
+    ) -> Result<Written> {
+        meta::check_body_size(patch)?;
+        retry(
+            || async {
+                let current = self.get(name)?;
+                let patched = crate::apimachinery::patch::apply(&current, kind, patch, |errs| invalid(name, errs))?;
+                let pinned =
+                    patched.pointer("/metadata/resourceVersion") != current.pointer("/metadata/resourceVersion");
+                let body = serde_json::to_vec(&patched).map_err(|e| Error::internal(e.to_string()))?;
+                match self.replace(&body, endpoint, options).await {
+                    Err(e) if e.reason == crate::error::Reason::Conflict && !pinned => Ok(None),
+                    result => result.map(Some),
+                }
+            },
+            || Error::stale(GROUP, RESOURCE, name),
+        )
+        .await
     }
 
     /// Writes `crd` over `old`, re-evaluating the names of its whole group in

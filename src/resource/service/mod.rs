@@ -14,6 +14,7 @@ use crate::apimachinery::list::{self, ListPage};
 use crate::apimachinery::options::{DeleteOptions, FieldValidation, ListOptions, WatchOptions, WriteOptions, Written};
 use crate::apimachinery::patch::{self, PatchType};
 use crate::apimachinery::selector::{FieldSelector, LabelSelector};
+pub use crate::apimachinery::strategy::Endpoint;
 use crate::apimachinery::strategy::{before_create, before_update, require_resource_version, retry};
 use crate::apimachinery::strategy::{Operation, StatusStrategy};
 use crate::apimachinery::{decode, meta};
@@ -31,13 +32,6 @@ pub struct Resources {
     renders: Arc<crate::watch::render::RenderCache>,
     /// Bumped on every definition change (`track_definitions`).
     definitions: tokio::sync::watch::Receiver<u64>,
-}
-
-/// What a write addresses: the object itself or its status subresource.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Endpoint {
-    Main,
-    Status,
 }
 
 /// What a write goes over: the object as read, at which endpoint, with
