@@ -63,6 +63,10 @@ async fn setup() -> Setup {
                                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
     registry.create(&serde_json::to_vec(&crd).expect("crd"), &WriteOptions::default()).await.expect("register");
     let resources = Arc::new(Resources::new(store, WatchDefaults::default(), stopped));
+    tokio::spawn({
+        let resources = resources.clone();
+        async move { resources.track_definitions().await }
+    });
     Setup { resources, stop, _dir: dir }
 }
 

@@ -70,6 +70,10 @@ impl Server {
         let grpc_listener = TcpListener::bind(&config.grpc_addr).await?;
         let http_listener = TcpListener::bind(&config.http_addr).await?;
         let (grpc_addr, http_addr) = (grpc_listener.local_addr()?, http_listener.local_addr()?);
+        tokio::spawn({
+            let resources = resources.clone();
+            async move { resources.track_definitions().await }
+        });
         tokio::spawn(crate::resource::cleanup::run(
             store.clone(),
             registry.clone(),

@@ -36,7 +36,7 @@ use strategy::DefinitionStrategy;
 /// layer that needs it).
 pub const GROUP: &str = keys::DEFINITIONS_GROUP;
 /// The finalizer a definition carries while its instances are deleted.
-pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
+pub const CLEANUP_FINALIZER: &str = concat!("customresourcecleanup.", crate::definitions_group!());
 const RESOURCE: &str = keys::DEFINITIONS_RESOURCE;
 
 /// A definition as stored, with its key-value.

@@ -47,8 +47,17 @@ pub const META_FORMAT: &[u8] = b"m/format";
 /// The prefix under which every crdstore storage key lives.
 pub const REGISTRY_ROOT: &str = "/registry/";
 
+/// The API group of definitions, as a literal for `concat!` (the one place
+/// it is spelled: `DEFINITIONS_GROUP` and the names built from it use this).
+#[macro_export]
+macro_rules! definitions_group {
+    () => {
+        "apiextensions.k8s.io"
+    };
+}
+
 /// The API group of definitions.
-pub const DEFINITIONS_GROUP: &str = "apiextensions.k8s.io";
+pub const DEFINITIONS_GROUP: &str = definitions_group!();
 /// The resource name of definitions.
 pub const DEFINITIONS_RESOURCE: &str = "customresourcedefinitions";
 

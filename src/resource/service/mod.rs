@@ -30,8 +30,8 @@ pub struct Resources {
     stopped: tokio::sync::watch::Receiver<bool>,
     /// Objects rendered for watchers, shared by all of them.
     renders: Arc<crate::watch::render::RenderCache>,
-    /// Bumped on every definition change (`track_definitions`).
-    definitions: tokio::sync::watch::Receiver<u64>,
+    /// Bumped on every definition change while `track_definitions` runs.
+    definitions: tokio::sync::watch::Sender<u64>,
 }
 
 /// What a write goes over: the object as read, at which endpoint, with
@@ -60,9 +60,34 @@ impl Resources {
         watch_defaults: WatchDefaults,
         stopped: tokio::sync::watch::Receiver<bool>,
     ) -> Self {
-        let (generation, definitions) = tokio::sync::watch::channel(0);
-        tokio::spawn(track_definitions(store.clone(), generation, stopped.clone()));
+        let (definitions, _) = tokio::sync::watch::channel(0);
         Self { store, catalog: Arc::default(), watch_defaults, stopped, renders: Arc::default(), definitions }
+    }
+
+    /// Follows every definition change with one storage watch for the whole
+    /// service, so resource watches end when their definition changes. The
+    /// server runs it for as long as it serves; without it, resource
+    /// watches end only by their timeouts.
+    pub async fn track_definitions(&self) {
+        let Ok(mut changes) = self.store.watch(&keys::definitions_prefix(), self.store.current_revision()) else {
+            return;
+        };
+        let stop = stream::until_stopped(self.stopped.clone());
+        tokio::pin!(stop);
+        loop {
+            tokio::select! {
+                message = futures::StreamExt::next(&mut changes) => match message {
+                    Some(Ok(crate::storage::WatchMessage::Events(_))) => self.definitions.send_modify(|g| *g += 1),
+                    Some(Ok(crate::storage::WatchMessage::Progress(_))) => {}
+                    Some(Err(err)) => {
+                        tracing::warn!(error = %err, "definition tracking ended; resource watches will end");
+                        return;
+                    }
+                    None => return,
+                },
+                _ = &mut stop => return,
+            }
+        }
     }
 
     /// The served definition for a single-object request, checking scope.
@@ -478,36 +503,10 @@ impl Resources {
                 self.store.clone(),
                 self.catalog.clone(),
                 served.clone(),
-                self.definitions.clone(),
+                self.definitions.subscribe(),
             ))),
         };
         stream::start(self.store.clone(), spec).await
-    }
-}
-
-/// Follows every definition change with one storage watch for the whole
-/// service, and bumps a generation that resource watches wait on.
-async fn track_definitions(
-    store: Arc<dyn Storage>,
-    generation: tokio::sync::watch::Sender<u64>,
-    stopped: tokio::sync::watch::Receiver<bool>,
-) {
-    let Ok(mut changes) = store.watch(&keys::definitions_prefix(), store.current_revision()) else { return };
-    let stop = stream::until_stopped(stopped);
-    tokio::pin!(stop);
-    loop {
-        tokio::select! {
-            message = futures::StreamExt::next(&mut changes) => match message {
-                Some(Ok(crate::storage::WatchMessage::Events(_))) => generation.send_modify(|g| *g += 1),
-                Some(Ok(crate::storage::WatchMessage::Progress(_))) => {}
-                Some(Err(err)) => {
-                    tracing::warn!(error = %err, "definition tracking ended; resource watches will end");
-                    return;
-                }
-                None => return,
-            },
-            _ = &mut stop => return,
-        }
     }
 }
 
