@@ -189,7 +189,7 @@ class CustomResourcesServicer:
 
     def Convert(self, request, context):
         """Converts objects between the served versions of a definition without
-        storing anything.
+        storing anything. Not served yet: answers UNIMPLEMENTED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
