@@ -6,6 +6,7 @@ mod definitions;
 mod gateway;
 mod kubectl;
 mod lifecycle;
+mod races;
 mod resource_reads;
 mod resources;
 mod schemas;
