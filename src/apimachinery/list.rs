@@ -79,8 +79,8 @@ pub fn decode_continue(token: &str, prefix: &str) -> Result<(String, Revision)> 
     // starts after it), relative to the prefix; it must be a clean path,
     // as Go's `path.Clean` leaves it.
     let relative = token.start.strip_prefix('/').unwrap_or(&token.start);
-    let clean = relative.split('/').all(|segment| !segment.is_empty() && segment != "." && segment != "..");
-    let Some(after) = relative.strip_suffix('\u{0}').filter(|_| clean) else {
+    let clean = |key: &str| key.split('/').all(|segment| !segment.is_empty() && segment != "." && segment != "..");
+    let Some(after) = relative.strip_suffix('\u{0}').filter(|key| clean(key)) else {
         return Err(bad(token.start));
     };
     Ok((format!("{prefix}{after}"), token.rv))
@@ -250,7 +250,8 @@ mod tests {
 
     #[test]
     fn start_keys_stay_inside_the_prefix() {
-        for start in ["../other/x\u{0}", "ns/../../x\u{0}", "ns//a\u{0}", "./a\u{0}", "ns/a/\u{0}/", "ns/a"] {
+        for start in ["../other/x\u{0}", "ns/../../x\u{0}", "ns//a\u{0}", "./a\u{0}", "ns/a/\u{0}/", "ns/a", "..\u{0}"]
+        {
             let err = decode_continue(&raw_token("meta.k8s.io/v1", 5, start), "/registry/g/p/").unwrap_err();
             assert_eq!(err.reason, crate::error::Reason::BadRequest, "{start:?}");
             assert_eq!(err.message, format!("invalid continue token: continue key is not valid: {start}"));
