@@ -42,18 +42,48 @@ fn encode_continue(rv: Revision, start_after_relative: &str) -> String {
     base64::engine::general_purpose::URL_SAFE.encode(serde_json::to_vec(&token).expect("token encodes"))
 }
 
-fn decode_continue(token: &str) -> Result<ContinueToken> {
-    let bad = || {
-        Error::bad_request(
-            "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
-        )
+/// Decodes a continue token for a list of the keys under `prefix`: the key
+/// the next page starts after, and the revision to read at (`<= 0`: the
+/// latest). As Kubernetes' `storage.DecodeContinue`, a start key that is not
+/// a clean path below the prefix (`../`, `//`, `.`) is refused, so no token
+/// reaches keys outside the list's prefix; every refusal is a BadRequest
+/// "invalid continue token: continue key is not valid: ...".
+pub fn decode_continue(token: &str, prefix: &str) -> Result<(String, Revision)> {
+    let bad = |why: String| {
+        let cause = FieldError::invalid_without_value("continue", format!("continue key is not valid: {why}"));
+        let mut err = Error::bad_request(format!("invalid continue token: {}", cause.detail));
+        err.details.causes.push(cause);
+        err
     };
-    let bytes = base64::engine::general_purpose::URL_SAFE.decode(token).map_err(|_| bad())?;
-    let token: ContinueToken = serde_json::from_slice(&bytes).map_err(|_| bad())?;
-    if token.v != "meta.k8s.io/v1" || !token.start.ends_with('\u{0}') {
-        return Err(bad());
+    let bytes = base64::engine::general_purpose::URL_SAFE
+        .decode(token)
+        .or_else(|_| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(token))
+        .map_err(|e| {
+            let at = match e {
+                base64::DecodeError::InvalidByte(at, _) | base64::DecodeError::InvalidLastSymbol(at, _) => at,
+                _ => token.len(),
+            };
+            bad(format!("illegal base64 data at input byte {at}"))
+        })?;
+    let token: ContinueToken = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
+    if token.v != "meta.k8s.io/v1" {
+        return Err(bad(format!("server does not recognize this encoded version {:?}", token.v)));
     }
-    Ok(token)
+    if token.rv == 0 {
+        return Err(bad("incorrect encoded start resourceVersion (version meta.k8s.io/v1)".into()));
+    }
+    if token.start.is_empty() {
+        return Err(bad("encoded start key empty (version meta.k8s.io/v1)".into()));
+    }
+    // The start key is the last key returned plus a NUL (the next page
+    // starts after it), relative to the prefix; it must be a clean path,
+    // as Go's `path.Clean` leaves it.
+    let relative = token.start.strip_prefix('/').unwrap_or(&token.start);
+    let clean = |key: &str| key.split('/').all(|segment| !segment.is_empty() && segment != "." && segment != "..");
+    let Some(after) = relative.strip_suffix('\u{0}').filter(|key| clean(key)) else {
+        return Err(bad(token.start));
+    };
+    Ok((format!("{prefix}{after}"), token.rv))
 }
 
 fn list_options_invalid(causes: Vec<FieldError>) -> Error {
@@ -128,9 +158,8 @@ pub async fn list(
     let requested = meta::parse_resource_version(&options.resource_version)?;
     let limit = usize::try_from(options.limit).unwrap_or(0);
     let (at, start_after) = if !options.continue_token.is_empty() {
-        let token = decode_continue(&options.continue_token)?;
-        let start = format!("{prefix}{}", token.start.trim_end_matches('\u{0}'));
-        let at = if token.rv > 0 { ReadAt::Revision(token.rv) } else { ReadAt::Latest };
+        let (start, rv) = decode_continue(&options.continue_token, prefix)?;
+        let at = if rv > 0 { ReadAt::Revision(rv) } else { ReadAt::Latest };
         (at, Some(start))
     } else {
         let at = match (requested, options.resource_version_match) {
@@ -204,9 +233,38 @@ mod tests {
     #[test]
     fn continue_tokens_round_trip_in_kubernetes_shape() {
         let token = encode_continue(42, "ns/a");
-        let decoded = decode_continue(&token).unwrap();
-        assert_eq!((decoded.rv, decoded.start.as_str()), (42, "ns/a\u{0}"));
-        assert!(decode_continue("not-base64!").is_err());
+        assert_eq!(decode_continue(&token, "/registry/g/p/").unwrap(), ("/registry/g/p/ns/a".to_string(), 42));
+        let expired = encode_continue(-1, "ns/a");
+        assert_eq!(decode_continue(&expired, "/p/").unwrap().1, -1);
+        let err = decode_continue("not-base64!", "/p/").unwrap_err();
+        assert_eq!(
+            err.message,
+            "invalid continue token: continue key is not valid: illegal base64 data at input byte 10"
+        );
+    }
+
+    fn raw_token(v: &str, rv: Revision, start: &str) -> String {
+        let token = ContinueToken { v: v.into(), rv, start: start.into() };
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(serde_json::to_vec(&token).unwrap())
+    }
+
+    #[test]
+    fn start_keys_stay_inside_the_prefix() {
+        for start in ["../other/x\u{0}", "ns/../../x\u{0}", "ns//a\u{0}", "./a\u{0}", "ns/a/\u{0}/", "ns/a", "..\u{0}"]
+        {
+            let err = decode_continue(&raw_token("meta.k8s.io/v1", 5, start), "/registry/g/p/").unwrap_err();
+            assert_eq!(err.reason, crate::error::Reason::BadRequest, "{start:?}");
+            assert_eq!(err.message, format!("invalid continue token: continue key is not valid: {start}"));
+            assert_eq!(err.details.causes[0].field, "continue");
+        }
+        let ok = decode_continue(&raw_token("meta.k8s.io/v1", 5, "/ns/a\u{0}"), "/registry/g/p/").unwrap();
+        assert_eq!(ok.0, "/registry/g/p/ns/a");
+        let zero = decode_continue(&raw_token("meta.k8s.io/v1", 0, "a\u{0}"), "/p/").unwrap_err();
+        assert!(zero.message.ends_with("incorrect encoded start resourceVersion (version meta.k8s.io/v1)"));
+        let empty = decode_continue(&raw_token("meta.k8s.io/v1", 3, ""), "/p/").unwrap_err();
+        assert!(empty.message.ends_with("encoded start key empty (version meta.k8s.io/v1)"));
+        let version = decode_continue(&raw_token("v9", 3, "a\u{0}"), "/p/").unwrap_err();
+        assert!(version.message.ends_with(r#"server does not recognize this encoded version "v9""#));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Object metadata rules shared by definitions and custom resources:
 //! server-set fields (uid, creationTimestamp, resourceVersion, generation),
-//! reading labels and names out of JSON objects, and resourceVersion parsing.
+//! reading labels and names out of JSON objects, resourceVersion parsing, and
+//! the size limits of bodies and stored objects.
 
 use std::collections::BTreeMap;
 
@@ -69,6 +70,23 @@ pub fn mark_deleting(obj: &mut Value) {
     metadata.insert("generation".into(), Value::from(generation));
 }
 
+/// The length of `value`'s compact JSON encoding, counted without building it.
+pub fn encoded_size(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    serde_json::to_writer(&mut count, value).expect("JSON values serialize");
+    count.0
+}
+
 /// Now, as Kubernetes writes timestamps (RFC 3339, seconds, UTC).
 pub fn now_timestamp() -> String {
     jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
@@ -113,15 +131,50 @@ pub fn strip_resource_version(obj: &mut Value) {
     metadata_mut(obj).remove("resourceVersion");
 }
 
-/// Parses a resourceVersion; empty is `None`. Not a non-negative integer is a
-/// BadRequest, as Kubernetes answers.
+/// Why `rv` is not a resourceVersion, worded as Go's `strconv.ParseUint`
+/// (which Kubernetes parses them with): only decimal digits, no sign, no
+/// spaces, at most `Revision::MAX`.
+fn resource_version_problem(rv: &str) -> Option<String> {
+    if rv.is_empty() || !rv.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(format!("strconv.ParseUint: parsing {rv:?}: invalid syntax"));
+    }
+    match rv.parse::<Revision>() {
+        Ok(n) if n >= 0 => None,
+        _ => Some(format!("strconv.ParseUint: parsing {rv:?}: value out of range")),
+    }
+}
+
+/// Parses a resourceVersion given as a request option; empty is `None`.
+/// Anything but decimal digits (`+5`, ` 5`, `-1`, `0x5`) is a BadRequest
+/// naming the `resourceVersion` field, as Kubernetes answers a list.
 pub fn parse_resource_version(rv: &str) -> Result<Option<Revision>> {
     if rv.is_empty() {
         return Ok(None);
     }
-    match rv.parse::<Revision>() {
-        Ok(n) if n >= 0 => Ok(Some(n)),
-        _ => Err(Error::bad_request(format!("invalid resource version: {rv:?}"))),
+    match resource_version_problem(rv) {
+        None => Ok(Some(rv.parse::<Revision>().expect("checked digits in range"))),
+        Some(problem) => {
+            let cause = FieldError::invalid("resourceVersion", rv, problem);
+            let mut err = Error::bad_request(format!("invalid resource version: {cause}"));
+            err.details.causes.push(cause);
+            Err(err)
+        }
+    }
+}
+
+/// The problem with `metadata.resourceVersion` in a request body, if any:
+/// not a string (a JSON number is not read as one, as Kubernetes' typed
+/// metadata refuses it), or a string that is not a resourceVersion. Absent,
+/// null and "" are fine.
+pub fn check_resource_version_type(obj: &Value) -> Option<FieldError> {
+    const FIELD: &str = "metadata.resourceVersion";
+    match obj.get("metadata").and_then(|m| m.get("resourceVersion")) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(rv)) if rv.is_empty() => None,
+        Some(Value::String(rv)) => {
+            resource_version_problem(rv).map(|problem| FieldError::invalid(FIELD, rv.as_str(), problem))
+        }
+        Some(other) => Some(FieldError::type_invalid(FIELD, other.clone(), "must be of type string")),
     }
 }
 
@@ -160,14 +213,38 @@ pub fn generation(obj: &Value) -> i64 {
     obj.get("metadata").and_then(|m| m.get("generation")).and_then(Value::as_i64).unwrap_or(0)
 }
 
-/// Checks `metadata.name` with `check`, which returns the problems with a
-/// name; a missing name is Required (a generated one is set before this).
+/// Checks `metadata.generateName` (as a name prefix: a trailing `-` is
+/// masked) and `metadata.name` with `check`, which returns the problems
+/// with a name, as Kubernetes' `ValidateObjectMeta`; a missing name is
+/// Required (a generated one is set before this).
 pub fn validate_name(obj: &Value, check: impl Fn(&str) -> Vec<String>) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let generate_name = meta_str(obj, "generateName");
+    if !generate_name.is_empty() {
+        for msg in check(&mask_trailing_dash(generate_name)) {
+            errs.push(FieldError::invalid("metadata.generateName", generate_name, msg));
+        }
+    }
     let name = meta_str(obj, "name");
     if name.is_empty() {
-        return vec![FieldError::required("metadata.name", "name or generateName is required")];
+        errs.push(FieldError::required("metadata.name", "name or generateName is required"));
+        return errs;
     }
-    check(name).into_iter().map(|msg| FieldError::invalid("metadata.name", name, msg)).collect()
+    errs.extend(check(name).into_iter().map(|msg| FieldError::invalid("metadata.name", name, msg)));
+    errs
+}
+
+/// A name prefix as Kubernetes checks it (`maskTrailingDash`): a trailing
+/// `-` and the character before it become `a`.
+fn mask_trailing_dash(prefix: &str) -> String {
+    match prefix.strip_suffix('-') {
+        Some(rest) if !rest.is_empty() => {
+            let mut chars = rest.chars();
+            chars.next_back();
+            format!("{}a", chars.as_str())
+        }
+        _ => prefix.to_string(),
+    }
 }
 
 /// Server-owned metadata the client may not set, reset from `old` (update)
@@ -212,6 +289,49 @@ mod tests {
         assert_eq!(parse_resource_version("42").unwrap(), Some(42));
         assert!(parse_resource_version("abc").is_err());
         assert!(parse_resource_version("-1").is_err());
+        assert_eq!(parse_resource_version("007").unwrap(), Some(7));
+        for bad in ["+5", " 5", "5 ", "0x5", "1e3", "５", "99999999999999999999"] {
+            let err = parse_resource_version(bad).unwrap_err();
+            assert_eq!(err.reason, crate::error::Reason::BadRequest, "{bad}");
+            assert_eq!(err.details.causes[0].field, "resourceVersion", "{bad}");
+        }
+        assert_eq!(
+            parse_resource_version("+5").unwrap_err().message,
+            r#"invalid resource version: resourceVersion: Invalid value: "+5": strconv.ParseUint: parsing "+5": invalid syntax"#
+        );
+    }
+
+    #[test]
+    fn body_resource_versions_must_be_digit_strings() {
+        assert_eq!(check_resource_version_type(&json!({})), None);
+        assert_eq!(check_resource_version_type(&json!({"metadata": {"resourceVersion": null}})), None);
+        assert_eq!(check_resource_version_type(&json!({"metadata": {"resourceVersion": "12"}})), None);
+        let number = check_resource_version_type(&json!({"metadata": {"resourceVersion": 12}})).unwrap();
+        assert_eq!(number.to_string(), "metadata.resourceVersion: Invalid value: 12: must be of type string");
+        let plus = check_resource_version_type(&json!({"metadata": {"resourceVersion": "+12"}})).unwrap();
+        assert_eq!(plus.field, "metadata.resourceVersion");
+    }
+
+    #[test]
+    fn generate_name_is_checked_as_a_prefix() {
+        let check = crate::apimachinery::dns::dns1123_subdomain;
+        assert!(validate_name(&json!({"metadata": {"name": "a", "generateName": "web-"}}), check).is_empty());
+        let long = "a".repeat(300);
+        let errs = validate_name(&json!({"metadata": {"name": "a", "generateName": long}}), check);
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].field, "metadata.generateName");
+        assert_eq!(errs[0].detail, "must be no more than 253 characters");
+        assert_eq!(mask_trailing_dash("ab-"), "aa");
+        assert_eq!(mask_trailing_dash("-"), "-");
+    }
+
+    #[test]
+    fn sizes_are_counted_and_checked() {
+        assert_eq!(encoded_size(&json!({"a": [1, "x"]})), r#"{"a":[1,"x"]}"#.len());
+        assert!(check_stored_size(&vec![b' '; MAX_BODY_BYTES]).is_ok());
+        let err = check_stored_size(&vec![b' '; MAX_BODY_BYTES + 1]).unwrap_err();
+        assert_eq!(err.reason, crate::error::Reason::RequestEntityTooLarge);
+        assert_eq!(err.message, "Request entity too large: limit is 3145728");
     }
 
     #[test]

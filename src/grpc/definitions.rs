@@ -32,7 +32,7 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::CreateDefinitionRequest>,
     ) -> Result<Response<pb::CreateDefinitionResponse>, Status> {
         let req = request.into_inner();
-        let created = self.registry.create(&req.definition, &convert::write_options(req.options)).await?;
+        let created = self.registry.create(&req.definition, &convert::write_options(req.options)?).await?;
         let response = pb::CreateDefinitionResponse { definition: convert::json(&created.object) };
         Ok(convert::with_warnings(response, &created.warnings))
     }
@@ -49,7 +49,7 @@ impl CustomResourceDefinitions for DefinitionsService {
         &self,
         request: Request<pb::ListDefinitionsRequest>,
     ) -> Result<Response<pb::ListDefinitionsResponse>, Status> {
-        let page = self.registry.list(&convert::list_options(request.into_inner().options)).await?;
+        let page = self.registry.list(&convert::list_options(request.into_inner().options, "options")?).await?;
         Ok(Response::new(pb::ListDefinitionsResponse {
             items: page.items.iter().map(convert::json).collect(),
             resource_version: page.revision.to_string(),
@@ -74,7 +74,7 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::UpdateDefinitionRequest>,
     ) -> Result<Response<pb::UpdateDefinitionResponse>, Status> {
         let req = request.into_inner();
-        let updated = self.registry.update(&req.definition, &convert::write_options(req.options)).await?;
+        let updated = self.registry.update(&req.definition, &convert::write_options(req.options)?).await?;
         let response = pb::UpdateDefinitionResponse { definition: convert::json(&updated.object) };
         Ok(convert::with_warnings(response, &updated.warnings))
     }
@@ -84,7 +84,7 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::UpdateDefinitionStatusRequest>,
     ) -> Result<Response<pb::UpdateDefinitionStatusResponse>, Status> {
         let req = request.into_inner();
-        let updated = self.registry.update_status(&req.definition, &convert::write_options(req.options)).await?;
+        let updated = self.registry.update_status(&req.definition, &convert::write_options(req.options)?).await?;
         Ok(Response::new(pb::UpdateDefinitionStatusResponse { definition: convert::json(&updated) }))
     }
 

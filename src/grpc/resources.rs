@@ -31,13 +31,15 @@ fn reference(r: Option<pb::ResourceRef>) -> Ref {
     Ref { group: r.group, version: r.version, resource: r.resource, namespace: r.namespace, name: r.name }
 }
 
+/// The patch's type: unspecified is a BadRequest, a value this server does
+/// not know is refused naming `patch_type`.
 fn patch_type(value: i32) -> Result<PatchType, Status> {
-    match pb::PatchType::try_from(value) {
-        Ok(pb::PatchType::Merge) => Ok(PatchType::Merge),
-        Ok(pb::PatchType::Json) => Ok(PatchType::Json),
-        Ok(pb::PatchType::StrategicMerge) => Ok(PatchType::StrategicMerge),
-        Ok(pb::PatchType::Apply) => Ok(PatchType::Apply),
-        Ok(pb::PatchType::Unspecified) | Err(_) => {
+    match convert::known_enum("PatchResourceRequest", "patch_type", value)? {
+        pb::PatchType::Merge => Ok(PatchType::Merge),
+        pb::PatchType::Json => Ok(PatchType::Json),
+        pb::PatchType::StrategicMerge => Ok(PatchType::StrategicMerge),
+        pb::PatchType::Apply => Ok(PatchType::Apply),
+        pb::PatchType::Unspecified => {
             Err(crate::error::Error::bad_request("patch_type is required: MERGE or JSON").into())
         }
     }
@@ -57,7 +59,7 @@ impl CustomResources for ResourcesService {
     ) -> Result<Response<pb::CreateResourceResponse>, Status> {
         let req = request.into_inner();
         let created =
-            self.resources.create(&reference(req.r#ref), &req.object, &convert::write_options(req.options)).await?;
+            self.resources.create(&reference(req.r#ref), &req.object, &convert::write_options(req.options)?).await?;
         Ok(convert::with_warnings(
             pb::CreateResourceResponse { object: convert::json(&created.object) },
             &created.warnings,
@@ -75,7 +77,7 @@ impl CustomResources for ResourcesService {
         request: Request<pb::ListResourcesRequest>,
     ) -> Result<Response<pb::ListResourcesResponse>, Status> {
         let req = request.into_inner();
-        let page = self.resources.list(&reference(req.r#ref), &convert::list_options(req.options)).await?;
+        let page = self.resources.list(&reference(req.r#ref), &convert::list_options(req.options, "options")?).await?;
         Ok(Response::new(pb::ListResourcesResponse {
             items: page.items.iter().map(convert::json).collect(),
             resource_version: page.revision.to_string(),
@@ -99,7 +101,7 @@ impl CustomResources for ResourcesService {
     ) -> Result<Response<pb::UpdateResourceResponse>, Status> {
         let req = request.into_inner();
         let updated =
-            self.resources.update(&reference(req.r#ref), &req.object, &convert::write_options(req.options)).await?;
+            self.resources.update(&reference(req.r#ref), &req.object, &convert::write_options(req.options)?).await?;
         Ok(convert::with_warnings(
             pb::UpdateResourceResponse { object: convert::json(&updated.object) },
             &updated.warnings,
@@ -111,8 +113,11 @@ impl CustomResources for ResourcesService {
         request: Request<pb::PatchResourceRequest>,
     ) -> Result<Response<pb::PatchResourceResponse>, Status> {
         let req = request.into_inner();
-        let (kind, subresource) = (patch_type(req.patch_type)?, req.subresource());
-        let (r, options) = (reference(req.r#ref), convert::write_options(req.options));
+        let kind = patch_type(req.patch_type)?;
+        // Read as the raw number: prost's getter reads an unknown value as
+        // the default, which would patch the main resource.
+        let subresource: pb::Subresource = convert::known_enum("PatchResourceRequest", "subresource", req.subresource)?;
+        let (r, options) = (reference(req.r#ref), convert::write_options(req.options)?);
         let patched = match subresource {
             pb::Subresource::Unspecified => {
                 self.resources.patch(&r, Endpoint::Main, kind, &req.patch, &options).await?
@@ -143,7 +148,7 @@ impl CustomResources for ResourcesService {
         request: Request<pb::DeleteCollectionRequest>,
     ) -> Result<Response<pb::DeleteCollectionResponse>, Status> {
         let req = request.into_inner();
-        let list_options = convert::list_options(req.list_options);
+        let list_options = convert::list_options(req.list_options, "list_options")?;
         let items = self
             .resources
             .delete_collection(&reference(req.r#ref), &list_options, &convert::delete_options(req.options))
@@ -158,7 +163,7 @@ impl CustomResources for ResourcesService {
         let req = request.into_inner();
         let updated = self
             .resources
-            .update_status(&reference(req.r#ref), &req.object, &convert::write_options(req.options))
+            .update_status(&reference(req.r#ref), &req.object, &convert::write_options(req.options)?)
             .await?;
         Ok(convert::with_warnings(
             pb::UpdateStatusResponse { object: convert::json(&updated.object) },
@@ -178,7 +183,7 @@ impl CustomResources for ResourcesService {
         let req = request.into_inner();
         let scale = self
             .resources
-            .update_scale(&reference(req.r#ref), &req.scale, &convert::write_options(req.options))
+            .update_scale(&reference(req.r#ref), &req.scale, &convert::write_options(req.options)?)
             .await?;
         Ok(Response::new(pb::UpdateScaleResponse { scale: convert::json(&scale) }))
     }

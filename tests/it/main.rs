@@ -12,6 +12,7 @@ mod resources;
 mod schemas;
 mod server;
 mod storage;
+mod strict;
 mod subresources;
 mod support;
 mod watch;

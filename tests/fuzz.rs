@@ -1,0 +1,314 @@
+//! Property tests over every decoder in `apimachinery` that takes untrusted
+//! bytes: request bodies, label and field selectors, JSON and merge patches,
+//! continue tokens and resourceVersions. Each property feeds inputs near the
+//! grammar plus raw arbitrary bytes and asserts there is no panic and that a
+//! refusal is the client's fault (BadRequest, Invalid, RequestEntityTooLarge),
+//! never an InternalError. Case counts are bounded so the whole binary stays
+//! well under 30 s in a debug build.
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+use crdstore::apimachinery::{decode, list, meta, patch, selector};
+use crdstore::error::{Error, FieldError, Reason};
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() }
+}
+
+/// Arbitrary JSON values of bounded depth and width.
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        (-1e12f64..1e12).prop_map(Value::from),
+        "[a-z0-9 \\-_./\"\\\\\u{0}-\u{1f}é😀]{0,12}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec(("[a-z]{0,4}|metadata|spec|resourceVersion", inner), 0..6)
+                .prop_map(|fields| Value::Object(fields.into_iter().collect::<Map<_, _>>())),
+        ]
+    })
+}
+
+/// An object shaped like a stored custom resource.
+fn object() -> impl Strategy<Value = Value> {
+    (json_value(), json_value(), prop::option::of("[0-9]{1,4}")).prop_map(|(spec, extra, rv)| {
+        let mut obj = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "a", "labels": {"app": "web"}}, "spec": spec, "a": [1, 2, {"b": extra}]});
+        if let Some(rv) = rv {
+            obj["metadata"]["resourceVersion"] = Value::String(rv);
+        }
+        obj
+    })
+}
+
+fn client_fault(err: &Error, allowed: &[Reason]) {
+    assert!(allowed.contains(&err.reason), "unexpected reason {:?}: {}", err.reason, err.message);
+}
+
+fn invalid(causes: Vec<FieldError>) -> Error {
+    Error::invalid("example.com", "Widget", "a", causes)
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    #[test]
+    fn bodies_round_trip_and_never_panic(value in json_value(), noise in prop::collection::vec(any::<u8>(), 0..64)) {
+        let bytes = serde_json::to_vec(&value).unwrap();
+        let (parsed, duplicates) = decode::parse(&bytes).expect("serialized JSON parses");
+        // serde_json reads floats to within one ulp without `float_roundtrip`.
+        prop_assert_eq!(parsed, serde_json::from_slice::<Value>(&bytes).unwrap());
+        prop_assert!(duplicates.is_empty());
+        let _ = decode::parse(&noise);
+        let mut spliced = bytes.clone();
+        spliced.splice(bytes.len() / 2..bytes.len() / 2, noise);
+        let _ = decode::parse(&spliced);
+    }
+
+    #[test]
+    fn duplicate_fields_are_reported(key in "[a-w]{1,4}", a in json_value(), b in json_value()) {
+        let body = format!(r#"{{"{key}": {a}, "x": {{"{key}": 1, "{key}": 2}}, "{key}": {b}}}"#);
+        let (parsed, duplicates) = decode::parse(body.as_bytes()).unwrap();
+        prop_assert_eq!(&parsed[&key], &serde_json::from_str::<Value>(&b.to_string()).unwrap());
+        prop_assert_eq!(duplicates, vec![format!("x.{key}"), key.clone()]);
+    }
+
+    #[test]
+    fn label_selectors_parse_or_are_bad_requests(
+        parts in prop::collection::vec(
+            prop_oneof![
+                "[a-z0-9=!,()\\s]{0,12}",
+                Just(" in ".to_string()),
+                Just(" notin ".to_string()),
+                Just("(".to_string()),
+                Just(")".to_string()),
+                "[a-z]{1,5}(\\.[a-z]{1,3})?/[a-zA-Z0-9_.-]{1,8}",
+                "[a-z]{1,6}",
+                Just("!".to_string()),
+                Just("==".to_string()),
+                Just("!=".to_string()),
+                Just(",".to_string()),
+            ],
+            0..10,
+        ),
+        raw in ".{0,40}",
+        labels in prop::collection::btree_map("[a-z]{1,3}", "[a-z]{0,3}", 0..4),
+    ) {
+        for text in [parts.concat(), raw] {
+            match selector::LabelSelector::parse(&text) {
+                Ok(sel) => {
+                    let _ = sel.matches(&labels);
+                    let _ = sel.matches(&BTreeMap::new());
+                }
+                Err(err) => client_fault(&err, &[Reason::BadRequest]),
+            }
+        }
+    }
+
+    #[test]
+    fn field_selectors_parse_or_are_bad_requests(
+        parts in prop::collection::vec(
+            prop_oneof![
+                "[a-z.=!,\\s]{0,10}",
+                Just("metadata.name".to_string()),
+                Just("metadata.namespace".to_string()),
+                Just("=".to_string()),
+                Just("==".to_string()),
+                Just("!=".to_string()),
+                Just(",".to_string()),
+                "[a-z0-9-]{0,6}",
+            ],
+            0..10,
+        ),
+        raw in ".{0,40}",
+    ) {
+        for text in [parts.concat(), raw] {
+            match selector::FieldSelector::parse(&text, &["metadata.name", "metadata.namespace"]) {
+                Ok(sel) => {
+                    let _ = sel.matches(|field| field.to_string());
+                }
+                Err(err) => client_fault(&err, &[Reason::BadRequest]),
+            }
+        }
+    }
+
+    #[test]
+    fn resource_versions_are_digits_or_bad_requests(text in prop_oneof!["[0-9+\\- x.e]{0,22}", ".{0,22}"]) {
+        match meta::parse_resource_version(&text) {
+            Ok(None) => prop_assert!(text.is_empty()),
+            Ok(Some(n)) => {
+                prop_assert!(text.bytes().all(|b| b.is_ascii_digit()));
+                prop_assert_eq!(text.parse::<i64>().unwrap(), n);
+            }
+            Err(err) => {
+                client_fault(&err, &[Reason::BadRequest]);
+                prop_assert_eq!(&err.details.causes[0].field, "resourceVersion");
+            }
+        }
+    }
+}
+
+/// A JSON pointer near the shapes `object()` produces.
+fn pointer() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            Just("metadata".to_string()),
+            Just("spec".to_string()),
+            Just("resourceVersion".to_string()),
+            Just("a".to_string()),
+            Just("b".to_string()),
+            Just("-".to_string()),
+            Just("~0".to_string()),
+            Just("~1".to_string()),
+            "[0-9]{1,2}",
+            "[a-z~]{0,3}",
+        ],
+        0..4,
+    )
+    .prop_map(|segments| segments.iter().map(|s| format!("/{s}")).collect())
+}
+
+fn operation() -> impl Strategy<Value = Value> {
+    (
+        prop::sample::select(vec!["add", "remove", "replace", "move", "copy", "test", "jump"]),
+        pointer(),
+        pointer(),
+        json_value(),
+        any::<bool>(),
+    )
+        .prop_map(|(op, path, from, value, with_value)| {
+            let mut op = json!({"op": op, "path": path, "from": from});
+            if with_value {
+                op["value"] = value;
+            }
+            op
+        })
+}
+
+const PATCH_FAULTS: &[Reason] =
+    &[Reason::BadRequest, Reason::Invalid, Reason::RequestEntityTooLarge, Reason::UnsupportedMediaType];
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    #[test]
+    fn json_patches_apply_or_are_refused(current in object(), ops in prop::collection::vec(operation(), 0..8)) {
+        let bytes = serde_json::to_vec(&ops).unwrap();
+        match patch::apply(&current, patch::PatchType::Json, &bytes, invalid) {
+            Ok(patched) => {
+                if let Some(rv) = patched.pointer("/metadata/resourceVersion") {
+                    prop_assert!(rv.is_null() || rv.as_str().is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit())));
+                }
+            }
+            Err(err) => client_fault(&err, PATCH_FAULTS),
+        }
+    }
+
+    #[test]
+    fn merge_patches_apply_or_are_refused(current in object(), doc in json_value()) {
+        let bytes = serde_json::to_vec(&doc).unwrap();
+        match patch::apply(&current, patch::PatchType::Merge, &bytes, invalid) {
+            Ok(patched) => prop_assert!(doc.is_object() && patched.is_object()),
+            Err(err) => client_fault(&err, PATCH_FAULTS),
+        }
+    }
+
+    #[test]
+    fn raw_patch_bytes_are_refused_cleanly(current in object(), bytes in prop::collection::vec(any::<u8>(), 0..96)) {
+        for kind in [patch::PatchType::Json, patch::PatchType::Merge] {
+            if let Err(err) = patch::apply(&current, kind, &bytes, invalid) {
+                client_fault(&err, PATCH_FAULTS);
+            }
+        }
+    }
+
+}
+
+proptest! {
+    // Each case copies up to 4.5 MiB: a few cases cover both sides of the limit.
+    #![proptest_config(config(16))]
+
+    #[test]
+    fn copies_stay_within_the_limit(n in 1usize..6, kib in 1usize..900) {
+        let current = json!({"spec": {"data": "x".repeat(kib * 1024)}});
+        let ops: Vec<Value> =
+            (0..n).map(|i| json!({"op": "copy", "from": "/spec/data", "path": format!("/c{i}")})).collect();
+        let bytes = serde_json::to_vec(&ops).unwrap();
+        let added = n * (kib * 1024 + 2);
+        match patch::apply(&current, patch::PatchType::Json, &bytes, invalid) {
+            Ok(_) => prop_assert!(added <= patch::MAX_COPY_BYTES),
+            Err(err) => {
+                prop_assert_eq!(err.reason, Reason::Invalid);
+                prop_assert!(added > patch::MAX_COPY_BYTES);
+            }
+        }
+    }
+}
+
+const PREFIX: &str = "/registry/example.com/widgets/default/";
+
+fn encode(token: &Value, padded: bool) -> String {
+    let bytes = serde_json::to_vec(token).unwrap();
+    if padded {
+        base64::engine::general_purpose::URL_SAFE.encode(bytes)
+    } else {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    }
+}
+
+fn check_continue(token: &str) -> Result<(), TestCaseError> {
+    match list::decode_continue(token, PREFIX) {
+        Ok((start, rv)) => {
+            prop_assert!(rv != 0);
+            let rest = start.strip_prefix(PREFIX).expect("the start key stays under the prefix");
+            prop_assert!(rest.split('/').all(|s| !s.is_empty() && s != ".." && s != "."), "{start:?}");
+        }
+        Err(err) => {
+            client_fault(&err, &[Reason::BadRequest]);
+            prop_assert_eq!(&err.details.causes[0].field, "continue");
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    #[test]
+    fn continue_tokens_decode_inside_their_prefix_or_are_bad_requests(
+        v in prop_oneof![Just("meta.k8s.io/v1".to_string()), "[a-z0-9./]{0,14}"],
+        rv in prop_oneof![Just(0i64), Just(-1i64), any::<i64>(), 1i64..1000],
+        segments in prop::collection::vec(
+            prop_oneof![Just("..".to_string()), Just(".".to_string()), Just(String::new()), "[a-z0-9\u{0}-]{1,6}"],
+            0..5,
+        ),
+        nul in any::<bool>(),
+        lead in any::<bool>(),
+        padded in any::<bool>(),
+        extra in json_value(),
+    ) {
+        let mut start = segments.join("/");
+        if lead {
+            start.insert(0, '/');
+        }
+        if nul {
+            start.push('\u{0}');
+        }
+        check_continue(&encode(&json!({"v": v, "rv": rv, "start": start}), padded))?;
+        check_continue(&encode(&json!({"v": v, "rv": extra, "start": start}), padded))?;
+        check_continue(&encode(&extra, padded))?;
+    }
+
+    #[test]
+    fn raw_continue_strings_are_bad_requests(text in prop_oneof!["[A-Za-z0-9_=-]{0,64}", ".{0,64}"]) {
+        check_continue(&text)?;
+    }
+}
