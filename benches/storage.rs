@@ -22,6 +22,7 @@ fn seconds() -> Duration {
 }
 
 /// CPU seconds (user + system) this process has used.
+#[allow(unsafe_code)] // getrusage has no safe wrapper in libc
 fn cpu_seconds() -> f64 {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: getrusage fills the struct it is given.

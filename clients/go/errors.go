@@ -9,19 +9,28 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// Reasons of failed calls, as Kubernetes names them. Each is an error that
-// errors.Is matches against a *StatusError of that reason:
+// Reasons of failed calls, as Kubernetes names them: every reason the server
+// sends (crdstore::error::Reason::ALL; tests/tidy.rs checks this list against
+// it). Each is an error that errors.Is matches against a *StatusError of that
+// reason:
 //
 //	if errors.Is(err, crdstore.ErrConflict) { ... }
 var (
-	ErrNotFound      = &StatusError{Reason: "NotFound"}
-	ErrAlreadyExists = &StatusError{Reason: "AlreadyExists"}
-	ErrConflict      = &StatusError{Reason: "Conflict"}
-	ErrInvalid       = &StatusError{Reason: "Invalid"}
-	ErrExpired       = &StatusError{Reason: "Expired"}
-	ErrBadRequest    = &StatusError{Reason: "BadRequest"}
-	ErrForbidden     = &StatusError{Reason: "Forbidden"}
-	ErrUnavailable   = &StatusError{Reason: "ServiceUnavailable"}
+	ErrNotFound              = &StatusError{Reason: "NotFound"}
+	ErrAlreadyExists         = &StatusError{Reason: "AlreadyExists"}
+	ErrConflict              = &StatusError{Reason: "Conflict"}
+	ErrInvalid               = &StatusError{Reason: "Invalid"}
+	ErrBadRequest            = &StatusError{Reason: "BadRequest"}
+	ErrExpired               = &StatusError{Reason: "Expired"}
+	ErrForbidden             = &StatusError{Reason: "Forbidden"}
+	ErrMethodNotAllowed      = &StatusError{Reason: "MethodNotAllowed"}
+	ErrUnsupportedMediaType  = &StatusError{Reason: "UnsupportedMediaType"}
+	ErrNotAcceptable         = &StatusError{Reason: "NotAcceptable"}
+	ErrRequestEntityTooLarge = &StatusError{Reason: "RequestEntityTooLarge"}
+	ErrTooManyRequests       = &StatusError{Reason: "TooManyRequests"}
+	ErrUnavailable           = &StatusError{Reason: "ServiceUnavailable"}
+	ErrTimeout               = &StatusError{Reason: "Timeout"}
+	ErrInternal              = &StatusError{Reason: "InternalError"}
 )
 
 // Cause is one invalid field: its path as Kubernetes writes it

@@ -127,7 +127,10 @@ async fn sigterm_drains_flushes_and_exits_zero() {
     support::create(&mut client, &Crd::new("example.com", "Widget")).await;
     let _open_watch = client.watch(pb::WatchDefinitionsRequest { options: None }).await.unwrap().into_inner();
     // SAFETY: sending a signal to our own child process.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM)
+    };
     let status = tokio::task::spawn_blocking(move || child.wait()).await.unwrap().unwrap();
     assert!(status.success(), "exit status {status:?}");
     let (mut child, endpoint) = start(dir.path());

@@ -28,9 +28,16 @@ from crdstore.errors import (
     CrdstoreError,
     Expired,
     Forbidden,
+    InternalError,
     Invalid,
+    MethodNotAllowed,
+    NotAcceptable,
     NotFound,
+    RequestEntityTooLarge,
+    Timeout,
+    TooManyRequests,
     Unavailable,
+    UnsupportedMediaType,
 )
 
 __all__ = [
@@ -50,7 +57,14 @@ __all__ = [
     "CrdstoreError",
     "Expired",
     "Forbidden",
+    "InternalError",
     "Invalid",
+    "MethodNotAllowed",
+    "NotAcceptable",
     "NotFound",
+    "RequestEntityTooLarge",
+    "Timeout",
+    "TooManyRequests",
     "Unavailable",
+    "UnsupportedMediaType",
 ]

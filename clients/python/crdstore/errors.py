@@ -82,14 +82,65 @@ class Forbidden(CrdstoreError):
     reason = "Forbidden"
 
 
+class MethodNotAllowed(CrdstoreError):
+    """The operation is not allowed now, e.g. a create under a terminating definition."""
+
+    reason = "MethodNotAllowed"
+
+
+class UnsupportedMediaType(CrdstoreError):
+    reason = "UnsupportedMediaType"
+
+
+class NotAcceptable(CrdstoreError):
+    reason = "NotAcceptable"
+
+
+class RequestEntityTooLarge(CrdstoreError):
+    reason = "RequestEntityTooLarge"
+
+
+class TooManyRequests(CrdstoreError):
+    """A watch fell too far behind the server's events and was cut off."""
+
+    reason = "TooManyRequests"
+
+
 class Unavailable(CrdstoreError):
     """The server could not be reached, or went away mid-call."""
 
     reason = "ServiceUnavailable"
 
 
+class Timeout(CrdstoreError):
+    reason = "Timeout"
+
+
+class InternalError(CrdstoreError):
+    reason = "InternalError"
+
+
+# Every reason the server sends (crdstore::error::Reason::ALL; tests/tidy.rs
+# checks this table against it).
 _BY_REASON: Dict[str, Type[CrdstoreError]] = {
-    cls.reason: cls for cls in (NotFound, AlreadyExists, Conflict, Invalid, Expired, BadRequest, Forbidden)
+    cls.reason: cls
+    for cls in (
+        NotFound,
+        AlreadyExists,
+        Conflict,
+        Invalid,
+        BadRequest,
+        Expired,
+        Forbidden,
+        MethodNotAllowed,
+        UnsupportedMediaType,
+        NotAcceptable,
+        RequestEntityTooLarge,
+        TooManyRequests,
+        Unavailable,
+        Timeout,
+        InternalError,
+    )
 }
 # Reasons that mean the same to a caller as one of the classes above.
 _BY_REASON["Gone"] = Expired

@@ -41,21 +41,40 @@ export class Invalid extends CrdstoreError {}
 export class Expired extends CrdstoreError {}
 export class BadRequest extends CrdstoreError {}
 export class Forbidden extends CrdstoreError {}
+/** The operation is not allowed now, e.g. a create under a terminating definition. */
+export class MethodNotAllowed extends CrdstoreError {}
+export class UnsupportedMediaType extends CrdstoreError {}
+export class NotAcceptable extends CrdstoreError {}
+export class RequestEntityTooLarge extends CrdstoreError {}
+/** A watch fell too far behind the server's events and was cut off. */
+export class TooManyRequests extends CrdstoreError {}
 /** The server could not be reached, or went away mid-call. */
 export class Unavailable extends CrdstoreError {}
+export class Timeout extends CrdstoreError {}
+export class InternalError extends CrdstoreError {}
 
 type ErrorClass = new (message: string, reason: string, code?: Code, causes?: Cause[], metadata?: Record<string, string>) => CrdstoreError;
 
+// Every reason the server sends (crdstore::error::Reason::ALL; tests/tidy.rs
+// checks this table against it), and aliases.
 const byReason: Record<string, ErrorClass> = {
   NotFound,
   AlreadyExists,
   Conflict,
   Invalid,
+  BadRequest,
   Expired,
   Gone: Expired,
   ResourceExpired: Expired,
-  BadRequest,
   Forbidden,
+  MethodNotAllowed,
+  UnsupportedMediaType,
+  NotAcceptable,
+  RequestEntityTooLarge,
+  TooManyRequests,
+  ServiceUnavailable: Unavailable,
+  Timeout,
+  InternalError,
 };
 
 const byCode: Partial<Record<Code, ErrorClass>> = {
