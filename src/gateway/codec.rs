@@ -113,16 +113,20 @@ pub fn yaml_to_json(body: &[u8]) -> Result<Vec<u8>, Error> {
     let invalid = |why: String| Error::bad_request(format!("the request body is not valid YAML: {why}"));
     let text = std::str::from_utf8(body).map_err(|e| invalid(e.to_string()))?;
     let mut depth = 0usize;
+    let too_deep = |at: &saphyr_parser::Marker| {
+        invalid(format!("nesting exceeds {MAX_YAML_DEPTH} levels at line {} column {}", at.line(), at.col() + 1))
+    };
     for event in saphyr_parser::Parser::new_from_str(text) {
-        match event.map_err(|e| invalid(e.to_string()))? {
+        // The scanner stops deep flow collections itself.
+        let event = event.map_err(|e| match e.info().starts_with("recursion limit") {
+            true => too_deep(e.marker()),
+            false => invalid(e.to_string()),
+        })?;
+        match event {
             (saphyr_parser::Event::SequenceStart(..) | saphyr_parser::Event::MappingStart(..), span) => {
                 depth += 1;
                 if depth > MAX_YAML_DEPTH {
-                    return Err(invalid(format!(
-                        "nesting exceeds {MAX_YAML_DEPTH} levels at line {} column {}",
-                        span.start.line(),
-                        span.start.col() + 1
-                    )));
+                    return Err(too_deep(&span.start));
                 }
             }
             (saphyr_parser::Event::SequenceEnd | saphyr_parser::Event::MappingEnd, _) => depth -= 1,
