@@ -356,3 +356,28 @@ async fn resources(
         _ => Err(method_not_allowed(method).into()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_checked_as_kubernetes_checks_path_segments() {
+        assert_eq!(path_name("o1").unwrap(), "o1");
+        assert_eq!(path_name("").unwrap_err().message, "name must be provided");
+        assert_eq!(path_name("..").unwrap_err().message, r#"Name parameter invalid: "..": may not be '..'"#);
+        assert_eq!(
+            path_name("a/%").unwrap_err().message,
+            r#"Name parameter invalid: "a/%": may not contain '/';may not contain '%'"#
+        );
+    }
+
+    #[test]
+    fn an_encoded_slash_never_separates_segments() {
+        assert!(parse("example.com/v1/namespaces%2Fteam%2Fwidgets%2Fo1").is_err());
+        match parse("example.com/v1/namespaces/team/widgets/%6F1").unwrap() {
+            Target::Resources { r, sub: None } => assert_eq!((r.namespace.as_str(), r.name.as_str()), ("team", "o1")),
+            _ => panic!("not a resource"),
+        }
+    }
+}

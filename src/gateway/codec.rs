@@ -183,3 +183,19 @@ impl IntoResponse for Failure {
 }
 
 pub type Reply = Result<Response, Failure>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_nests_as_deep_as_the_limit_and_no_deeper() {
+        let nested = |depth: usize| "[".repeat(depth) + &"]".repeat(depth);
+        assert_eq!(yaml_to_json(nested(MAX_YAML_DEPTH - 1).as_bytes()).unwrap().len(), 2 * (MAX_YAML_DEPTH - 1));
+        let block = "- ".repeat(MAX_YAML_DEPTH + 1) + "x\n";
+        let err = yaml_to_json(block.as_bytes()).unwrap_err();
+        assert_eq!(err.message, "the request body is not valid YAML: nesting exceeds 128 levels at line 1 column 257");
+        let err = yaml_to_json(nested(100_000).as_bytes()).unwrap_err();
+        assert!(err.message.contains("nesting exceeds 128 levels"), "{}", err.message);
+    }
+}
