@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use crdstore::server::{Config, Server};
+use crdstore::server::{Config, Server, DEFAULT_BODY_TIMEOUT, DEFAULT_HEAD_TIMEOUT, DEFAULT_MAX_WATCHES};
 use crdstore::storage::HistoryWindow;
 use crdstore::watch::stream::WatchDefaults;
 
@@ -49,6 +49,17 @@ struct ServeArgs {
     /// How often watches that allow bookmarks get one, in seconds.
     #[arg(long, env = "CRDSTORE_BOOKMARK_SECONDS", default_value_t = 60)]
     bookmark_seconds: u64,
+    /// Close an HTTP connection that has not sent a whole request head in
+    /// this many seconds (a new connection or an idle keep-alive one).
+    #[arg(long, env = "CRDSTORE_HEAD_TIMEOUT_SECONDS", default_value_t = DEFAULT_HEAD_TIMEOUT.as_secs())]
+    head_timeout_seconds: u64,
+    /// Refuse an HTTP request whose body has not arrived in this many seconds.
+    #[arg(long, env = "CRDSTORE_BODY_TIMEOUT_SECONDS", default_value_t = DEFAULT_BODY_TIMEOUT.as_secs())]
+    body_timeout_seconds: u64,
+    /// The most watches open at once, gRPC and HTTP together; more get 429
+    /// (RESOURCE_EXHAUSTED) with a retry delay.
+    #[arg(long, env = "CRDSTORE_MAX_WATCHES", default_value_t = DEFAULT_MAX_WATCHES)]
+    max_watches: usize,
 }
 
 impl ServeArgs {
@@ -66,6 +77,9 @@ impl ServeArgs {
                 bookmark_interval: Duration::from_secs(self.bookmark_seconds.max(1)),
                 ..WatchDefaults::default()
             },
+            head_timeout: Duration::from_secs(self.head_timeout_seconds.max(1)),
+            body_timeout: Duration::from_secs(self.body_timeout_seconds.max(1)),
+            max_watches: self.max_watches,
         }
     }
 }

@@ -7,8 +7,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
-use tokio::sync::watch;
+use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinHandle;
 use tokio_stream::wrappers::TcpListenerStream;
 
@@ -31,7 +34,21 @@ pub struct Config {
     pub window: HistoryWindow,
     pub compaction_interval: Duration,
     pub watch: WatchDefaults,
+    /// How long the HTTP gateway waits for a request head, including the
+    /// next one on an idle keep-alive connection; then it closes it.
+    pub head_timeout: Duration,
+    /// How long the HTTP gateway waits for a request body to arrive.
+    pub body_timeout: Duration,
+    /// The most watches open at once, over gRPC and HTTP together.
+    pub max_watches: usize,
 }
+
+/// The default `Config::head_timeout`.
+pub const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+/// The default `Config::body_timeout`.
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(60);
+/// The default `Config::max_watches`.
+pub const DEFAULT_MAX_WATCHES: usize = 1024;
 
 impl Config {
     /// Defaults for a data directory, on ephemeral loopback ports.
@@ -43,11 +60,55 @@ impl Config {
             window: HistoryWindow::default(),
             compaction_interval: SledOptions::default().compaction_interval,
             watch: WatchDefaults::default(),
+            head_timeout: DEFAULT_HEAD_TIMEOUT,
+            body_timeout: DEFAULT_BODY_TIMEOUT,
+            max_watches: DEFAULT_MAX_WATCHES,
         }
     }
 }
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Serves HTTP/1.1 on `listener` until `stopped`, then lets the open
+/// connections finish. A connection that does not send a whole request head
+/// within `head_timeout` (a new one, or an idle keep-alive one) is closed.
+async fn serve_http(
+    listener: TcpListener,
+    app: axum::Router,
+    head_timeout: Duration,
+    stopped: watch::Receiver<bool>,
+) -> Result<(), BoxError> {
+    let graceful = GracefulShutdown::new();
+    let mut stop = std::pin::pin!(until_stopped(stopped));
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(err) => {
+                    // Out of descriptors and the like: back off, keep serving.
+                    tracing::warn!(error = %err, "accepting an HTTP connection failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = &mut stop => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let connection = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(head_timeout)
+            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(err) = connection.await {
+                tracing::debug!(error = %err, "HTTP connection ended");
+            }
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}
 
 /// A running server.
 pub struct Server {
@@ -80,14 +141,15 @@ impl Server {
             resources.clone(),
             stopped.clone(),
         ));
-        let api = crate::gateway::Api { registry: registry.clone(), resources: resources.clone() };
-        let routes = crate::grpc::routes(registry, resources).await?;
+        let watches = Arc::new(Semaphore::new(config.max_watches));
+        let limits = crate::gateway::Limits { body_timeout: config.body_timeout, watches: watches.clone() };
+        let api = crate::gateway::Api { registry: registry.clone(), resources: resources.clone(), limits };
+        let routes = crate::grpc::routes(registry, resources, watches).await?;
 
         let grpc = tonic::transport::Server::builder()
             .add_routes(routes)
             .serve_with_incoming_shutdown(TcpListenerStream::new(grpc_listener), until_stopped(stopped.clone()));
-        let http = axum::serve(http_listener, crate::gateway::router(api))
-            .with_graceful_shutdown(until_stopped(stopped.clone()));
+        let http = serve_http(http_listener, crate::gateway::router(api), config.head_timeout, stopped.clone());
         let task = tokio::spawn(async move {
             let serving = async {
                 let (grpc, http) = tokio::join!(grpc, http);

@@ -5,12 +5,13 @@
 //! renders the answer.
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::header::CONTENT_TYPE;
-use axum::http::{HeaderMap, Method, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use http_body_util::BodyExt;
 use serde_json::{json, Value};
 
-use super::codec::{json_body, respond, Output, Reply};
+use super::codec::{json_body, respond, unsupported, Output, Reply};
 use super::discovery::{self, CRD_GROUP};
 use super::query::Params;
 use super::{watch, Api};
@@ -29,48 +30,101 @@ enum Target {
     Resources { r: Ref, sub: Option<String> },
 }
 
-fn parse(path: &str) -> Option<Target> {
-    let s: Vec<&str> = path.trim_matches('/').split('/').collect();
-    let owned = |v: &str| v.to_string();
+/// The path under `/apis/` split on its raw `/` (an encoded `%2F` never
+/// separates segments, so it cannot move a request to another namespace or
+/// collection), each segment percent-decoded. An empty or invalid name is
+/// refused as Kubernetes' storage refuses it; anything else unknown is 404.
+fn parse(raw: &str) -> Result<Target, Error> {
+    let unknown = || not_found(raw);
+    let mut s = Vec::new();
+    for segment in raw.split('/') {
+        let decoded = percent_encoding::percent_decode_str(segment).decode_utf8().map_err(|_| unknown())?;
+        s.push(decoded.into_owned());
+    }
+    let s: Vec<&str> = s.iter().map(String::as_str).collect();
+    // Every segment but a name must be a plain, non-empty path segment.
+    let plain = |segments: &[&str]| segments.iter().all(|p| !p.is_empty() && !p.contains('/'));
     match s.as_slice() {
-        [g] => Some(Target::Group(owned(g))),
-        [g, v] => Some(Target::Version(owned(g), owned(v))),
+        [g] if plain(&[g]) => Ok(Target::Group(g.to_string())),
+        [g, v] if plain(&[g, v]) => Ok(Target::Version(g.to_string(), v.to_string())),
         [g, "v1", "customresourcedefinitions", rest @ ..] if *g == CRD_GROUP => match rest {
-            [] => Some(Target::Definitions { name: None, status: false }),
-            [name] => Some(Target::Definitions { name: Some(owned(name)), status: false }),
-            [name, "status"] => Some(Target::Definitions { name: Some(owned(name)), status: true }),
-            _ => None,
+            [] => Ok(Target::Definitions { name: None, status: false }),
+            [name] => Ok(Target::Definitions { name: Some(path_name(name)?), status: false }),
+            [name, "status"] => Ok(Target::Definitions { name: Some(path_name(name)?), status: true }),
+            _ => Err(unknown()),
         },
-        [g, v, "namespaces", ns, plural, rest @ ..] => resource(g, v, ns, plural, rest),
-        [g, v, plural, rest @ ..] => resource(g, v, "", plural, rest),
-        _ => None,
+        [g, v, "namespaces", ns, plural, rest @ ..] if plain(&[g, v, ns, plural]) => {
+            resource(g, v, ns, plural, rest).ok_or_else(unknown)?
+        }
+        [g, v, plural, rest @ ..] if plain(&[g, v, plural]) => resource(g, v, "", plural, rest).ok_or_else(unknown)?,
+        _ => Err(unknown()),
     }
 }
 
-fn resource(g: &str, v: &str, ns: &str, plural: &str, rest: &[&str]) -> Option<Target> {
+/// A name from the path, checked as Kubernetes' `NamespaceKeyFunc` checks
+/// it (`IsValidPathSegmentName`), with its messages.
+fn path_name(name: &str) -> Result<String, Error> {
+    if name.is_empty() {
+        return Err(Error::bad_request("name must be provided"));
+    }
+    let problems: Vec<String> = if name == "." || name == ".." {
+        vec![format!("may not be '{name}'")]
+    } else {
+        ["/", "%"].iter().filter(|bad| name.contains(*bad)).map(|bad| format!("may not contain '{bad}'")).collect()
+    };
+    if !problems.is_empty() {
+        return Err(Error::bad_request(format!("Name parameter invalid: {name:?}: {}", problems.join(";"))));
+    }
+    Ok(name.to_string())
+}
+
+fn resource(g: &str, v: &str, ns: &str, plural: &str, rest: &[&str]) -> Option<Result<Target, Error>> {
     let (name, sub) = match rest {
-        [] => ("", None),
-        [name] => (*name, None),
-        [name, sub] => (*name, Some(sub.to_string())),
+        [] => (String::new(), None),
+        [name] => match path_name(name) {
+            Ok(name) => (name, None),
+            Err(err) => return Some(Err(err)),
+        },
+        [name, sub] if !sub.is_empty() && !sub.contains('/') => match path_name(name) {
+            Ok(name) => (name, Some(sub.to_string())),
+            Err(err) => return Some(Err(err)),
+        },
         _ => return None,
     };
-    let r =
-        Ref { group: g.into(), version: v.into(), resource: plural.into(), namespace: ns.into(), name: name.into() };
-    Some(Target::Resources { r, sub })
+    let r = Ref { group: g.into(), version: v.into(), resource: plural.into(), namespace: ns.into(), name };
+    Some(Ok(Target::Resources { r, sub }))
 }
 
-/// The patch type of a PATCH request's `Content-Type`.
-fn patch_type(headers: &HeaderMap) -> Result<PatchType, Error> {
+/// The patch types a PATCH of a custom resource may have, as Kubernetes
+/// serves them (no strategic merge patch).
+const RESOURCE_PATCH_TYPES: &[&str] =
+    &["application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"];
+
+/// The patch types a PATCH of a definition may have: a built-in type, so
+/// strategic merge patch too.
+const DEFINITION_PATCH_TYPES: &[&str] = &[
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+    "application/apply-patch+yaml",
+];
+
+/// The patch type of a PATCH request's `Content-Type` (parameters dropped,
+/// as Kubernetes' patch handler reads it), if it is one of `accepted`.
+fn patch_type(headers: &HeaderMap, accepted: &[&str]) -> Result<PatchType, Error> {
     let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-    match content_type.split(';').next().unwrap_or("").trim() {
-        "application/merge-patch+json" => Ok(PatchType::Merge),
-        "application/json-patch+json" => Ok(PatchType::Json),
-        "application/strategic-merge-patch+json" => Ok(PatchType::StrategicMerge),
-        "application/apply-patch+yaml" => Ok(PatchType::Apply),
-        other => Err(Error::unsupported_media_type(format!(
-            "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (got \"{other}\")"
-        ))),
+    let media = content_type.split(';').next().unwrap_or("");
+    let kind = match media {
+        "application/merge-patch+json" => PatchType::Merge,
+        "application/json-patch+json" => PatchType::Json,
+        "application/strategic-merge-patch+json" => PatchType::StrategicMerge,
+        "application/apply-patch+yaml" => PatchType::Apply,
+        _ => return Err(unsupported(accepted)),
+    };
+    if !accepted.contains(&media) {
+        return Err(unsupported(accepted));
     }
+    Ok(kind)
 }
 
 fn not_found(path: &str) -> Error {
@@ -81,22 +135,48 @@ fn method_not_allowed(method: &Method) -> Error {
     Error::method_not_allowed(format!("the server does not allow this method on the requested resource ({method})"))
 }
 
-/// The entry point for everything under `/apis/`.
+/// A DeleteOptions body as JSON: none when the body is empty, else decoded
+/// as any other body.
+async fn delete_body(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>, Error> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Vec::new());
+    }
+    json_body(headers, body).await
+}
+
+/// Reads a request body: at most one byte over the limit (enough for the
+/// domain to refuse it with Kubernetes' RequestEntityTooLarge), within the
+/// body timeout. A body that cannot be read (a malformed chunk) is the
+/// client's error.
+async fn read_body(body: Body, timeout: std::time::Duration) -> Result<Bytes, Error> {
+    let limited = http_body_util::Limited::new(body, MAX_BODY_BYTES + 1);
+    match tokio::time::timeout(timeout, limited.collect()).await {
+        Err(_) => Err(Error::timeout(format!(
+            "request did not complete within requested timeout - the body was not received within {}s",
+            timeout.as_secs()
+        ))),
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(err)) if err.is::<http_body_util::LengthLimitError>() => {
+            Err(Error::too_large(format!("Request entity too large: limit is {MAX_BODY_BYTES}")))
+        }
+        Ok(Err(err)) => Err(Error::bad_request(format!("the request body could not be read: {err}"))),
+    }
+}
+
+/// The entry point for everything under `/apis/`. Routes on the raw path.
 pub async fn handle(
     State(api): State<Api>,
-    Path(path): Path<String>,
+    uri: Uri,
     RawQuery(query): RawQuery,
     method: Method,
     headers: HeaderMap,
     body: Body,
 ) -> Reply {
-    // One byte over the limit is enough for the domain to refuse the body
-    // with Kubernetes' RequestEntityTooLarge; reading stops there.
-    let body: Bytes = axum::body::to_bytes(body, MAX_BODY_BYTES + 1)
-        .await
-        .map_err(|_| Error::too_large(format!("Request entity too large: limit is {MAX_BODY_BYTES}")))?;
+    let path = uri.path().strip_prefix("/apis/").unwrap_or_default();
+    let target = parse(path)?;
+    let body = read_body(body, api.limits.body_timeout).await?;
     let params = Params(query.map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect()).unwrap_or_default());
-    match parse(&path).ok_or_else(|| not_found(&path))? {
+    match target {
         Target::Group(g) if method == Method::GET => discovery::group(&api, &g, &headers),
         Target::Version(g, v) if method == Method::GET => discovery::resources(&api, &g, &v, &headers),
         Target::Group(_) | Target::Version(..) => Err(method_not_allowed(&method).into()),
@@ -134,15 +214,17 @@ async fn definitions(
     method: &Method,
     params: &Params,
     headers: &HeaderMap,
-    body: &[u8],
+    body: &Bytes,
 ) -> Reply {
     let output = Output::of(headers);
     let registry = &api.registry;
     let ok = |value: &Value, warnings: &[String]| respond(StatusCode::OK, value, output, warnings);
     match (method, name) {
         (&Method::GET, None) if params.watch() => {
-            let events = registry.watch(params.watch_options()?).await;
-            Ok(watch::stream(events, (output == Output::Table).then(watch::definition_tables)))
+            let options = params.watch_options()?;
+            let slot = api.limits.watch_slot()?;
+            let events = registry.watch(options).await;
+            Ok(watch::stream(events, (output == Output::Table).then(watch::definition_tables), slot))
         }
         (&Method::GET, None) => {
             let page = registry.list(&params.list_options()?).await?;
@@ -152,7 +234,7 @@ async fn definitions(
             Ok(ok(&list_json("apiextensions.k8s.io/v1", "CustomResourceDefinitionList", &page), &[]))
         }
         (&Method::POST, None) => {
-            let written = registry.create(&json_body(headers, body)?, &params.write_options()?).await?;
+            let written = registry.create(&json_body(headers, body).await?, &params.write_options()?).await?;
             Ok(respond(StatusCode::CREATED, &written.object, output, &written.warnings))
         }
         (&Method::GET, Some(name)) if output == Output::Table => {
@@ -160,19 +242,22 @@ async fn definitions(
         }
         (&Method::GET, Some(name)) => Ok(ok(&registry.get(&name)?, &[])),
         (&Method::PUT, Some(_)) if status => {
-            Ok(ok(&registry.update_status(&json_body(headers, body)?, &params.write_options()?).await?, &[]))
+            Ok(ok(&registry.update_status(&json_body(headers, body).await?, &params.write_options()?).await?, &[]))
         }
         (&Method::PUT, Some(_)) => {
-            let written = registry.update(&json_body(headers, body)?, &params.write_options()?).await?;
+            let written = registry.update(&json_body(headers, body).await?, &params.write_options()?).await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PATCH, Some(name)) => {
             let endpoint = if status { Endpoint::Status } else { Endpoint::Main };
-            let written = registry.patch(&name, endpoint, patch_type(headers)?, body, &params.write_options()?).await?;
+            let written = registry
+                .patch(&name, endpoint, patch_type(headers, DEFINITION_PATCH_TYPES)?, body, &params.write_options()?)
+                .await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::DELETE, Some(name)) if !status => {
-            let (object, gone) = registry.delete(&name, &params.delete_options(body)?).await?;
+            let (object, gone) =
+                registry.delete(&name, &params.delete_options(&delete_body(headers, body).await?)?).await?;
             Ok(respond(if gone { StatusCode::OK } else { StatusCode::ACCEPTED }, &object, output, &[]))
         }
         _ => Err(method_not_allowed(method).into()),
@@ -186,7 +271,7 @@ async fn resources(
     method: &Method,
     params: &Params,
     headers: &HeaderMap,
-    body: &[u8],
+    body: &Bytes,
 ) -> Reply {
     let output = Output::of(headers);
     let served = api.resources.served(&r.group, &r.version, &r.resource)?;
@@ -198,9 +283,11 @@ async fn resources(
     let resources = &api.resources;
     match (method, r.name.is_empty(), sub.as_deref()) {
         (&Method::GET, true, None) if params.watch() => {
-            let events = resources.watch(&r, params.watch_options()?).await;
+            let options = params.watch_options()?;
+            let slot = api.limits.watch_slot()?;
+            let events = resources.watch(&r, options).await;
             let tabulate = (output == Output::Table).then(|| watch::resource_tables(served.clone(), r.version.clone()));
-            Ok(watch::stream(events, tabulate))
+            Ok(watch::stream(events, tabulate, slot))
         }
         (&Method::GET, true, None) => {
             let page = resources.list(&r, &params.list_options()?).await?;
@@ -209,11 +296,17 @@ async fn resources(
             Ok(ok(&body, &[]))
         }
         (&Method::POST, true, None) => {
-            let written = resources.create(&r, &json_body(headers, body)?, &params.write_options()?).await?;
+            let written = resources.create(&r, &json_body(headers, body).await?, &params.write_options()?).await?;
             Ok(respond(StatusCode::CREATED, &written.object, output, &written.warnings))
         }
         (&Method::DELETE, true, None) => {
-            let items = resources.delete_collection(&r, &params.list_options()?, &params.delete_options(body)?).await?;
+            let items = resources
+                .delete_collection(
+                    &r,
+                    &params.list_options()?,
+                    &params.delete_options(&delete_body(headers, body).await?)?,
+                )
+                .await?;
             let page = ListPage { items, revision: 0, continue_token: String::new(), remaining: None };
             let mut list = list_json(&served.api_version(&r.version), &served.list_kind, &page);
             list["metadata"] = json!({});
@@ -229,27 +322,32 @@ async fn resources(
         }
         (&Method::GET, false, Some("scale")) => Ok(ok(&resources.get_scale(&r)?, &[])),
         (&Method::PUT, false, None) => {
-            let written = resources.update(&r, &json_body(headers, body)?, &params.write_options()?).await?;
+            let written = resources.update(&r, &json_body(headers, body).await?, &params.write_options()?).await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PUT, false, Some("status")) => {
-            let written = resources.update_status(&r, &json_body(headers, body)?, &params.write_options()?).await?;
+            let written =
+                resources.update_status(&r, &json_body(headers, body).await?, &params.write_options()?).await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PUT, false, Some("scale")) => {
-            Ok(ok(&resources.update_scale(&r, &json_body(headers, body)?, &params.write_options()?).await?, &[]))
+            Ok(ok(&resources.update_scale(&r, &json_body(headers, body).await?, &params.write_options()?).await?, &[]))
         }
         (&Method::PATCH, false, None | Some("status")) => {
             let endpoint = if sub.is_some() { Endpoint::Status } else { Endpoint::Main };
             let options = params.write_options()?;
-            let written = resources.patch(&r, endpoint, patch_type(headers)?, body, &options).await?;
+            let written =
+                resources.patch(&r, endpoint, patch_type(headers, RESOURCE_PATCH_TYPES)?, body, &options).await?;
             Ok(ok(&written.object, &written.warnings))
         }
-        (&Method::PATCH, false, Some("scale")) => {
-            Ok(ok(&resources.patch_scale(&r, patch_type(headers)?, body, &params.write_options()?).await?, &[]))
-        }
+        (&Method::PATCH, false, Some("scale")) => Ok(ok(
+            &resources
+                .patch_scale(&r, patch_type(headers, RESOURCE_PATCH_TYPES)?, body, &params.write_options()?)
+                .await?,
+            &[],
+        )),
         (&Method::DELETE, false, None) => {
-            let deleted = resources.delete(&r, &params.delete_options(body)?).await?;
+            let deleted = resources.delete(&r, &params.delete_options(&delete_body(headers, body).await?)?).await?;
             let code = if deleted.gone { StatusCode::OK } else { StatusCode::ACCEPTED };
             Ok(respond(code, &deleted.object, output, &[]))
         }
@@ -257,5 +355,30 @@ async fn resources(
             Err(not_found(&format!("{}/{}/{other}", r.resource, r.name)).into())
         }
         _ => Err(method_not_allowed(method).into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_checked_as_kubernetes_checks_path_segments() {
+        assert_eq!(path_name("o1").unwrap(), "o1");
+        assert_eq!(path_name("").unwrap_err().message, "name must be provided");
+        assert_eq!(path_name("..").unwrap_err().message, r#"Name parameter invalid: "..": may not be '..'"#);
+        assert_eq!(
+            path_name("a/%").unwrap_err().message,
+            r#"Name parameter invalid: "a/%": may not contain '/';may not contain '%'"#
+        );
+    }
+
+    #[test]
+    fn an_encoded_slash_never_separates_segments() {
+        assert!(parse("example.com/v1/namespaces%2Fteam%2Fwidgets%2Fo1").is_err());
+        match parse("example.com/v1/namespaces/team/widgets/%6F1").unwrap() {
+            Target::Resources { r, sub: None } => assert_eq!((r.namespace.as_str(), r.name.as_str()), ("team", "o1")),
+            _ => panic!("not a resource"),
+        }
     }
 }

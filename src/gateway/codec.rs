@@ -3,13 +3,16 @@
 //! header asks; errors are Kubernetes `Status` objects; warnings are
 //! `Warning: 299` headers.
 
-use axum::body::Body;
-use axum::http::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE};
+use std::sync::LazyLock;
+
+use axum::body::{Body, Bytes};
+use axum::http::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE, RETRY_AFTER};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
+use tokio::sync::Semaphore;
 
-use super::status::{http_code, status_object};
+use super::status::{http_code, retry_after, status_object};
 use crate::error::Error;
 
 /// What a client asked to receive.
@@ -47,16 +50,91 @@ impl Output {
     }
 }
 
-/// The request body as JSON: YAML (`application/yaml`) is converted, JSON
-/// passed through for the domain to parse (and check for duplicates).
-pub fn json_body(headers: &HeaderMap, body: &[u8]) -> Result<Vec<u8>, Error> {
-    let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-    if content_type.starts_with("application/yaml") || content_type.starts_with("application/apply-patch+yaml") {
-        let value: Value = serde_norway::from_slice(body)
-            .map_err(|e| Error::bad_request(format!("the request body is not valid YAML: {e}")))?;
-        return serde_json::to_vec(&value).map_err(|e| Error::bad_request(format!("the YAML has no JSON form: {e}")));
+/// The media types a create or update body may have, as Kubernetes lists
+/// them in its 415 answer.
+pub const BODY_MEDIA_TYPES: &[&str] = &["application/json", "application/yaml"];
+
+/// How deep a YAML body may nest: serde_json's recursion limit, so YAML and
+/// JSON bodies nest alike (serde_norway refuses deeper documents too, but
+/// only after parsing all of them, at a cost that grows with depth).
+pub const MAX_YAML_DEPTH: usize = 128;
+
+/// YAML bodies decoded at once: one fewer than the cores, so decoding never
+/// takes every core from the async workers.
+static YAML_DECODERS: LazyLock<Semaphore> = LazyLock::new(|| {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    Semaphore::new(cores.saturating_sub(1).max(1))
+});
+
+/// Kubernetes' 415 for a body in a media type not among `accepted`.
+pub fn unsupported(accepted: &[&str]) -> Error {
+    Error::unsupported_media_type(format!(
+        "the body of the request was in an unknown format - accepted media types include: {}",
+        accepted.join(", ")
+    ))
+}
+
+/// A body's media type as Go's `mime.ParseMediaType` reads it (parameters
+/// dropped, lower case), or the first accepted type when there is no
+/// `Content-Type`, as Kubernetes negotiates input.
+fn body_media_type(headers: &HeaderMap) -> Result<String, Error> {
+    let Some(value) = headers.get(CONTENT_TYPE) else {
+        return Ok(BODY_MEDIA_TYPES[0].to_string());
+    };
+    let value = value.to_str().map_err(|_| unsupported(BODY_MEDIA_TYPES))?;
+    if value.is_empty() {
+        return Ok(BODY_MEDIA_TYPES[0].to_string());
     }
-    Ok(body.to_vec())
+    Ok(value.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+}
+
+/// The request body as JSON: YAML (`application/yaml`) is converted off the
+/// async workers, JSON passed through for the domain to parse (and check for
+/// duplicates); any other media type is refused with 415.
+pub async fn json_body(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>, Error> {
+    match body_media_type(headers)?.as_str() {
+        "application/json" => Ok(body.to_vec()),
+        "application/yaml" => {
+            let _permit =
+                YAML_DECODERS.acquire().await.map_err(|_| Error::unavailable("the server is shutting down"))?;
+            let body = body.clone();
+            tokio::task::spawn_blocking(move || yaml_to_json(&body))
+                .await
+                .map_err(|e| Error::internal(format!("decoding the YAML body failed: {e}")))?
+        }
+        _ => Err(unsupported(BODY_MEDIA_TYPES)),
+    }
+}
+
+/// A YAML document as JSON, refused before serde_norway sees it when it
+/// nests deeper than `MAX_YAML_DEPTH`: the event parser stops at the first
+/// event past the limit, so a deep body costs no more than a shallow one.
+pub fn yaml_to_json(body: &[u8]) -> Result<Vec<u8>, Error> {
+    let invalid = |why: String| Error::bad_request(format!("the request body is not valid YAML: {why}"));
+    let text = std::str::from_utf8(body).map_err(|e| invalid(e.to_string()))?;
+    let mut depth = 0usize;
+    let too_deep = |at: &saphyr_parser::Marker| {
+        invalid(format!("nesting exceeds {MAX_YAML_DEPTH} levels at line {} column {}", at.line(), at.col() + 1))
+    };
+    for event in saphyr_parser::Parser::new_from_str(text) {
+        // The scanner stops deep flow collections itself.
+        let event = event.map_err(|e| match e.info().starts_with("recursion limit") {
+            true => too_deep(e.marker()),
+            false => invalid(e.to_string()),
+        })?;
+        match event {
+            (saphyr_parser::Event::SequenceStart(..) | saphyr_parser::Event::MappingStart(..), span) => {
+                depth += 1;
+                if depth > MAX_YAML_DEPTH {
+                    return Err(too_deep(&span.start));
+                }
+            }
+            (saphyr_parser::Event::SequenceEnd | saphyr_parser::Event::MappingEnd, _) => depth -= 1,
+            _ => {}
+        }
+    }
+    let value: Value = serde_norway::from_slice(body).map_err(|e| invalid(e.to_string()))?;
+    serde_json::to_vec(&value).map_err(|e| Error::bad_request(format!("the YAML has no JSON form: {e}")))
 }
 
 /// A response of `value` with `code`, encoded as asked, carrying warnings.
@@ -82,7 +160,11 @@ pub fn add_warnings(headers: &mut HeaderMap, warnings: &[String]) {
 
 /// The `Status` response for a domain error.
 pub fn failure(err: &Error) -> Response {
-    respond(http_code(err.reason), &status_object(err), Output::Json, &[])
+    let mut response = respond(http_code(err.reason), &status_object(err), Output::Json, &[]);
+    if let Some(seconds) = retry_after(err) {
+        response.headers_mut().insert(RETRY_AFTER, seconds);
+    }
+    response
 }
 
 /// A handler's result: a response, or an error shown as a `Status`.
@@ -101,3 +183,19 @@ impl IntoResponse for Failure {
 }
 
 pub type Reply = Result<Response, Failure>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_nests_as_deep_as_the_limit_and_no_deeper() {
+        let nested = |depth: usize| "[".repeat(depth) + &"]".repeat(depth);
+        assert_eq!(yaml_to_json(nested(MAX_YAML_DEPTH - 1).as_bytes()).unwrap().len(), 2 * (MAX_YAML_DEPTH - 1));
+        let block = "- ".repeat(MAX_YAML_DEPTH + 1) + "x\n";
+        let err = yaml_to_json(block.as_bytes()).unwrap_err();
+        assert_eq!(err.message, "the request body is not valid YAML: nesting exceeds 128 levels at line 1 column 257");
+        let err = yaml_to_json(nested(100_000).as_bytes()).unwrap_err();
+        assert!(err.message.contains("nesting exceeds 128 levels"), "{}", err.message);
+    }
+}

@@ -13,10 +13,13 @@ pub mod status;
 mod watch;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::routing::{any, get};
 use axum::Router;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use crate::error::Error;
 use crate::registry::Registry;
 use crate::resource::Resources;
 
@@ -25,6 +28,34 @@ use crate::resource::Resources;
 pub struct Api {
     pub registry: Arc<Registry>,
     pub resources: Arc<Resources>,
+    pub limits: Limits,
+}
+
+/// What one request may take of the process.
+#[derive(Clone)]
+pub struct Limits {
+    /// How long a request body may take to arrive.
+    pub body_timeout: Duration,
+    /// The open watches, shared with the gRPC transport.
+    pub watches: Arc<Semaphore>,
+}
+
+/// Seconds after which a watch refused for want of a slot may be retried.
+pub const WATCH_RETRY_SECONDS: u32 = 1;
+
+/// Kubernetes' TooManyRequests for a watch over the limit, with the
+/// seconds after which to retry.
+pub fn too_many_watches() -> Error {
+    let mut err = Error::too_many_requests("Too many requests, please try again later: too many watches are open");
+    err.details.retry_after_seconds = Some(WATCH_RETRY_SECONDS);
+    err
+}
+
+impl Limits {
+    /// A slot for one more watch, held until the watch ends.
+    pub fn watch_slot(&self) -> Result<OwnedSemaphorePermit, Error> {
+        self.watches.clone().try_acquire_owned().map_err(|_| too_many_watches())
+    }
 }
 
 /// The HTTP routes.

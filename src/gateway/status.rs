@@ -1,7 +1,7 @@
 //! The one mapping from the domain error to an HTTP status and a Kubernetes
 //! `Status` object (`details.causes` per field), by an exhaustive match.
 
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode};
 use serde_json::{json, Value};
 
 use crate::error::{Error, Reason};
@@ -25,6 +25,11 @@ pub fn http_code(reason: Reason) -> StatusCode {
         Reason::Timeout => StatusCode::GATEWAY_TIMEOUT,
         Reason::InternalError => StatusCode::INTERNAL_SERVER_ERROR,
     }
+}
+
+/// The `Retry-After` header value of an error that says when to retry.
+pub fn retry_after(err: &Error) -> Option<HeaderValue> {
+    err.details.retry_after_seconds.map(HeaderValue::from)
 }
 
 /// The Kubernetes `Status` object for a domain error.
@@ -84,6 +89,16 @@ mod tests {
         assert_eq!(status["reason"], "Invalid");
         assert_eq!(status["details"]["causes"][0]["field"], "spec.group");
         assert_eq!(status["details"]["causes"][0]["reason"], "FieldValueRequired");
+    }
+
+    #[test]
+    fn retry_after_comes_from_the_details() {
+        let mut err = Error::too_many_requests("slow down");
+        assert_eq!(retry_after(&err), None);
+        err.details.retry_after_seconds = Some(3);
+        assert_eq!(retry_after(&err).unwrap(), "3");
+        assert_eq!(status_object(&err)["details"]["retryAfterSeconds"], 3);
+        assert_eq!(status_object(&err)["code"], 429);
     }
 
     #[test]

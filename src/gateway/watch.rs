@@ -10,6 +10,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde_json::{json, Value};
+use tokio::sync::OwnedSemaphorePermit;
 
 use super::codec::failure;
 use super::status::status_object;
@@ -62,10 +63,11 @@ fn error_line(err: &Error) -> Bytes {
 }
 
 /// The response for a watch: its events as they come, as tables when
-/// `tabulate` is set.
-pub fn stream(events: Result<WatchStream>, tabulate: Option<Tabulate>) -> Response {
+/// `tabulate` is set. The stream holds its watch `slot` until it ends.
+pub fn stream(events: Result<WatchStream>, tabulate: Option<Tabulate>, slot: OwnedSemaphorePermit) -> Response {
     let body = match events {
         Ok(events) => Body::from_stream(events.scan(false, move |ended, item| {
+            let _slot = &slot;
             if *ended {
                 return futures::future::ready(None);
             }

@@ -4,6 +4,8 @@
 use std::pin::Pin;
 use std::sync::Arc;
 
+use tokio::sync::Semaphore;
+
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
@@ -15,11 +17,12 @@ use crate::registry::Registry;
 /// The service over a registry.
 pub struct DefinitionsService {
     registry: Arc<Registry>,
+    watches: Arc<Semaphore>,
 }
 
 impl DefinitionsService {
-    pub fn new(registry: Arc<Registry>) -> Self {
-        Self { registry }
+    pub fn new(registry: Arc<Registry>, watches: Arc<Semaphore>) -> Self {
+        Self { registry, watches }
     }
 }
 
@@ -64,8 +67,12 @@ impl CustomResourceDefinitions for DefinitionsService {
         &self,
         request: Request<pb::WatchDefinitionsRequest>,
     ) -> Result<Response<Self::WatchStream>, Status> {
+        let slot = super::watch_slot(&self.watches)?;
         let events = self.registry.watch(convert::watch_options(request.into_inner().options)).await?;
-        let stream = events.map(|item| item.map(|e| convert::watch_event(&e)).map_err(Status::from));
+        let stream = events.map(move |item| {
+            let _slot = &slot;
+            item.map(|e| convert::watch_event(&e)).map_err(Status::from)
+        });
         Ok(Response::new(Box::pin(stream)))
     }
 

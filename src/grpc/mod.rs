@@ -9,6 +9,7 @@ pub mod status;
 
 use std::sync::Arc;
 
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::service::Routes;
 
 use crate::pb;
@@ -24,6 +25,7 @@ pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 pub async fn routes(
     registry: Arc<Registry>,
     resources: Arc<Resources>,
+    watches: Arc<Semaphore>,
 ) -> Result<Routes, Box<dyn std::error::Error + Send + Sync>> {
     use pb::v1::custom_resource_definitions_server::CustomResourceDefinitionsServer;
     use pb::v1::custom_resources_server::CustomResourcesServer;
@@ -34,9 +36,23 @@ pub async fn routes(
         .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()?;
-    let definitions = CustomResourceDefinitionsServer::new(definitions::DefinitionsService::new(registry))
-        .max_decoding_message_size(MAX_MESSAGE_BYTES);
-    let resources = CustomResourcesServer::new(resources::ResourcesService::new(resources))
+    let definitions =
+        CustomResourceDefinitionsServer::new(definitions::DefinitionsService::new(registry, watches.clone()))
+            .max_decoding_message_size(MAX_MESSAGE_BYTES);
+    let resources = CustomResourcesServer::new(resources::ResourcesService::new(resources, watches))
         .max_decoding_message_size(MAX_MESSAGE_BYTES);
     Ok(Routes::new(health).add_service(reflection).add_service(definitions).add_service(resources))
+}
+
+/// A slot for one more watch out of `watches` (shared with the HTTP
+/// gateway), held by the stream until it ends; none left is Kubernetes'
+/// TooManyRequests, RESOURCE_EXHAUSTED, with the seconds to wait.
+pub fn watch_slot(watches: &Arc<Semaphore>) -> Result<OwnedSemaphorePermit, tonic::Status> {
+    watches.clone().try_acquire_owned().map_err(|_| {
+        let mut err = crate::error::Error::too_many_requests(
+            "Too many requests, please try again later: too many watches are open",
+        );
+        err.details.retry_after_seconds = Some(1);
+        tonic::Status::from(err)
+    })
 }

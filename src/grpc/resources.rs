@@ -5,6 +5,8 @@
 use std::pin::Pin;
 use std::sync::Arc;
 
+use tokio::sync::Semaphore;
+
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
@@ -18,11 +20,12 @@ use crate::resource::{Endpoint, Ref, Resources};
 /// The service over the resource domain.
 pub struct ResourcesService {
     resources: Arc<Resources>,
+    watches: Arc<Semaphore>,
 }
 
 impl ResourcesService {
-    pub fn new(resources: Arc<Resources>) -> Self {
-        Self { resources }
+    pub fn new(resources: Arc<Resources>, watches: Arc<Semaphore>) -> Self {
+        Self { resources, watches }
     }
 }
 
@@ -90,8 +93,12 @@ impl CustomResources for ResourcesService {
 
     async fn watch(&self, request: Request<pb::WatchResourcesRequest>) -> Result<Response<Self::WatchStream>, Status> {
         let req = request.into_inner();
+        let slot = super::watch_slot(&self.watches)?;
         let events = self.resources.watch(&reference(req.r#ref), convert::watch_options(req.options)).await?;
-        let stream = events.map(|item| item.map(|e| convert::watch_event(&e)).map_err(Status::from));
+        let stream = events.map(move |item| {
+            let _slot = &slot;
+            item.map(|e| convert::watch_event(&e)).map_err(Status::from)
+        });
         Ok(Response::new(Box::pin(stream)))
     }
 

@@ -4,6 +4,7 @@
 mod crash;
 mod definitions;
 mod gateway;
+mod hostile;
 mod kubectl;
 mod lifecycle;
 mod races;
