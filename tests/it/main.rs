@@ -14,3 +14,4 @@ mod storage;
 mod subresources;
 mod support;
 mod watch;
+mod watch_checker;
