@@ -361,7 +361,7 @@ async fn every_revision_handed_out_is_safe_to_watch_from_under_concurrent_writes
                 while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                     n += 1;
                     let answer = s.commit(vec![put(&format!("/w/{w}"), &n.to_string())]).await.unwrap();
-                    if n % 4 == 0 {
+                    if n.is_multiple_of(4) {
                         // A write's answer: watch from it at once.
                         let mut rx = s.watch("/w/", answer.revision).unwrap();
                         let next = next_revisions(&mut rx, 1).await[0];
