@@ -381,8 +381,17 @@ async fn every_revision_handed_out_is_safe_to_watch_from_under_concurrent_writes
         }
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    for writer in writers {
-        writer.await.unwrap();
+    // Writes go on until every writer is done, so that a writer's last watch
+    // has a next revision to see.
+    let tail = async {
+        for n in 0.. {
+            s.commit(vec![put("/w/tail", &n.to_string())]).await.unwrap();
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::select! {
+        done = futures::future::join_all(writers) => done.into_iter().for_each(|w| w.unwrap()),
+        () = tail => {}
     }
     assert!(misses.is_empty(), "{} of 300 watches from a range's revision missed some: {misses:?}", misses.len());
 }
