@@ -95,6 +95,9 @@ pub enum CauseType {
     TooMany,
     NotFound,
     Internal,
+    /// Not a field's: a resourceVersion newer than the store has reached
+    /// (`metav1.CauseTypeResourceVersionTooLarge`).
+    ResourceVersionTooLarge,
 }
 
 impl CauseType {
@@ -111,6 +114,7 @@ impl CauseType {
             CauseType::TooMany => "FieldValueTooMany",
             CauseType::NotFound => "FieldValueNotFound",
             CauseType::Internal => "InternalError",
+            CauseType::ResourceVersionTooLarge => "ResourceVersionTooLarge",
         }
     }
 
@@ -126,6 +130,7 @@ impl CauseType {
             CauseType::TooMany => "Too many",
             CauseType::NotFound => "Not found",
             CauseType::Internal => "Internal error",
+            CauseType::ResourceVersionTooLarge => "Too large resource version",
         }
     }
 
@@ -133,7 +138,12 @@ impl CauseType {
     fn shows_value(self) -> bool {
         !matches!(
             self,
-            CauseType::Required | CauseType::Forbidden | CauseType::TooLong | CauseType::TooMany | CauseType::Internal
+            CauseType::Required
+                | CauseType::Forbidden
+                | CauseType::TooLong
+                | CauseType::TooMany
+                | CauseType::Internal
+                | CauseType::ResourceVersionTooLarge
         )
     }
 }
@@ -433,6 +443,17 @@ impl Error {
 
     pub fn timeout(message: impl Into<String>) -> Self {
         Self::plain(Reason::Timeout, message)
+    }
+
+    /// A resourceVersion the store has not reached in time, as Kubernetes'
+    /// `storage.NewTooLargeResourceVersionError(requested, current, 1)`:
+    /// `Timeout: Too large resource version: <requested>, current: <current>`,
+    /// one `ResourceVersionTooLarge` cause, retry after a second.
+    pub fn too_large_resource_version(requested: i64, current: i64) -> Self {
+        let mut err = Self::timeout(format!("Timeout: Too large resource version: {requested}, current: {current}"));
+        err.details.causes.push(FieldError::new(CauseType::ResourceVersionTooLarge, "", None, ""));
+        err.details.retry_after_seconds = Some(1);
+        err
     }
 
     pub fn internal(message: impl Into<String>) -> Self {

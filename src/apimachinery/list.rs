@@ -126,19 +126,16 @@ fn validate(options: &ListOptions) -> Result<()> {
     Ok(())
 }
 
-/// Waits until the store has reached `revision`, for up to three seconds.
+/// Waits until the store has reached `revision`, for up to three seconds
+/// (as Kubernetes' watch cache waits), woken by the commit that reaches it;
+/// then `Timeout: Too large resource version` with a retry after a second.
 pub async fn wait_for_revision(store: &dyn Storage, revision: Revision) -> Result<()> {
-    let deadline = tokio::time::Instant::now() + WAIT_FOR_REVISION;
-    while store.current_revision() < revision {
-        if tokio::time::Instant::now() >= deadline {
-            let mut err = Error::timeout(format!(
-                "Too large resource version: {revision}, current: {}",
-                store.current_revision()
-            ));
-            err.details.retry_after_seconds = Some(1);
-            return Err(err);
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
+    if store.current_revision() >= revision {
+        return Ok(());
+    }
+    let current = store.wait_for_revision(revision, WAIT_FOR_REVISION).await;
+    if current < revision {
+        return Err(Error::too_large_resource_version(revision, current));
     }
     Ok(())
 }

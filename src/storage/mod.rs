@@ -206,7 +206,7 @@ impl StorageError {
                 Error::expired(format!("too old resource version: {requested} ({compacted})"))
             }
             StorageError::FutureRevision { requested, current } => {
-                Error::timeout(format!("Too large resource version: {requested}, current: {current}"))
+                Error::too_large_resource_version(requested, current)
             }
             StorageError::WatcherTooSlow => Error::too_many_requests(
                 "watcher fell too far behind the event stream; resume from the last resourceVersion received",
@@ -250,6 +250,11 @@ pub trait Storage: Send + Sync + 'static {
     /// The newest revision whose history is gone; history after it is kept.
     fn compacted_revision(&self) -> Revision;
 
+    /// Waits, for at most `timeout`, until the latest committed revision is
+    /// at least `revision` (woken by the commit that reaches it, not by
+    /// polling); returns the latest revision then.
+    async fn wait_for_revision(&self, revision: Revision, timeout: std::time::Duration) -> Revision;
+
     /// Reads one key at the latest revision.
     fn get(&self, key: &str) -> Option<KeyValue>;
 
@@ -279,7 +284,12 @@ pub trait Storage: Send + Sync + 'static {
     /// Streams every change to keys starting with `prefix` after revision
     /// `after`, in revision order, without gaps or duplicates, from the
     /// durable history and then live. `after` below the compacted revision
-    /// gives `Compacted` at once.
+    /// gives `Compacted` at once, above the latest `FutureRevision` (every
+    /// revision the store has handed out, by a read, a commit or a progress
+    /// note, is safe to watch from: nothing is readable before it is
+    /// watchable). Revisions after `after` that touch no key under `prefix`
+    /// are reported by progress notes: at once when the watch has caught up
+    /// past them, and now and then while it is idle.
     fn watch(&self, prefix: &str, after: Revision) -> Result<WatchReceiver, StorageError>;
 
     /// Drops the history outside the history window now (a backend also does

@@ -116,7 +116,15 @@ pub async fn start(store: Arc<dyn Storage>, mut spec: WatchSpec) -> Result<Watch
         }
         range.revision
     } else {
-        requested.unwrap_or_else(|| store.current_revision())
+        match requested {
+            Some(rv) => {
+                // A revision ahead of the store: wait for it, then answer
+                // as Kubernetes does (504, `ResourceVersionTooLarge`).
+                crate::apimachinery::list::wait_for_revision(store.as_ref(), rv).await?;
+                rv
+            }
+            None => store.current_revision(),
+        }
     };
     let mut changes = store.watch(&spec.prefix, from).map_err(expired)?;
     let timeout = spec.options.timeout.unwrap_or(spec.default_timeout);
@@ -137,10 +145,14 @@ pub async fn start(store: Arc<dyn Storage>, mut spec: WatchSpec) -> Result<Watch
             tokio::select! {
                 message = changes.next() => match message {
                     Some(Ok(WatchMessage::Events(batch))) => {
+                        let mut sent = false;
                         for event in batch.iter() {
                             reached = event.revision();
                             match translate(&spec, event) {
-                                Ok(Some(out)) => yield Ok(out),
+                                Ok(Some(out)) => {
+                                    sent = true;
+                                    yield Ok(out);
+                                }
                                 Ok(None) => {}
                                 Err(err) => {
                                     yield Err(err);
@@ -148,8 +160,22 @@ pub async fn start(store: Arc<dyn Storage>, mut spec: WatchSpec) -> Result<Watch
                                 }
                             }
                         }
+                        // Every change filtered out: tell a client that asked
+                        // for bookmarks how far it got, once per batch.
+                        if !sent && spec.options.allow_bookmarks && reached > bookmarked {
+                            bookmarked = reached;
+                            yield Ok(WatchEvent { kind: EventType::Bookmark, object: Rendered::new((spec.bookmark)(reached, false)) });
+                        }
                     }
-                    Some(Ok(WatchMessage::Progress(revision))) => reached = reached.max(revision),
+                    Some(Ok(WatchMessage::Progress(revision))) => {
+                        reached = reached.max(revision);
+                        // Past changes this watch does not see (other
+                        // namespaces, say): one bookmark per progress note.
+                        if spec.options.allow_bookmarks && reached > bookmarked {
+                            bookmarked = reached;
+                            yield Ok(WatchEvent { kind: EventType::Bookmark, object: Rendered::new((spec.bookmark)(reached, false)) });
+                        }
+                    }
                     Some(Err(err)) => {
                         yield Err(err.into());
                         return;

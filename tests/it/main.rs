@@ -17,3 +17,4 @@ mod strict;
 mod subresources;
 mod support;
 mod watch;
+mod watch_checker;

@@ -32,6 +32,9 @@ impl Storage for DeleteFirst {
     fn compacted_revision(&self) -> Revision {
         self.inner.compacted_revision()
     }
+    async fn wait_for_revision(&self, revision: Revision, timeout: std::time::Duration) -> Revision {
+        self.inner.wait_for_revision(revision, timeout).await
+    }
     fn get(&self, key: &str) -> Option<KeyValue> {
         self.inner.get(key)
     }

@@ -279,7 +279,7 @@ async fn gets_honour_a_minimum_resource_version() {
     assert!(r.get(get("0")).await.is_ok());
     let err = r.get(get("999999")).await.unwrap_err();
     assert_eq!((err.code(), reason(&err).as_str()), (Code::DeadlineExceeded, "Timeout"));
-    assert!(err.message().starts_with("Too large resource version: 999999"), "{}", err.message());
+    assert!(err.message().starts_with("Timeout: Too large resource version: 999999"), "{}", err.message());
     assert_eq!(reason(&r.get(get("abc")).await.unwrap_err()), "BadRequest");
 }
 

@@ -344,3 +344,54 @@ async fn a_watcher_that_falls_behind_is_cut_off_without_stalling_writers() {
     assert_eq!(err.reason, crdstore::error::Reason::TooManyRequests);
     assert!(err.message.contains("resume from the last resourceVersion"));
 }
+
+/// Every revision the store hands out (a range's, a commit's answer) is safe
+/// to watch from at once: the watch then delivers exactly the revisions after
+/// it, however the commits were grouped and published.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_revision_handed_out_is_safe_to_watch_from_under_concurrent_writes() {
+    let b = Backend::open(HistoryWindow::default());
+    let s = &b.store;
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writers: Vec<_> = (0..16)
+        .map(|w| {
+            let (s, stop) = (s.clone(), stop.clone());
+            tokio::spawn(async move {
+                let mut n = 0u64;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    n += 1;
+                    let answer = s.commit(vec![put(&format!("/w/{w}"), &n.to_string())]).await.unwrap();
+                    if n.is_multiple_of(4) {
+                        // A write's answer: watch from it at once.
+                        let mut rx = s.watch("/w/", answer.revision).unwrap();
+                        let next = next_revisions(&mut rx, 1).await[0];
+                        assert_eq!(next, answer.revision + 1, "watch from a write's answer {}", answer.revision);
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut misses = Vec::new();
+    for _ in 0..300 {
+        let at = s.range("/w/", None, ReadAt::Latest, 0, &all).unwrap().revision;
+        let mut rx = s.watch("/w/", at).unwrap();
+        let seen = next_revisions(&mut rx, 4).await;
+        if seen[..4] != [at + 1, at + 2, at + 3, at + 4] {
+            misses.push((at, seen));
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    // Writes go on until every writer is done, so that a writer's last watch
+    // has a next revision to see.
+    let tail = async {
+        for n in 0.. {
+            s.commit(vec![put("/w/tail", &n.to_string())]).await.unwrap();
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::select! {
+        done = futures::future::join_all(writers) => done.into_iter().for_each(|w| w.unwrap()),
+        () = tail => {}
+    }
+    assert!(misses.is_empty(), "{} of 300 watches from a range's revision missed some: {misses:?}", misses.len());
+}

@@ -1,5 +1,7 @@
 //! Watching definitions through the gRPC server: initial state, changes in
-//! order, resuming (also across a restart), expiry, bookmarks.
+//! order, resuming (also across a restart), expiry, bookmarks; and, for
+//! custom resources, resourceVersions ahead of the store (over gRPC and
+//! HTTP) and prompt bookmarks past other namespaces' changes.
 
 use std::time::Duration;
 
@@ -150,4 +152,150 @@ async fn selectors_see_objects_enter_and_leave() {
     body["metadata"]["labels"] = json!({"watched": "no"});
     support::update(&mut c, &body).await.unwrap();
     assert_eq!(next(&mut w).await.0, pb::EventType::Deleted);
+}
+
+fn widget_watch(namespace: &str, options: pb::WatchOptions) -> pb::WatchResourcesRequest {
+    pb::WatchResourcesRequest { r#ref: Some(support::widgets(namespace, "")), options: Some(options) }
+}
+
+/// The `causes` and `retryAfterSeconds` of a status's ErrorInfo.
+fn info(status: &tonic::Status) -> (Value, String) {
+    use tonic_types::StatusExt;
+    let info = status.get_error_details().error_info().expect("ErrorInfo").clone();
+    let causes = serde_json::from_str(info.metadata.get("causes").expect("causes")).unwrap();
+    (causes, info.metadata.get("retryAfterSeconds").cloned().unwrap_or_default())
+}
+
+#[tokio::test]
+async fn a_resource_version_ahead_of_the_store_waits_then_is_too_large_over_grpc() {
+    let t = TestServer::start().await;
+    support::register_widgets(&t).await;
+    let mut r = t.resources().await;
+    let created = support::create_widget(&mut r, "ns", &support::widget("a", json!({}))).await.unwrap();
+    let current: i64 = rv(&created).parse().unwrap();
+    let ahead = (current + 1000).to_string();
+
+    // A revision reached while waiting is served: the watch starts after it.
+    let next_rv = (current + 1).to_string();
+    let mut waiting = t.resources().await;
+    let pending = tokio::spawn(async move {
+        let options = pb::WatchOptions { resource_version: next_rv, ..Default::default() };
+        waiting.watch(widget_watch("", options)).await.map(|w| w.into_inner())
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    support::create_widget(&mut r, "ns", &support::widget("b", json!({}))).await.unwrap();
+    let c = support::create_widget(&mut r, "ns", &support::widget("c", json!({}))).await.unwrap();
+    let mut w = pending.await.unwrap().expect("the store reached the revision in time");
+    let (kind, obj) = next(&mut w).await;
+    assert_eq!((kind, rv(&obj)), (pb::EventType::Added, rv(&c)), "exactly the revisions after the one asked for");
+
+    let watch = async {
+        let options = pb::WatchOptions { resource_version: ahead.clone(), ..Default::default() };
+        t.resources().await.watch(widget_watch("", options)).await.map(|_| ()).unwrap_err()
+    };
+    let get = async {
+        let request =
+            pb::GetResourceRequest { r#ref: Some(support::widgets("ns", "a")), resource_version: ahead.clone() };
+        t.resources().await.get(request).await.map(|_| ()).unwrap_err()
+    };
+    let list = async {
+        let options = pb::ListOptions {
+            resource_version: ahead.clone(),
+            resource_version_match: pb::ResourceVersionMatch::NotOlderThan as i32,
+            ..Default::default()
+        };
+        let request = pb::ListResourcesRequest { r#ref: Some(support::widgets("", "")), options: Some(options) };
+        t.resources().await.list(request).await.map(|_| ()).unwrap_err()
+    };
+    let started = std::time::Instant::now();
+    let (watch, get, list) = tokio::join!(watch, get, list);
+    assert!(started.elapsed() >= Duration::from_secs(2), "it waited for the store first");
+    let message = format!("Timeout: Too large resource version: {ahead}, current: {}", current + 2);
+    for status in [watch, get, list] {
+        assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+        assert_eq!(support::reason(&status), "Timeout");
+        assert_eq!(status.message(), message);
+        let (causes, retry) = info(&status);
+        assert_eq!(causes[0]["reason"], "ResourceVersionTooLarge");
+        assert_eq!(causes[0]["message"], "Too large resource version");
+        assert_eq!(retry, "1");
+    }
+    assert_eq!(support::get_widget(&mut r, "ns", "a").await.unwrap()["metadata"]["name"], "a", "still serving");
+}
+
+#[tokio::test]
+async fn a_resource_version_ahead_of_the_store_is_504_too_large_over_http() {
+    let t = TestServer::start().await;
+    support::register_widgets(&t).await;
+    let mut r = t.resources().await;
+    let created = support::create_widget(&mut r, "ns", &support::widget("a", json!({}))).await.unwrap();
+    let current: i64 = rv(&created).parse().unwrap();
+    let ahead = current + 1000;
+    let (client, base) = (reqwest::Client::new(), format!("http://{}", t.server().http_addr));
+    let collection = format!("{base}/apis/example.com/v1/namespaces/ns/widgets");
+    let fetch = |url: String| {
+        let client = client.clone();
+        async move {
+            let response = client.get(url).send().await.unwrap();
+            (response.status(), response.json::<Value>().await.unwrap())
+        }
+    };
+    let (watch, get, list) = tokio::join!(
+        fetch(format!("{collection}?watch=true&resourceVersion={ahead}")),
+        fetch(format!("{collection}/a?resourceVersion={ahead}")),
+        fetch(format!("{collection}?resourceVersion={ahead}&resourceVersionMatch=NotOlderThan")),
+    );
+    for (status, body) in [watch, get, list] {
+        assert_eq!(status, reqwest::StatusCode::GATEWAY_TIMEOUT, "{body}");
+        assert_eq!(
+            (body["kind"].as_str(), body["reason"].as_str(), body["code"].as_i64()),
+            (Some("Status"), Some("Timeout"), Some(504))
+        );
+        assert_eq!(body["message"], format!("Timeout: Too large resource version: {ahead}, current: {current}"));
+        assert_eq!(
+            body["details"]["causes"],
+            json!([{"reason": "ResourceVersionTooLarge", "message": "Too large resource version", "field": ""}])
+        );
+        assert_eq!(body["details"]["retryAfterSeconds"], 1);
+    }
+    let (status, listed) = fetch(collection).await;
+    assert_eq!((status, listed["items"].as_array().map(Vec::len)), (reqwest::StatusCode::OK, Some(1)), "still serving");
+}
+
+#[tokio::test]
+async fn a_watch_gets_a_bookmark_for_revisions_of_other_namespaces_without_waiting_for_a_write() {
+    // Periodic bookmarks are a minute apart: any bookmark below is prompt.
+    let t = TestServer::start().await;
+    support::register_widgets(&t).await;
+    let mut r = t.resources().await;
+    let first = support::create_widget(&mut r, "mine", &support::widget("a", json!({}))).await.unwrap();
+    let mut last = first.clone();
+    for name in ["b", "c", "d"] {
+        last = support::create_widget(&mut r, "other", &support::widget(name, json!({}))).await.unwrap();
+    }
+    // Catching up past them from history.
+    let options = pb::WatchOptions { resource_version: rv(&first), allow_bookmarks: true, ..Default::default() };
+    let mut w = r.watch(widget_watch("mine", options)).await.unwrap().into_inner();
+    let (kind, obj) = next(&mut w).await;
+    assert_eq!((kind, rv(&obj)), (pb::EventType::Bookmark, rv(&last)), "caught up past the other namespace");
+    // And live, once they are published.
+    let later = support::create_widget(&mut r, "other", &support::widget("e", json!({}))).await.unwrap();
+    let (kind, obj) = next(&mut w).await;
+    assert_eq!((kind, rv(&obj)), (pb::EventType::Bookmark, rv(&later)));
+    // A watch that did not ask for bookmarks gets none.
+    let options = pb::WatchOptions { resource_version: rv(&first), ..Default::default() };
+    let mut quiet = r.watch(widget_watch("mine", options)).await.unwrap().into_inner();
+    assert!(tokio::time::timeout(Duration::from_millis(1200), quiet.message()).await.is_err(), "no bookmark unasked");
+    // A selector that filters every change out gets one bookmark per batch.
+    let options = pb::WatchOptions {
+        resource_version: rv(&later),
+        allow_bookmarks: true,
+        label_selector: "nothing=matches".into(),
+        ..Default::default()
+    };
+    let mut filtered = r.watch(widget_watch("other", options)).await.unwrap().into_inner();
+    let patched =
+        support::patch_widget(&mut r, "other", "b", pb::PatchType::Merge, r#"{"spec": {"x": 1}}"#).await.unwrap();
+    let (kind, obj) = next(&mut filtered).await;
+    assert_eq!((kind, rv(&obj)), (pb::EventType::Bookmark, rv(&patched)));
 }

@@ -70,8 +70,10 @@ struct Shared {
     state: ArcSwap<State>,
     compacted: AtomicI64,
     hub: Hub,
-    /// Durable groups on their way to the hub (`run_fan_out`).
-    fan_out: mpsc::UnboundedSender<Vec<(Revision, EventBatch)>>,
+    /// Durable groups on their way to the hub, then readers (`run_fan_out`).
+    fan_out: mpsc::UnboundedSender<writer::Publish>,
+    /// The revision readers see, for those waiting for one.
+    readable: tokio::sync::watch::Sender<Revision>,
     window: HistoryWindow,
     failed: AtomicBool,
 }
@@ -114,6 +116,7 @@ impl SledStore {
             compacted: AtomicI64::new(compacted),
             hub: Hub::new(revision),
             fan_out,
+            readable: tokio::sync::watch::Sender::new(revision),
             window: options.window,
             failed: AtomicBool::new(false),
         });
@@ -147,23 +150,44 @@ impl SledStore {
     }
 }
 
-/// Publishes durable groups to the hub, in order, from a runtime task. All
-/// that one flush made durable goes out as one batch, so a watcher is woken
-/// once per flush rather than once per revision: under load, batches grow
-/// instead of wake-ups.
-async fn run_fan_out(shared: std::sync::Weak<Shared>, mut rx: mpsc::UnboundedReceiver<Vec<(Revision, EventBatch)>>) {
-    while let Some(groups) = rx.recv().await {
+/// Publishes durable groups, in order, from a runtime task: first to the
+/// hub, then to readers, then answers the callers, so that nothing is
+/// readable before it is watchable. All that one flush made durable goes out
+/// as one batch, so a watcher is woken once per flush rather than once per
+/// revision: under load, batches grow instead of wake-ups.
+async fn run_fan_out(shared: std::sync::Weak<Shared>, mut rx: mpsc::UnboundedReceiver<writer::Publish>) {
+    while let Some(publish) = rx.recv().await {
         let Some(shared) = shared.upgrade() else { return };
-        match groups.len() {
-            0 => {}
-            1 => {
-                let (revision, events) = groups.into_iter().next().expect("one group");
-                shared.hub.publish(revision, events);
+        match publish {
+            writer::Publish::Durable { state, events, answers } => {
+                match events.len() {
+                    0 => {}
+                    1 => {
+                        let (revision, events) = events.into_iter().next().expect("one group");
+                        shared.hub.publish(revision, events);
+                    }
+                    _ => {
+                        let last = events.last().map(|(r, _)| *r).expect("groups");
+                        let merged: Vec<Event> = events.iter().flat_map(|(_, events)| events.iter().cloned()).collect();
+                        shared.hub.publish(last, Arc::new(merged));
+                    }
+                }
+                if let Some(state) = state {
+                    let revision = state.revision;
+                    shared.state.store(state);
+                    shared.readable.send_replace(revision);
+                }
+                for (reply, answer) in answers {
+                    let _ = reply.send(answer);
+                }
             }
-            _ => {
-                let last = groups.last().map(|(r, _)| *r).expect("groups");
-                let events: Vec<Event> = groups.iter().flat_map(|(_, events)| events.iter().cloned()).collect();
-                shared.hub.publish(last, Arc::new(events));
+            writer::Publish::Barrier(reply) => {
+                let _ = reply.send(());
+            }
+            writer::Publish::Close(reply) => {
+                shared.hub.close();
+                let _ = reply.send(());
+                return;
             }
         }
     }
@@ -230,6 +254,7 @@ fn watch_stream(
             (!kept.is_empty()).then(|| Arc::new(kept))
         };
         let mut from = after + 1;
+        let mut delivered = after;
         while from <= live.from {
             let Some(strong) = shared.upgrade() else { return };
             let to = live.from;
@@ -246,25 +271,43 @@ fn watch_stream(
                 }
             };
             from = chunk.last().map_or(to + 1, |(r, _)| r + 1);
-            for (_, events) in chunk {
+            for (revision, events) in chunk {
                 if let Some(batch) = matching(&Arc::new(events)) {
+                    delivered = revision;
                     yield Ok(WatchMessage::Events(batch));
                 }
             }
         }
-        let mut reached = live.from.max(after);
+        // Everything up to `live.from` is delivered: say so when the last
+        // revisions replayed were not this watch's (a watch that caught up
+        // past other keys' changes learns it at once).
+        let mut reached = delivered;
+        if live.from > reached {
+            reached = live.from;
+            yield Ok(WatchMessage::Progress(reached));
+        }
         let mut progress = tokio::time::interval(PROGRESS_EVERY);
         progress.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
                 batch = live.recv() => match batch {
                     Some(batch) => {
-                        if batch.first().is_some_and(|e| e.revision() <= after) {
+                        let Some(last) = batch.last().map(Event::revision) else { continue };
+                        if last <= reached {
                             continue;
                         }
+                        // Only the part after what was delivered: a batch may
+                        // span revisions on both sides of it.
+                        let batch = if batch[0].revision() <= reached {
+                            Arc::new(batch.iter().filter(|e| e.revision() > reached).cloned().collect())
+                        } else {
+                            batch
+                        };
+                        reached = last;
                         if let Some(batch) = matching(&batch) {
-                            reached = batch[0].revision();
                             yield Ok(WatchMessage::Events(batch));
+                        } else {
+                            yield Ok(WatchMessage::Progress(last));
                         }
                     }
                     None => {
@@ -296,6 +339,12 @@ impl Storage for SledStore {
 
     fn compacted_revision(&self) -> Revision {
         self.shared.compacted.load(Ordering::Acquire)
+    }
+
+    async fn wait_for_revision(&self, revision: Revision, timeout: Duration) -> Revision {
+        let mut readable = self.shared.readable.subscribe();
+        let _ = tokio::time::timeout(timeout, readable.wait_for(|r| *r >= revision)).await;
+        self.current_revision()
     }
 
     fn get(&self, key: &str) -> Option<KeyValue> {
@@ -344,6 +393,11 @@ impl Storage for SledStore {
             return Err(StorageError::Compacted { requested: after, compacted });
         }
         let live = self.shared.hub.subscribe(prefix);
+        // Every revision readers have seen is published: one ahead of the hub
+        // was never handed out.
+        if after > live.from {
+            return Err(StorageError::FutureRevision { requested: after, current: live.from });
+        }
         // Only a weak reference: a watch must not keep a closed store open.
         Ok(watch_stream(Arc::downgrade(&self.shared), live, Arc::from(prefix), after))
     }

@@ -3,9 +3,11 @@
 //! preconditions against the state left by the ones before it, and writes
 //! the group's log entries and the new revision to sled as one atomic batch.
 //! The flusher thread makes everything written so far durable with one
-//! flush, then publishes the new state to readers and watchers and answers
-//! the callers, in order. The next group forms while the last one flushes
-//! (group commit). The log is the only copy of each value: a write that
+//! flush and hands it to the fan-out task on the runtime (`run_fan_out`),
+//! which publishes it to watchers, then to readers, then answers the callers,
+//! in order: nothing is readable before it is watchable, so every revision
+//! the store hands out is safe to watch from. The next group forms while the
+//! last one flushes (group commit). The log is the only copy of each value: a write that
 //! supersedes a value kept below the compacted revision removes that entry
 //! in the same batch.
 
@@ -25,7 +27,19 @@ use crate::storage::{
 pub(super) const MAX_GROUP: usize = 1024;
 
 pub(super) type Reply = oneshot::Sender<Result<Committed, StorageError>>;
-type Answer = (Reply, Result<Committed, StorageError>);
+pub(super) type Answer = (Reply, Result<Committed, StorageError>);
+
+/// What the flusher hands the fan-out task, in order.
+pub(super) enum Publish {
+    /// Durable groups: publish `events` to the hub, then make `state`
+    /// readable, then send the answers. No state when nothing changed (or
+    /// the flush failed, and the answers say so).
+    Durable { state: Option<Arc<State>>, events: Vec<(Revision, EventBatch)>, answers: Vec<Answer> },
+    /// Answered once everything handed over before it is published.
+    Barrier(oneshot::Sender<()>),
+    /// Ends every watch, then answers.
+    Close(oneshot::Sender<()>),
+}
 
 /// A group applied to sled that is not durable yet.
 struct Applied {
@@ -39,6 +53,7 @@ struct Applied {
 
 enum Stage {
     Group(Applied),
+    Barrier(oneshot::Sender<()>),
     Close(oneshot::Sender<()>),
 }
 
@@ -69,7 +84,7 @@ pub(super) fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Request>) {
                             break;
                         }
                     }
-                    let _ = reply.send(compact_when_drained(&shared, &pending));
+                    let _ = reply.send(compact_when_drained(&shared, &pending, &stage_tx));
                 }
                 Request::Close { reply } => {
                     close = Some(reply);
@@ -96,14 +111,20 @@ pub(super) fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Request>) {
     let _ = flusher.join();
 }
 
-/// Waits until everything applied is durable and published, then compacts,
-/// so that compaction sees exactly the state a restart would rebuild.
-fn compact_when_drained(shared: &Shared, pending: &Arc<State>) -> Result<Revision, StorageError> {
-    while shared.state.load().revision < pending.revision {
-        if shared.failed.load(Ordering::Acquire) {
-            return Err(StorageError::Unavailable("storage failed an earlier write".into()));
-        }
-        std::thread::sleep(std::time::Duration::from_micros(200));
+/// Waits until everything applied is durable and published (a barrier
+/// through the flusher and the fan-out task), then compacts, so that
+/// compaction sees exactly the state a restart would rebuild.
+fn compact_when_drained(
+    shared: &Shared,
+    pending: &Arc<State>,
+    stages: &std::sync::mpsc::SyncSender<Stage>,
+) -> Result<Revision, StorageError> {
+    let (reply, drained) = oneshot::channel();
+    if stages.send(Stage::Barrier(reply)).is_err() || drained.blocking_recv().is_err() {
+        return Err(StorageError::Unavailable("storage is shutting down".into()));
+    }
+    if shared.failed.load(Ordering::Acquire) || shared.state.load().revision < pending.revision {
+        return Err(StorageError::Unavailable("storage failed an earlier write".into()));
     }
     compaction::compact(shared, pending)
 }
@@ -235,17 +256,23 @@ fn apply_group(shared: &Shared, base: &Arc<State>, group: Vec<(Vec<Op>, Reply)>)
 }
 
 /// Makes applied groups durable with one flush for all that are waiting,
-/// then publishes them and answers, in order.
+/// then hands them to the fan-out task, which publishes them and answers, in
+/// order. Waking watcher and caller tasks from the runtime rather than from
+/// this thread saves a foreign wake each.
 fn run_flusher(shared: Arc<Shared>, rx: std::sync::mpsc::Receiver<Stage>) {
     while let Ok(first) = rx.recv() {
         let mut groups = Vec::new();
-        let mut close = None;
+        let mut after = None;
         let mut next = Some(first);
         while let Some(stage) = next.take() {
             match stage {
                 Stage::Group(applied) => groups.push(applied),
+                Stage::Barrier(reply) => {
+                    after = Some(Publish::Barrier(reply));
+                    break;
+                }
                 Stage::Close(reply) => {
-                    close = Some(reply);
+                    after = Some(Publish::Close(reply));
                     break;
                 }
             }
@@ -260,36 +287,40 @@ fn run_flusher(shared: Arc<Shared>, rx: std::sync::mpsc::Receiver<Stage>) {
             tracing::error!(error = %why, "flush failed; refusing further writes");
             shared.failed.store(true, Ordering::Release);
         }
-        let mut durable_events = Vec::new();
+        let (mut state, mut events, mut answers) = (None, Vec::new(), Vec::new());
         for applied in groups {
             match &durable {
                 Ok(()) => {
                     if !applied.events.is_empty() {
-                        shared.state.store(applied.state);
-                        durable_events.extend(applied.events);
+                        state = Some(applied.state);
+                        events.extend(applied.events);
                     }
-                    for (reply, answer) in applied.answers {
-                        let _ = reply.send(answer);
-                    }
+                    answers.extend(applied.answers);
                 }
                 Err(why) => {
                     let replies = applied.answers.into_iter().map(|(r, _)| r);
-                    for (reply, answer) in unavailable(replies, &format!("flush failed: {why}")) {
-                        let _ = reply.send(answer);
-                    }
+                    answers.extend(unavailable(replies, &format!("flush failed: {why}")));
                 }
             }
         }
-        // Fan-out happens on the runtime (`run_fan_out`), once per flush:
-        // waking a thousand watcher tasks from this thread would cost a
-        // foreign wake each.
-        if !durable_events.is_empty() {
-            let _ = shared.fan_out.send(durable_events);
+        if !answers.is_empty() {
+            let _ = shared.fan_out.send(Publish::Durable { state, events, answers });
         }
-        if let Some(reply) = close {
-            shared.hub.close();
-            let _ = reply.send(());
-            return;
+        match after {
+            None => {}
+            Some(Publish::Close(reply)) => {
+                if let Err(unsent) = shared.fan_out.send(Publish::Close(reply)) {
+                    // No fan-out task any more: end the watches from here.
+                    shared.hub.close();
+                    if let Publish::Close(reply) = unsent.0 {
+                        let _ = reply.send(());
+                    }
+                }
+                return;
+            }
+            Some(other) => {
+                let _ = shared.fan_out.send(other);
+            }
         }
     }
 }
