@@ -66,9 +66,9 @@ async fn setup() -> (TestServer, Resources) {
 #[tokio::test]
 async fn json_patch_copies_cannot_amplify_an_object() {
     let (t, mut r) = setup().await;
-    let big = "x".repeat(1024 * 1024);
+    let big = "x".repeat(900 * 1024);
     create_widget(&mut r, "default", &widget("big", json!({"data": big}))).await.unwrap();
-    // Four copies of a 1 MiB value add 4 MiB: refused at the third.
+    // Four copies of a 900 KiB value add 3.5 MiB: refused at the fourth.
     let copies: Vec<Value> =
         (0..4).map(|i| json!({"op": "copy", "from": "/spec/data", "path": format!("/spec/c{i}")})).collect();
     let patch = serde_json::to_string(&copies).unwrap();
@@ -77,7 +77,7 @@ async fn json_patch_copies_cannot_amplify_an_object() {
     assert_eq!(reason(&err), "Invalid");
     assert_eq!(violations(&err), ["patch"]);
     assert!(err.message().contains("exceeding the limit 3145728"), "{}", err.message());
-    // Two copies (2 MiB) stay under the limit.
+    // Two copies stay under the copy limit, and the object under the size limit.
     let two = serde_json::to_string(&copies[..2]).unwrap();
     let patched = patch_widget(&mut r, "default", "big", pb::PatchType::Json, &two).await.unwrap();
     assert_eq!(patched["spec"]["c1"].as_str().unwrap().len(), big.len());
@@ -295,4 +295,63 @@ async fn a_resource_version_in_a_patch_must_be_a_string() {
     // The current resourceVersion as a string is still a precondition that holds.
     let string = json!({"metadata": {"resourceVersion": rv.to_string()}, "spec": {"a": 5}}).to_string();
     assert_eq!(patch_widget(&mut r, "default", "n", pb::PatchType::Merge, &string).await.unwrap()["spec"]["a"], 5);
+}
+
+/// A Gadget: like a Widget, with the status subresource.
+async fn register_gadgets(t: &TestServer) {
+    let mut c = t.definitions().await;
+    let crd =
+        crate::support::Crd::new("example.com", "Gadget").set("/spec/versions/0/subresources", json!({"status": {}}));
+    crate::support::create(&mut c, &crd).await;
+}
+
+#[tokio::test]
+async fn no_write_stores_an_object_over_the_size_limit() {
+    let (t, mut r) = setup().await;
+    register_gadgets(&t).await;
+    let half = "x".repeat(1536 * 1024);
+    let created = create_widget(&mut r, "default", &widget("grows", json!({"a": half}))).await.unwrap();
+    let too_large = |err: &tonic::Status| {
+        assert_eq!(err.code(), Code::ResourceExhausted, "{err:?}");
+        assert_eq!(reason(err), "RequestEntityTooLarge");
+        assert_eq!(err.message(), "Request entity too large: limit is 3145728");
+    };
+    // A merge patch under the body limit whose result is over the size limit.
+    let merge = serde_json::to_string(&json!({"spec": {"b": half}})).unwrap();
+    too_large(&patch_widget(&mut r, "default", "grows", pb::PatchType::Merge, &merge).await.unwrap_err());
+    // A JSON patch whose copies stay under the copy limit, but not the object.
+    let copy = r#"[{"op": "copy", "from": "/spec/a", "path": "/spec/c"}]"#;
+    too_large(&patch_widget(&mut r, "default", "grows", pb::PatchType::Json, copy).await.unwrap_err());
+    // The same over HTTP is 413.
+    let path = format!("{}/grows", http_widgets(&t, "default").await);
+    let (status, body) = http(&t, reqwest::Method::PATCH, &path, Some((MERGE_PATCH, merge.clone().into_bytes()))).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    assert_eq!(body["reason"], "RequestEntityTooLarge");
+    let stored = still_serves(&mut r, "grows").await;
+    assert_eq!(stored["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"], "nothing was written");
+    assert!(stored["spec"].get("b").is_none() && stored["spec"].get("c").is_none());
+
+    // A status write that would take its object over the limit.
+    let gadgets = "/apis/example.com/v1/namespaces/default/gadgets";
+    let gadget =
+        json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"}, "spec": {"a": half}});
+    let (status, body) =
+        http(&t, reqwest::Method::POST, gadgets, Some(("application/json", serde_json::to_vec(&gadget).unwrap())))
+            .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let status_patch = serde_json::to_vec(&json!({"status": {"b": half}})).unwrap();
+    let (status, body) =
+        http(&t, reqwest::Method::PATCH, &format!("{gadgets}/g/status"), Some((MERGE_PATCH, status_patch))).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    let (_, stored) = http(&t, reqwest::Method::GET, &format!("{gadgets}/g"), None).await;
+    assert!(stored.get("status").is_none(), "{}", stored["metadata"]);
+
+    // A definition patched over the limit.
+    let crd_path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com";
+    let described = serde_json::to_vec(&json!({"metadata": {"annotations": {"a": half, "b": half}}})).unwrap();
+    let (status, body) = http(&t, reqwest::Method::PATCH, crd_path, Some((MERGE_PATCH, described))).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    let (status, crd) = http(&t, reqwest::Method::GET, crd_path, None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(crd["metadata"].get("annotations").is_none());
 }
