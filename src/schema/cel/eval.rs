@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::check::{Sizes, Walk};
 use super::convert::{node_to_cel, optional};
 use super::need::Need;
-use super::{Reason, ENV, PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
+use super::{limits, Reason, ENV, PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
 use crate::error::FieldError;
 use crate::schema::{Schema, Type};
 
@@ -77,6 +77,13 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
     if schema.rules.is_empty() || subject.value.is_null() || out.exhausted() {
         return;
     }
+    // Evaluating (and pricing) recurses once per level of a rule: the
+    // stack must have room for the deepest, which compiling bounded.
+    let depth = schema.rules.iter().map(super::Rule::depth).max().unwrap_or(0);
+    limits::evaluating(depth, || evaluate_rules(schema, subject, out));
+}
+
+fn evaluate_rules(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
     // The value errors show: the node's type, built only for an error.
     let type_name = || Value::from(schema.type_.map_or("", Type::as_str));
     let need = &schema.rule_need;
@@ -92,13 +99,24 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
     let mut optional_activation: Option<cel::Context> = None;
     let mut measured: Option<Measured> = None;
     for rule in &schema.rules {
+        let compiled = match &rule.compiled {
+            Ok(compiled) => compiled,
+            Err(detail) => {
+                out.errors.push(FieldError::invalid(
+                    subject.path,
+                    type_name(),
+                    format!("rule compile error: {detail}"),
+                ));
+                continue;
+            }
+        };
         if rule.uses_old_self && subject.old.is_none() && !rule.optional_old_self {
             continue;
         }
         let worst_case_fits = rule.static_cost <= PER_CALL_LIMIT && rule.static_cost as i64 <= out.remaining;
         let cost = if rule.data_dependent && (out.priced || !worst_case_fits) {
             let sizes = measured.get_or_insert_with(|| Measured::of(subject.value, schema, need));
-            Walk::new(schema, subject.resource, sizes).expr(rule.program.expression()).1
+            Walk::new(schema, subject.resource, sizes).expr(compiled.program.expression()).1
         } else {
             rule.static_cost
         };
@@ -139,7 +157,7 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
         } else {
             &plain
         };
-        let failed = match cel::Value::resolve(&rule.evaluated, context) {
+        let failed = match cel::Value::resolve(&compiled.evaluated, context) {
             Ok(cel::Value::Bool(true)) => continue,
             Ok(cel::Value::Bool(false)) => None,
             Ok(other) => Some(format!("rule did not evaluate to a bool but to {other:?}: {}", rule.source)),
@@ -157,7 +175,7 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
             Some(relative) => join(subject.path, relative),
             None => subject.path.to_string(),
         };
-        let detail = rule
+        let detail = compiled
             .message_expression
             .as_ref()
             .and_then(|m| match m.execute(context) {

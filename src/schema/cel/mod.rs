@@ -13,6 +13,7 @@ mod convert;
 mod eval;
 mod field_path;
 mod indexed;
+mod limits;
 mod need;
 mod view;
 
@@ -64,12 +65,12 @@ enum Reason {
 pub struct Rule {
     /// The rule's text, trimmed, for messages.
     source: String,
-    program: Arc<cel::Program>,
-    /// What is evaluated: the program with its selections on objects
-    /// turned into index operations (see `indexed.rs`).
-    evaluated: Arc<cel::common::ast::IdedExpr>,
+    /// What the rule runs, or why it does not compile. A definition with
+    /// such a rule is refused when written; one stored all the same (by an
+    /// older version, or behind the API's back) fails every evaluation of
+    /// the rule with this, as Kubernetes fails a rule that does not compile.
+    compiled: Result<Compiled, String>,
     message: Option<String>,
-    message_expression: Option<Arc<cel::Program>>,
     reason: Reason,
     /// The normalized `fieldPath`, relative to the rule's node.
     field_path: Option<String>,
@@ -84,6 +85,26 @@ pub struct Rule {
     /// What of `self` (and `oldSelf`) the rule and its message read, so
     /// only that is converted for CEL.
     pub need: Need,
+}
+
+/// The programs of a rule that compiles.
+#[derive(Debug, Clone)]
+struct Compiled {
+    program: Arc<cel::Program>,
+    /// What is evaluated: the program with its selections on objects
+    /// turned into index operations (see `indexed.rs`).
+    evaluated: Arc<cel::common::ast::IdedExpr>,
+    message_expression: Option<Arc<cel::Program>>,
+    /// The depth of the deepest of its expressions, for the stack their
+    /// evaluation needs.
+    depth: usize,
+}
+
+impl Rule {
+    /// The depth of the rule's deepest expression (0 when it does not compile).
+    fn depth(&self) -> usize {
+        self.compiled.as_ref().map_or(0, |c| c.depth)
+    }
 }
 
 /// Where a node with rules sits, for the checks that depend on it.
@@ -101,7 +122,8 @@ pub struct Place<'a> {
 
 /// Compiles the rules of a node whose schema is `schema`, reporting every
 /// problem at its path (`<path>.x-kubernetes-validations[i].rule`) and
-/// adding each rule's estimated cost to `total_cost`.
+/// adding each rule's estimated cost to `total_cost`. A rule that does not
+/// compile is kept, failing every evaluation (see [`Rule`]).
 pub fn compile(
     json: &Value,
     schema: &Schema,
@@ -110,19 +132,21 @@ pub fn compile(
     total_cost: &mut u64,
 ) -> Vec<Rule> {
     let Some(all) = json.get("x-kubernetes-validations").and_then(Value::as_array) else { return Vec::new() };
-    let mut rules = Vec::with_capacity(all.len());
-    for (i, raw) in all.iter().enumerate() {
-        let at = format!("{}.x-kubernetes-validations[{i}]", place.path);
-        let before = errs.len();
-        let fields = declared_fields(raw, schema, &at, errs);
-        if errs.len() > before {
-            continue;
+    // Parsing and checking recurse once per level of a rule: they run on a
+    // stack of their own, so no rule can overflow the caller's.
+    limits::compiling(|| {
+        let mut rules = Vec::with_capacity(all.len());
+        for (i, raw) in all.iter().enumerate() {
+            let at = format!("{}.x-kubernetes-validations[{i}]", place.path);
+            let before = errs.len();
+            let fields = declared_fields(raw, schema, &at, errs);
+            if errs.len() > before {
+                continue;
+            }
+            rules.push(compile_one(raw, fields, schema, place, &at, errs, total_cost));
         }
-        if let Some(rule) = compile_one(raw, fields, schema, place, &at, errs, total_cost) {
-            rules.push(rule);
-        }
-    }
-    rules
+        rules
+    })
 }
 
 /// The plain fields of a rule, checked.
@@ -201,30 +225,38 @@ fn compile_one(
     at: &str,
     errs: &mut Vec<FieldError>,
     total_cost: &mut u64,
-) -> Option<Rule> {
+) -> Rule {
     let rule_field = format!("{at}.rule");
-    let program = match ENV.compile(&fields.source) {
-        Ok(program) => program,
-        Err(parse) => {
-            let detail = format!("compilation failed: {}", parse_errors(&parse, &fields.source));
-            errs.push(FieldError::invalid(rule_field, raw.clone(), detail));
-            return None;
+    let mut walk = Walk::new(schema, place.resource, &Declared);
+    let checked = parse(&fields.source).and_then(|(program, depth)| {
+        let (ty, cost) = walk.value(program.expression());
+        if let Some(problems) = render_problems(&walk.problems, &program, &fields.source) {
+            return Err(Refused::Problems(problems));
+        }
+        if check::scalar_name(ty).is_some_and(|t| t != "bool") {
+            return Err(Refused::Problems("cel expression must evaluate to a bool".to_string()));
+        }
+        Ok((program, depth, cost))
+    });
+    let (program, mut depth, cost) = match checked {
+        Ok(checked) => checked,
+        Err(refused) => {
+            let detail = format!("compilation failed: {}", refused.text());
+            errs.push(refused.error(rule_field, raw, detail.clone()));
+            return Rule {
+                source: fields.source,
+                compiled: Err(detail),
+                message: fields.message,
+                reason: fields.reason,
+                field_path: fields.field_path,
+                uses_old_self: false,
+                optional_old_self: false,
+                static_cost: 0,
+                data_dependent: false,
+                need: need::NOTHING.clone(),
+            };
         }
     };
-    let mut walk = Walk::new(schema, place.resource, &Declared);
-    let (ty, cost) = walk.value(program.expression());
-    if let Some(problems) = render_problems(&walk.problems, &program, &fields.source) {
-        errs.push(FieldError::invalid(rule_field, raw.clone(), format!("compilation failed: {problems}")));
-        return None;
-    }
-    if check::scalar_name(ty).is_some_and(|t| t != "bool") {
-        errs.push(FieldError::invalid(
-            rule_field,
-            raw.clone(),
-            "compilation failed: cel expression must evaluate to a bool",
-        ));
-        return None;
-    }
     let (uses_old_self, data_dependent, mut need) = (walk.uses_old_self, walk.data_dependent, walk.uses.need(schema));
     let estimated = cost.max(1).saturating_mul(place.cardinality.max(1));
     *total_cost = total_cost.saturating_add(estimated);
@@ -234,14 +266,16 @@ fn compile_one(
             cost_message("estimated rule cost", estimated, STATIC_ESTIMATED_COST_LIMIT),
         ));
     }
-    let message_expression = match &fields.message_expression {
-        None => None,
-        Some(source) => {
-            let (program, message_reads) = compile_message(source, schema, place, raw, at, errs)?;
+    // A message expression that does not compile is left out: failures then
+    // report the message, or the rule, as Kubernetes does.
+    let mut message_expression = None;
+    if let Some(source) = &fields.message_expression {
+        if let Some((program, message_reads, message_depth)) = compile_message(source, schema, place, raw, at, errs) {
             need = need.merge(message_reads);
-            Some(Arc::new(program))
+            depth = depth.max(message_depth);
+            message_expression = Some(Arc::new(program));
         }
-    };
+    }
     if uses_old_self {
         if let Some(within) = place.uncorrelatable {
             errs.push(FieldError::invalid(
@@ -262,12 +296,11 @@ fn compile_one(
     // treats differently: those rules are evaluated as written.
     let selections = if optional_old_self { &[][..] } else { &walk.indexable[..] };
     let evaluated = Arc::new(indexed::indexed(program.expression(), selections));
-    Some(Rule {
+    depth = depth.max(limits::depth(&evaluated));
+    Rule {
         source: fields.source,
-        program: Arc::new(program),
-        evaluated,
+        compiled: Ok(Compiled { program: Arc::new(program), evaluated, message_expression, depth }),
         message: fields.message,
-        message_expression,
         reason: fields.reason,
         field_path: fields.field_path,
         uses_old_self,
@@ -275,7 +308,46 @@ fn compile_one(
         static_cost: cost,
         data_dependent,
         need,
-    })
+    }
+}
+
+/// Why a rule or message expression does not compile, rendered as cel-go
+/// renders it.
+enum Refused {
+    /// Over the bounds on size or depth.
+    Bounds(String),
+    Problems(String),
+}
+
+impl Refused {
+    fn text(&self) -> &str {
+        match self {
+            Refused::Bounds(text) | Refused::Problems(text) => text,
+        }
+    }
+
+    /// The error at `field`. A source over the bounds is not shown: it is
+    /// too large to be worth echoing (and would not fit a response's
+    /// headers).
+    fn error(&self, field: String, raw: &Value, detail: String) -> FieldError {
+        match self {
+            Refused::Bounds(_) => FieldError::invalid_without_value(field, detail),
+            Refused::Problems(_) => FieldError::invalid(field, raw.clone(), detail),
+        }
+    }
+}
+
+/// Parses `source` within cel-go's bounds on size and depth, which keep
+/// every recursion over it within the stack. Returns the program and its
+/// depth.
+fn parse(source: &str) -> Result<(cel::Program, usize), Refused> {
+    limits::check_source(source).map_err(Refused::Bounds)?;
+    let program = ENV.compile(source).map_err(|e| Refused::Problems(parse_errors(&e, source)))?;
+    let depth = limits::depth(program.expression());
+    if depth > limits::MAX_EXPRESSION_DEPTH {
+        return Err(Refused::Bounds(limits::too_deep()));
+    }
+    Ok((program, depth))
 }
 
 fn compile_message(
@@ -285,13 +357,13 @@ fn compile_message(
     raw: &Value,
     at: &str,
     errs: &mut Vec<FieldError>,
-) -> Option<(cel::Program, Need)> {
+) -> Option<(cel::Program, Need, usize)> {
     let field = format!("{at}.messageExpression");
-    let program = match ENV.compile(source) {
-        Ok(program) => program,
-        Err(parse) => {
-            let detail = format!("messageExpression compilation failed: {}", parse_errors(&parse, source));
-            errs.push(FieldError::invalid(field, raw.clone(), detail));
+    let (program, depth) = match parse(source) {
+        Ok(parsed) => parsed,
+        Err(refused) => {
+            let detail = format!("messageExpression compilation failed: {}", refused.text());
+            errs.push(refused.error(field, raw, detail));
             return None;
         }
     };
@@ -306,7 +378,7 @@ fn compile_message(
         return None;
     }
     let need = walk.uses.need(schema);
-    Some((program, need))
+    Some((program, need, depth))
 }
 
 /// Kubernetes' wording for an estimate over its limit.

@@ -269,8 +269,8 @@ fn compiled(rules: &Value, form: Form) -> Schema {
         Form::Written => {}
         Form::Whole => spec.rule_need = super::Need::Whole,
         Form::Selected => {
-            for rule in &mut spec.rules {
-                rule.evaluated = std::sync::Arc::new(rule.program.expression().clone());
+            for compiled in spec.rules.iter_mut().filter_map(|r| r.compiled.as_mut().ok()) {
+                compiled.evaluated = std::sync::Arc::new(compiled.program.expression().clone());
             }
         }
     }
