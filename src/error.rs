@@ -449,7 +449,7 @@ impl Error {
     /// `storage.NewTooLargeResourceVersionError(requested, current, 1)`:
     /// `Timeout: Too large resource version: <requested>, current: <current>`,
     /// one `ResourceVersionTooLarge` cause, retry after a second.
-    pub fn too_large_resource_version(requested: i64, current: i64) -> Self {
+    pub fn too_large_resource_version(requested: impl fmt::Display, current: impl fmt::Display) -> Self {
         let mut err = Self::timeout(format!("Timeout: Too large resource version: {requested}, current: {current}"));
         err.details.causes.push(FieldError::new(CauseType::ResourceVersionTooLarge, "", None, ""));
         err.details.retry_after_seconds = Some(1);

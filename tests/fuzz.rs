@@ -146,7 +146,7 @@ proptest! {
             Ok(None) => prop_assert!(text.is_empty()),
             Ok(Some(n)) => {
                 prop_assert!(text.bytes().all(|b| b.is_ascii_digit()));
-                prop_assert_eq!(text.parse::<i64>().unwrap(), n);
+                prop_assert_eq!(text.parse::<i64>().unwrap(), n.get());
             }
             Err(err) => {
                 client_fault(&err, &[Reason::BadRequest]);

@@ -3,9 +3,11 @@
 
 use serde_json::{json, Value};
 
+use crate::storage::Revision;
+
 /// The object of a BOOKMARK event; `initial_end` marks the end of a watch's
 /// initial events (`k8s.io/initial-events-end`).
-pub fn bookmark(api_version: &str, kind: &str, revision: i64, initial_end: bool) -> Value {
+pub fn bookmark(api_version: &str, kind: &str, revision: Revision, initial_end: bool) -> Value {
     let mut object =
         json!({"apiVersion": api_version, "kind": kind, "metadata": {"resourceVersion": revision.to_string()}});
     if initial_end {

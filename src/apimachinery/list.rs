@@ -160,7 +160,7 @@ pub async fn list(
         (at, Some(start))
     } else {
         let at = match (requested, options.resource_version_match) {
-            (None | Some(0), _) => ReadAt::Latest,
+            (None | Some(Revision::ZERO), _) => ReadAt::Latest,
             (Some(rv), ResourceVersionMatch::Exact) => ReadAt::Revision(rv),
             (Some(rv), ResourceVersionMatch::Unset) if limit > 0 => ReadAt::Revision(rv),
             (Some(rv), _) => {
@@ -172,26 +172,27 @@ pub async fn list(
     };
     // With selectors, objects are decoded in the filter and kept for the
     // page; decoding errors there are reported after the range.
-    let failure: std::sync::Mutex<Option<Error>> = std::sync::Mutex::new(None);
-    let decoded: std::sync::Mutex<HashMap<Arc<str>, Value>> = std::sync::Mutex::new(HashMap::new());
-    let filter = |kv: &KeyValue| {
+    let mut failure: Option<Error> = None;
+    let mut decoded: HashMap<Arc<str>, Value> = HashMap::new();
+    let mut filter = |kv: &KeyValue| {
         let Some(matches) = matches else { return true };
         match decode(kv) {
             Ok(obj) if matches(&obj) => {
-                decoded.lock().expect("decoded lock").insert(kv.key.clone(), obj);
+                decoded.insert(kv.key.clone(), obj);
                 true
             }
             Ok(_) => false,
             Err(err) => {
-                failure.lock().expect("failure lock").get_or_insert(err);
+                failure.get_or_insert(err);
                 false
             }
         }
     };
-    let range = match store.range(prefix, start_after.as_deref(), at, limit, &filter) {
+    let range = match store.range(prefix, start_after.as_deref(), at, limit, &mut filter) {
         Ok(range) => range,
         Err(StorageError::Compacted { .. }) if !options.continue_token.is_empty() => {
-            let next = encode_continue(-1, start_after.as_deref().unwrap_or(prefix).trim_start_matches(prefix));
+            let next =
+                encode_continue(Revision::new(-1), start_after.as_deref().unwrap_or(prefix).trim_start_matches(prefix));
             return Err(Error::expired_continue(
                 "The provided continue parameter is too old to display a consistent list result. You can start a new \
                  list without the continue parameter, or use the continue token in this response to retrieve the \
@@ -207,10 +208,9 @@ pub async fn list(
         }
         Err(err) => return Err(err.into()),
     };
-    if let Some(err) = failure.into_inner().expect("failure lock") {
+    if let Some(err) = failure {
         return Err(err);
     }
-    let mut decoded = decoded.into_inner().expect("decoded lock");
     let items = range
         .items
         .iter()
@@ -229,9 +229,12 @@ mod tests {
 
     #[test]
     fn continue_tokens_round_trip_in_kubernetes_shape() {
-        let token = encode_continue(42, "ns/a");
-        assert_eq!(decode_continue(&token, "/registry/g/p/").unwrap(), ("/registry/g/p/ns/a".to_string(), 42));
-        let expired = encode_continue(-1, "ns/a");
+        let token = encode_continue(Revision::new(42), "ns/a");
+        assert_eq!(
+            decode_continue(&token, "/registry/g/p/").unwrap(),
+            ("/registry/g/p/ns/a".to_string(), Revision::new(42))
+        );
+        let expired = encode_continue(Revision::new(-1), "ns/a");
         assert_eq!(decode_continue(&expired, "/p/").unwrap().1, -1);
         let err = decode_continue("not-base64!", "/p/").unwrap_err();
         assert_eq!(
@@ -240,8 +243,8 @@ mod tests {
         );
     }
 
-    fn raw_token(v: &str, rv: Revision, start: &str) -> String {
-        let token = ContinueToken { v: v.into(), rv, start: start.into() };
+    fn raw_token(v: &str, rv: i64, start: &str) -> String {
+        let token = ContinueToken { v: v.into(), rv: Revision::new(rv), start: start.into() };
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(serde_json::to_vec(&token).unwrap())
     }
 

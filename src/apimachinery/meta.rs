@@ -286,10 +286,10 @@ mod tests {
     #[test]
     fn resource_versions_parse_like_kubernetes() {
         assert_eq!(parse_resource_version("").unwrap(), None);
-        assert_eq!(parse_resource_version("42").unwrap(), Some(42));
+        assert_eq!(parse_resource_version("42").unwrap(), Some(crate::storage::Revision::new(42)));
         assert!(parse_resource_version("abc").is_err());
         assert!(parse_resource_version("-1").is_err());
-        assert_eq!(parse_resource_version("007").unwrap(), Some(7));
+        assert_eq!(parse_resource_version("007").unwrap(), Some(crate::storage::Revision::new(7)));
         for bad in ["+5", " 5", "5 ", "0x5", "1e3", "５", "99999999999999999999"] {
             let err = parse_resource_version(bad).unwrap_err();
             assert_eq!(err.reason, crate::error::Reason::BadRequest, "{bad}");

@@ -307,7 +307,12 @@ async fn resources(
                     &params.delete_options(&delete_body(headers, body).await?)?,
                 )
                 .await?;
-            let page = ListPage { items, revision: 0, continue_token: String::new(), remaining: None };
+            let page = ListPage {
+                items,
+                revision: crate::storage::Revision::ZERO,
+                continue_token: String::new(),
+                remaining: None,
+            };
             let mut list = list_json(&served.api_version(&r.version), &served.list_kind, &page);
             list["metadata"] = json!({});
             Ok(ok(&list, &[]))

@@ -12,7 +12,7 @@ use crate::apimachinery::meta;
 use crate::error::{Error, Result};
 use crate::storage::KeyValue;
 
-pub const API_VERSION: &str = concat!(crate::definitions_group!(), "/v1");
+pub const API_VERSION: &str = concat!(crate::storage::keys::definitions_group!(), "/v1");
 pub const KIND: &str = "CustomResourceDefinition";
 
 /// Parses a request body. Malformed JSON, a wrong apiVersion or kind, or a

@@ -36,7 +36,7 @@ use strategy::DefinitionStrategy;
 /// layer that needs it).
 pub const GROUP: &str = keys::DEFINITIONS_GROUP;
 /// The finalizer a definition carries while its instances are deleted.
-pub const CLEANUP_FINALIZER: &str = concat!("customresourcecleanup.", crate::definitions_group!());
+pub const CLEANUP_FINALIZER: &str = concat!("customresourcecleanup.", crate::storage::keys::definitions_group!());
 const RESOURCE: &str = keys::DEFINITIONS_RESOURCE;
 
 /// A definition as stored, with its key-value.
@@ -103,7 +103,7 @@ impl Registry {
     }
 
     fn all_stored(&self) -> Result<Vec<Stored>> {
-        let range = self.store.range(&keys::definitions_prefix(), None, ReadAt::Latest, 0, &|_| true)?;
+        let range = self.store.range(&keys::definitions_prefix(), None, ReadAt::Latest, 0, &mut |_| true)?;
         range.items.into_iter().map(|kv| Ok(Stored { crd: definition::decode(&kv)?, kv })).collect()
     }
 
@@ -148,7 +148,7 @@ impl Registry {
             Err(StorageError::PreconditionFailed { .. }) => return Err(Error::already_exists(GROUP, RESOURCE, &name)),
             other => other?,
         };
-        tracing::info!(definition = %name, revision = committed.revision, "created definition");
+        tracing::info!(definition = %name, revision = %committed.revision, "created definition");
         crd.metadata.resource_version = Some(committed.revision.to_string());
         Ok(Written { object: definition::to_json(&crd), warnings })
     }

@@ -71,7 +71,7 @@ async fn clean(
         return registry.finish_deletion(&name).await;
     };
     let prefix = keys::resource_prefix(&crd.spec.group, &crd.spec.names.plural);
-    let instances = store.range(&prefix, None, ReadAt::Latest, 0, &|_| true)?;
+    let instances = store.range(&prefix, None, ReadAt::Latest, 0, &mut |_| true)?;
     if !instances.items.is_empty() {
         registry.note_cleanup(&name, "InstanceDeletionInProgress", "CustomResource deletion is in progress").await?;
     }

@@ -211,7 +211,7 @@ mod tests {
             "status": {"acceptedNames": {"plural": "widgets", "kind": "Widget"},
                        "conditions": [{"type": "Established", "status": "True",
                                        "lastTransitionTime": "2026-01-01T00:00:00Z"}]}});
-        Served::from_definition(&serde_json::from_value(crd).unwrap(), 1).unwrap()
+        Served::from_definition(&serde_json::from_value(crd).unwrap(), crate::storage::Revision::new(1)).unwrap()
     }
 
     #[test]

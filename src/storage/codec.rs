@@ -89,12 +89,12 @@ pub fn decode_commit_time(bytes: &[u8]) -> Result<i64, StorageError> {
 }
 
 pub fn encode_revision(revision: Revision) -> [u8; 8] {
-    (revision as u64).to_be_bytes()
+    (revision.get() as u64).to_be_bytes()
 }
 
 pub fn decode_revision(bytes: &[u8]) -> Result<Revision, StorageError> {
     let arr: [u8; 8] = bytes.try_into().map_err(|_| StorageError::Internal("corrupt revision metadata".to_string()))?;
-    Ok(u64::from_be_bytes(arr) as Revision)
+    Ok(Revision::new(u64::from_be_bytes(arr) as i64))
 }
 
 #[cfg(test)]
@@ -107,11 +107,15 @@ mod tests {
 
     #[test]
     fn events_round_trip() {
-        let put = Event::Put { current: kv("/a", "2", 1, 4), previous: Some(kv("/a", "1", 1, 1)) };
-        let (back, at) = decode_event(4, &encode_event(&put, 99)).unwrap();
+        let put = Event::Put {
+            current: kv("/a", "2", Revision::new(1), Revision::new(4)),
+            previous: Some(kv("/a", "1", Revision::new(1), Revision::new(1))),
+        };
+        let (back, at) = decode_event(Revision::new(4), &encode_event(&put, 99)).unwrap();
         assert_eq!(back, put);
         assert_eq!(at, 99);
-        let del = Event::Delete { previous: kv("/a", "2", 1, 4), revision: 7 };
-        assert_eq!(decode_event(7, &encode_event(&del, 1)).unwrap().0, del);
+        let del =
+            Event::Delete { previous: kv("/a", "2", Revision::new(1), Revision::new(4)), revision: Revision::new(7) };
+        assert_eq!(decode_event(Revision::new(7), &encode_event(&del, 1)).unwrap().0, del);
     }
 }

@@ -136,21 +136,21 @@ mod tests {
 
     #[tokio::test]
     async fn delivers_only_matching_prefixes_after_subscription() {
-        let hub = Hub::new(4);
+        let hub = Hub::new(Revision::new(4));
         let mut sub = hub.subscribe("/a/");
         assert_eq!(sub.from, 4);
-        hub.publish(5, batch("/b/x", 5));
-        hub.publish(6, batch("/a/x", 6));
+        hub.publish(Revision::new(5), batch("/b/x", Revision::new(5)));
+        hub.publish(Revision::new(6), batch("/a/x", Revision::new(6)));
         assert_eq!(sub.recv().await.unwrap()[0].revision(), 6);
     }
 
     #[tokio::test]
     async fn a_full_watcher_is_cut_off_without_blocking_the_publisher() {
-        let hub = Hub::new(0);
+        let hub = Hub::new(Revision::new(0));
         let mut slow = hub.subscribe("/");
         let mut fast = hub.subscribe("/");
         for rev in 1..=(WATCHER_BUFFER as i64 + 1) {
-            hub.publish(rev, batch("/k", rev));
+            hub.publish(Revision::new(rev), batch("/k", Revision::new(rev)));
             fast.recv().await.unwrap();
         }
         let mut received = 0;

@@ -49,12 +49,12 @@ pub const REGISTRY_ROOT: &str = "/registry/";
 
 /// The API group of definitions, as a literal for `concat!` (the one place
 /// it is spelled: `DEFINITIONS_GROUP` and the names built from it use this).
-#[macro_export]
 macro_rules! definitions_group {
     () => {
         "apiextensions.k8s.io"
     };
 }
+pub(crate) use definitions_group;
 
 /// The API group of definitions.
 pub const DEFINITIONS_GROUP: &str = definitions_group!();
@@ -94,7 +94,7 @@ pub fn resource_key(group: &str, plural: &str, namespace: &str, name: &str) -> S
 pub fn log_key(revision: Revision, index: u32) -> [u8; 13] {
     let mut k = [0u8; 13];
     k[0] = LOG_PREFIX;
-    k[1..9].copy_from_slice(&(revision as u64).to_be_bytes());
+    k[1..9].copy_from_slice(&(revision.get() as u64).to_be_bytes());
     k[9..13].copy_from_slice(&index.to_be_bytes());
     k
 }
@@ -111,7 +111,7 @@ pub fn log_slot(log_key: &[u8]) -> Option<(Revision, u32)> {
     }
     let rev: [u8; 8] = log_key[1..9].try_into().ok()?;
     let index: [u8; 4] = log_key[9..13].try_into().ok()?;
-    Some((u64::from_be_bytes(rev) as Revision, u32::from_be_bytes(index)))
+    Some((Revision::new(u64::from_be_bytes(rev) as i64), u32::from_be_bytes(index)))
 }
 
 /// The revision of a sled log key.
@@ -125,11 +125,11 @@ mod tests {
 
     #[test]
     fn log_keys_sort_by_revision_then_index() {
-        assert!(log_key(1, 5) < log_key(2, 0));
-        assert!(log_key(255, 0) < log_key(256, 0));
-        assert!(log_key(7, 1) < log_key(7, 2));
-        assert_eq!(log_revision(&log_key(300, 2)), Some(300));
-        assert_eq!(log_slot(&log_key(300, 2)), Some((300, 2)));
+        assert!(log_key(Revision::new(1), 5) < log_key(Revision::new(2), 0));
+        assert!(log_key(Revision::new(255), 0) < log_key(Revision::new(256), 0));
+        assert!(log_key(Revision::new(7), 1) < log_key(Revision::new(7), 2));
+        assert_eq!(log_revision(&log_key(Revision::new(300), 2)), Some(Revision::new(300)));
+        assert_eq!(log_slot(&log_key(Revision::new(300), 2)), Some((Revision::new(300), 2)));
     }
 
     #[test]

@@ -24,8 +24,93 @@ use async_trait::async_trait;
 
 use crate::error::Error;
 
-/// A revision of the store. Zero means "none": no write has happened yet.
-pub type Revision = i64;
+/// A revision of the store: the number of the commit that made a state.
+/// Zero means "none": no write has happened yet. An object's resourceVersion
+/// is the revision that last changed it, written in decimal.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Revision(i64);
+
+impl Revision {
+    /// No revision: before the first write.
+    pub const ZERO: Revision = Revision(0);
+
+    pub const fn new(number: i64) -> Self {
+        Self(number)
+    }
+
+    /// The revision as a number.
+    pub const fn get(self) -> i64 {
+        self.0
+    }
+
+    /// The revision after this one.
+    pub const fn next(self) -> Self {
+        Self(self.0 + 1)
+    }
+
+    /// The revision before this one (zero stays zero).
+    pub const fn prev(self) -> Self {
+        Self(if self.0 > 0 { self.0 - 1 } else { 0 })
+    }
+
+    /// How many revisions `self` is after `earlier` (negative before it).
+    pub const fn since(self, earlier: Revision) -> i64 {
+        self.0 - earlier.0
+    }
+}
+
+impl std::fmt::Display for Revision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl From<i64> for Revision {
+    fn from(number: i64) -> Self {
+        Self(number)
+    }
+}
+
+impl std::ops::Add<i64> for Revision {
+    type Output = Revision;
+    fn add(self, n: i64) -> Revision {
+        Revision(self.0 + n)
+    }
+}
+
+impl std::ops::AddAssign<i64> for Revision {
+    fn add_assign(&mut self, n: i64) {
+        self.0 += n;
+    }
+}
+
+impl std::str::FromStr for Revision {
+    type Err = std::num::ParseIntError;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        text.parse().map(Revision)
+    }
+}
+
+impl std::ops::Sub<i64> for Revision {
+    type Output = Revision;
+    fn sub(self, n: i64) -> Revision {
+        Revision(self.0 - n)
+    }
+}
+
+/// Tests and callers compare revisions with numbers they know.
+impl PartialEq<i64> for Revision {
+    fn eq(&self, other: &i64) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialOrd<i64> for Revision {
+    fn partial_cmp(&self, other: &i64) -> Option<std::cmp::Ordering> {
+        self.0.partial_cmp(other)
+    }
+}
 
 /// One key as stored at some revision.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -269,7 +354,7 @@ pub trait Storage: Send + Sync + 'static {
         start_after: Option<&str>,
         at: ReadAt,
         limit: usize,
-        filter: &dyn Fn(&KeyValue) -> bool,
+        filter: &mut dyn FnMut(&KeyValue) -> bool,
     ) -> Result<Range, StorageError>;
 
     /// Counts keys starting with `prefix` at the latest revision.

@@ -27,7 +27,7 @@ impl HistoryWindow {
     /// Whether the commit at `revision`, made at `committed_at_ms` (Unix ms),
     /// may be dropped when the latest revision is `current` and it is `now_ms`.
     pub fn may_compact(&self, revision: Revision, committed_at_ms: i64, current: Revision, now_ms: i64) -> bool {
-        let behind = current.saturating_sub(revision);
+        let behind = current.since(revision);
         let age_ms = now_ms.saturating_sub(committed_at_ms);
         behind >= self.min_revisions as i64 && age_ms >= self.min_age.as_millis() as i64
     }
@@ -42,8 +42,11 @@ mod tests {
         let w = HistoryWindow { min_age: Duration::from_secs(300), min_revisions: 10_000 };
         let now = 1_000_000_000;
         let old = now - 301_000;
-        assert!(w.may_compact(1, old, 10_001, now));
-        assert!(!w.may_compact(2, old, 10_001, now), "within the last 10,000 revisions");
-        assert!(!w.may_compact(1, now - 299_000, 50_000, now), "younger than five minutes");
+        assert!(w.may_compact(Revision::new(1), old, Revision::new(10_001), now));
+        assert!(!w.may_compact(Revision::new(2), old, Revision::new(10_001), now), "within the last 10,000 revisions");
+        assert!(
+            !w.may_compact(Revision::new(1), now - 299_000, Revision::new(50_000), now),
+            "younger than five minutes"
+        );
     }
 }

@@ -96,14 +96,14 @@ pub async fn start(store: Arc<dyn Storage>, mut spec: WatchSpec) -> Result<Watch
     let requested = meta::parse_resource_version(&spec.options.resource_version)?;
     let send_initial = match spec.options.send_initial_events {
         Some(explicit) => explicit,
-        None => matches!(requested, None | Some(0)),
+        None => matches!(requested, None | Some(Revision::ZERO)),
     };
     let mut initial = Vec::new();
     let from = if send_initial {
         if let Some(rv) = requested.filter(|rv| *rv > 0) {
             crate::apimachinery::list::wait_for_revision(store.as_ref(), rv).await?;
         }
-        let range = store.range(&spec.prefix, None, ReadAt::Latest, 0, &|_| true).map_err(expired)?;
+        let range = store.range(&spec.prefix, None, ReadAt::Latest, 0, &mut |_| true).map_err(expired)?;
         for kv in &range.items {
             let object = (spec.decode)(kv)?;
             if spec.matches.as_ref().is_none_or(|m| m(&object.value)) {

@@ -44,7 +44,7 @@ impl Storage for DeleteFirst {
         start_after: Option<&str>,
         at: ReadAt,
         limit: usize,
-        filter: &dyn Fn(&KeyValue) -> bool,
+        filter: &mut dyn FnMut(&KeyValue) -> bool,
     ) -> Result<Range, StorageError> {
         self.inner.range(prefix, start_after, at, limit, filter)
     }

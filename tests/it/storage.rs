@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crdstore::storage::sled::{SledOptions, SledStore};
 use crdstore::storage::HistoryWindow;
-use crdstore::storage::{Event, Mutation, Op, Precondition, ReadAt, Storage, StorageError, WatchMessage};
+use crdstore::storage::{Event, Mutation, Op, Precondition, ReadAt, Revision, Storage, StorageError, WatchMessage};
 
 /// A backend under test and what reopens it on the same data.
 struct Backend {
@@ -37,6 +37,11 @@ fn tiny_window() -> HistoryWindow {
     HistoryWindow { min_age: Duration::ZERO, min_revisions: 2 }
 }
 
+/// A revision by number.
+fn rev(number: i64) -> Revision {
+    Revision::new(number)
+}
+
 fn put(key: &str, value: &str) -> Op {
     Op { key: key.into(), precondition: Precondition::None, mutation: Mutation::Put(value.as_bytes().to_vec()) }
 }
@@ -54,15 +59,15 @@ async fn revisions_grow_and_preconditions_guard_writes() {
     let b = Backend::open(HistoryWindow::default());
     let s = &b.store;
     let c1 = s.commit(vec![Op::create("/a", b"1".to_vec())]).await.unwrap();
-    assert_eq!((c1.revision, c1.changed), (1, true));
+    assert_eq!((c1.revision, c1.changed), (rev(1), true));
     let err = s.commit(vec![Op::create("/a", b"2".to_vec())]).await.unwrap_err();
     assert!(matches!(err, StorageError::PreconditionFailed { index: 0, current: Some(_) }));
-    let stale = s.commit(vec![Op::update("/a", 0, b"2".to_vec())]).await.unwrap_err();
+    let stale = s.commit(vec![Op::update("/a", rev(0), b"2".to_vec())]).await.unwrap_err();
     assert!(matches!(stale, StorageError::PreconditionFailed { .. }));
-    let c2 = s.commit(vec![Op::update("/a", 1, b"2".to_vec())]).await.unwrap();
+    let c2 = s.commit(vec![Op::update("/a", rev(1), b"2".to_vec())]).await.unwrap();
     assert_eq!(c2.revision, 2);
     let kv = s.get("/a").unwrap();
-    assert_eq!((kv.create_revision, kv.mod_revision, &*kv.value), (1, 2, &b"2"[..]));
+    assert_eq!((kv.create_revision, kv.mod_revision, &*kv.value), (rev(1), rev(2), &b"2"[..]));
     assert_eq!(s.current_revision(), 2);
 }
 
@@ -71,7 +76,7 @@ async fn an_identical_write_consumes_no_revision() {
     let b = Backend::open(HistoryWindow::default());
     let s = &b.store;
     s.commit(vec![put("/a", "x")]).await.unwrap();
-    let again = s.commit(vec![Op::update("/a", 1, b"x".to_vec())]).await.unwrap();
+    let again = s.commit(vec![Op::update("/a", rev(1), b"x".to_vec())]).await.unwrap();
     assert!(!again.changed);
     assert_eq!(again.revision, 1);
     assert_eq!(s.get("/a").unwrap().mod_revision, 1);
@@ -87,7 +92,7 @@ async fn a_failed_operation_applies_nothing_of_its_commit() {
     assert!(matches!(err, StorageError::PreconditionFailed { index: 1, .. }));
     assert!(s.get("/a").is_none());
     assert_eq!(s.current_revision(), 1);
-    let both = s.commit(vec![put("/a", "1"), Op::delete("/b", 1)]).await.unwrap();
+    let both = s.commit(vec![put("/a", "1"), Op::delete("/b", rev(1))]).await.unwrap();
     assert_eq!(both.revision, 2, "one revision for the whole commit");
     assert_eq!(s.get("/a").unwrap().mod_revision, 2);
 }
@@ -106,7 +111,7 @@ async fn concurrent_commits_each_get_a_distinct_revision() {
         revisions.push(t.await.unwrap());
     }
     revisions.sort();
-    assert_eq!(revisions, (1..=200).collect::<Vec<_>>());
+    assert_eq!(revisions, (1..=200).map(rev).collect::<Vec<_>>());
 }
 
 #[tokio::test]
@@ -116,32 +121,32 @@ async fn ranges_read_one_revision_and_page() {
     for k in ["/p/a", "/p/b", "/p/c", "/q/a"] {
         s.commit(vec![put(k, "1")]).await.unwrap();
     }
-    let first = s.range("/p/", None, ReadAt::Latest, 2, &all).unwrap();
+    let first = s.range("/p/", None, ReadAt::Latest, 2, &mut all).unwrap();
     assert_eq!(keys_of(&first), ["/p/a=1", "/p/b=1"]);
     assert!(first.more);
     assert_eq!(first.revision, 4);
     // Changes after the first page do not leak into the next one.
-    s.commit(vec![put("/p/c", "2"), put("/p/d", "2"), Op::delete("/p/b", 2)]).await.unwrap();
-    let next = s.range("/p/", Some("/p/b"), ReadAt::Revision(first.revision), 2, &all).unwrap();
+    s.commit(vec![put("/p/c", "2"), put("/p/d", "2"), Op::delete("/p/b", rev(2))]).await.unwrap();
+    let next = s.range("/p/", Some("/p/b"), ReadAt::Revision(first.revision), 2, &mut all).unwrap();
     assert_eq!(keys_of(&next), ["/p/c=1"]);
     assert!(!next.more);
-    let whole_old = s.range("/p/", None, ReadAt::Revision(4), 0, &all).unwrap();
+    let whole_old = s.range("/p/", None, ReadAt::Revision(rev(4)), 0, &mut all).unwrap();
     assert_eq!(keys_of(&whole_old), ["/p/a=1", "/p/b=1", "/p/c=1"]);
-    let latest = s.range("/p/", None, ReadAt::Latest, 0, &all).unwrap();
+    let latest = s.range("/p/", None, ReadAt::Latest, 0, &mut all).unwrap();
     assert_eq!(keys_of(&latest), ["/p/a=1", "/p/c=2", "/p/d=2"]);
-    let filtered = s.range("/p/", None, ReadAt::Latest, 1, &|kv| &*kv.value == b"2").unwrap();
+    let filtered = s.range("/p/", None, ReadAt::Latest, 1, &mut |kv| &*kv.value == b"2").unwrap();
     assert_eq!((keys_of(&filtered), filtered.more), (vec!["/p/c=2".to_string()], true));
-    assert!(matches!(
-        s.range("/p/", None, ReadAt::Revision(99), 0, &all),
-        Err(StorageError::FutureRevision { requested: 99, current: 5 })
-    ));
+    assert_eq!(
+        s.range("/p/", None, ReadAt::Revision(rev(99)), 0, &mut all),
+        Err(StorageError::FutureRevision { requested: rev(99), current: rev(5) })
+    );
 }
 
 async fn next_revisions(rx: &mut crdstore::storage::WatchReceiver, n: usize) -> Vec<i64> {
     let mut out = Vec::new();
     while out.len() < n {
         if let Some(batch) = next_batch(rx).await {
-            out.extend(batch.iter().map(Event::revision));
+            out.extend(batch.iter().map(|e| e.revision().get()));
         }
     }
     out
@@ -163,7 +168,7 @@ async fn watch_replays_history_then_goes_live_without_gaps_or_duplicates() {
         s.commit(vec![put(&format!("/w/{i}"), "1")]).await.unwrap();
         s.commit(vec![put("/other", &i.to_string())]).await.unwrap();
     }
-    let mut rx = s.watch("/w/", 2).unwrap();
+    let mut rx = s.watch("/w/", rev(2)).unwrap();
     let writer = {
         let s = s.clone();
         tokio::spawn(async move {
@@ -175,7 +180,7 @@ async fn watch_replays_history_then_goes_live_without_gaps_or_duplicates() {
     let seen = next_revisions(&mut rx, 9).await;
     writer.await.unwrap();
     assert_eq!(seen, vec![3, 5, 7, 9, 11, 12, 13, 14, 15]);
-    s.commit(vec![Op::delete("/w/0", 1)]).await.unwrap();
+    s.commit(vec![Op::delete("/w/0", rev(1))]).await.unwrap();
     let batch = loop {
         if let Some(batch) = next_batch(&mut rx).await {
             break batch;
@@ -183,7 +188,7 @@ async fn watch_replays_history_then_goes_live_without_gaps_or_duplicates() {
     };
     match &batch[0] {
         Event::Delete { previous, revision } => {
-            assert_eq!((&*previous.key, revision), ("/w/0", &16))
+            assert_eq!((&*previous.key, *revision), ("/w/0", rev(16)))
         }
         other => panic!("expected a delete, got {other:?}"),
     }
@@ -198,15 +203,17 @@ async fn history_outside_the_window_is_compacted_and_reported() {
     }
     assert_eq!(s.compact().await.unwrap(), 8);
     assert_eq!(s.compacted_revision(), 8);
-    assert!(matches!(s.watch("/", 7), Err(StorageError::Compacted { requested: 7, compacted: 8 })));
-    assert!(matches!(s.range("/", None, ReadAt::Revision(7), 0, &all), Err(StorageError::Compacted { .. })));
-    let mut rx = s.watch("/", 8).unwrap();
+    assert!(
+        matches!(s.watch("/", rev(7)), Err(StorageError::Compacted { requested, compacted }) if requested == 7 && compacted == 8)
+    );
+    assert!(matches!(s.range("/", None, ReadAt::Revision(rev(7)), 0, &mut all), Err(StorageError::Compacted { .. })));
+    let mut rx = s.watch("/", rev(8)).unwrap();
     assert_eq!(next_revisions(&mut rx, 2).await, vec![9, 10]);
     drop(rx);
     // The window survives a restart.
     let b = b.reopen().await;
     assert_eq!(b.store.compacted_revision(), 8);
-    assert!(matches!(b.store.watch("/", 5), Err(StorageError::Compacted { .. })));
+    assert!(matches!(b.store.watch("/", rev(5)), Err(StorageError::Compacted { .. })));
 }
 
 #[tokio::test]
@@ -214,15 +221,15 @@ async fn data_revisions_and_history_survive_a_restart() {
     let b = Backend::open(HistoryWindow::default());
     b.store.commit(vec![put("/r/a", "1")]).await.unwrap();
     b.store.commit(vec![put("/r/b", "1")]).await.unwrap();
-    b.store.commit(vec![Op::delete("/r/a", 1)]).await.unwrap();
+    b.store.commit(vec![Op::delete("/r/a", rev(1))]).await.unwrap();
     let b = b.reopen().await;
     let s = &b.store;
     assert_eq!(s.current_revision(), 3);
     assert!(s.get("/r/a").is_none());
     assert_eq!(s.get("/r/b").unwrap().mod_revision, 2);
-    let mut rx = s.watch("/r/", 0).unwrap();
+    let mut rx = s.watch("/r/", rev(0)).unwrap();
     assert_eq!(next_revisions(&mut rx, 3).await, vec![1, 2, 3]);
-    let old = s.range("/r/", None, ReadAt::Revision(1), 0, &all).unwrap();
+    let old = s.range("/r/", None, ReadAt::Revision(rev(1)), 0, &mut all).unwrap();
     assert_eq!(keys_of(&old), ["/r/a=1"]);
     let c = s.commit(vec![put("/r/c", "1")]).await.unwrap();
     assert_eq!(c.revision, 4, "revisions never go backwards across restarts");
@@ -247,7 +254,7 @@ async fn current_values_outlive_compaction_and_restart() {
     }
     assert_eq!(s.compact().await.unwrap(), 10);
     // Superseding and deleting values kept below the compacted revision.
-    s.commit(vec![Op::delete("/gone", 2)]).await.unwrap();
+    s.commit(vec![Op::delete("/gone", rev(2))]).await.unwrap();
     s.commit(vec![put("/keep", "new")]).await.unwrap();
     s.commit(vec![put("/keep", "newer")]).await.unwrap();
     for i in 0..5 {
@@ -259,7 +266,7 @@ async fn current_values_outlive_compaction_and_restart() {
     assert_eq!(&*s.get("/keep").unwrap().value, b"newer");
     assert!(s.get("/gone").is_none(), "a deleted key must not come back");
     assert_eq!(&*s.get("/churn").unwrap().value, b"x4");
-    let all_keys = s.range("/", None, ReadAt::Latest, 0, &all).unwrap();
+    let all_keys = s.range("/", None, ReadAt::Latest, 0, &mut all).unwrap();
     assert_eq!(all_keys.items.len(), 2);
     assert_eq!(s.current_revision(), 20);
     // And once more after another compaction and restart.
@@ -273,7 +280,7 @@ async fn current_values_outlive_compaction_and_restart() {
 async fn an_idle_watch_is_told_its_progress() {
     let b = Backend::open(HistoryWindow::default());
     let s = &b.store;
-    let mut rx = s.watch("/mine/", 0).unwrap();
+    let mut rx = s.watch("/mine/", rev(0)).unwrap();
     s.commit(vec![put("/other/a", "1")]).await.unwrap();
     s.commit(vec![put("/other/b", "1")]).await.unwrap();
     let reached = loop {
@@ -291,11 +298,11 @@ async fn a_check_ties_a_commit_to_another_keys_revision() {
     let b = Backend::open(HistoryWindow::default());
     let s = &b.store;
     s.commit(vec![put("/def", "v1")]).await.unwrap();
-    let ok = s.commit(vec![Op::check("/def", 1), put("/obj/a", "1")]).await.unwrap();
+    let ok = s.commit(vec![Op::check("/def", rev(1)), put("/obj/a", "1")]).await.unwrap();
     assert_eq!(ok.revision, 2);
     assert_eq!(s.get("/def").unwrap().mod_revision, 1, "a check writes nothing");
     s.commit(vec![put("/def", "v2")]).await.unwrap();
-    let err = s.commit(vec![Op::check("/def", 1), put("/obj/b", "1")]).await.unwrap_err();
+    let err = s.commit(vec![Op::check("/def", rev(1)), put("/obj/b", "1")]).await.unwrap_err();
     assert!(matches!(err, StorageError::PreconditionFailed { index: 0, .. }));
     assert!(s.get("/obj/b").is_none());
 }
@@ -304,8 +311,8 @@ async fn a_check_ties_a_commit_to_another_keys_revision() {
 async fn a_watcher_that_falls_behind_is_cut_off_without_stalling_writers() {
     let b = Backend::open(HistoryWindow::default());
     let s = &b.store;
-    let mut stalled = s.watch("/slow/", 0).unwrap();
-    let mut healthy = s.watch("/slow/", 0).unwrap();
+    let mut stalled = s.watch("/slow/", rev(0)).unwrap();
+    let mut healthy = s.watch("/slow/", rev(0)).unwrap();
     let total = crdstore::storage::hub::WATCHER_BUFFER + 200;
     let writers = (0..8).map(|w| {
         let s = s.clone();
@@ -365,7 +372,7 @@ async fn every_revision_handed_out_is_safe_to_watch_from_under_concurrent_writes
                         // A write's answer: watch from it at once.
                         let mut rx = s.watch("/w/", answer.revision).unwrap();
                         let next = next_revisions(&mut rx, 1).await[0];
-                        assert_eq!(next, answer.revision + 1, "watch from a write's answer {}", answer.revision);
+                        assert_eq!(next, answer.revision.get() + 1, "watch from a write's answer {}", answer.revision);
                     }
                 }
             })
@@ -373,8 +380,8 @@ async fn every_revision_handed_out_is_safe_to_watch_from_under_concurrent_writes
         .collect();
     let mut misses = Vec::new();
     for _ in 0..300 {
-        let at = s.range("/w/", None, ReadAt::Latest, 0, &all).unwrap().revision;
-        let mut rx = s.watch("/w/", at).unwrap();
+        let at = s.range("/w/", None, ReadAt::Latest, 0, &mut all).unwrap().revision.get();
+        let mut rx = s.watch("/w/", rev(at)).unwrap();
         let seen = next_revisions(&mut rx, 4).await;
         if seen[..4] != [at + 1, at + 2, at + 3, at + 4] {
             misses.push((at, seen));

@@ -22,7 +22,7 @@ const MAX_EXAMINED: usize = 50_000;
 /// whole revisions at a time, and records the new compacted revision.
 /// `state` must be the durable, published state.
 pub(super) fn compact(shared: &Shared, state: &State) -> Result<Revision, StorageError> {
-    let compacted = shared.compacted.load(Ordering::Acquire);
+    let compacted = shared.compacted();
     let now = now_ms();
     let mut batch = sled::Batch::default();
     let mut examined = 0usize;
@@ -57,10 +57,10 @@ pub(super) fn compact(shared: &Shared, state: &State) -> Result<Revision, Storag
     }
     // Readers learn of the new floor before the entries go, so one that raced
     // past the check finds a gap and reports it as compacted.
-    shared.compacted.store(last_whole, Ordering::Release);
+    shared.compacted.store(last_whole.get(), Ordering::Release);
     batch.insert(keys::META_COMPACTED, &codec::encode_revision(last_whole));
     shared.tree.apply_batch(batch).map_err(sled_err)?;
-    tracing::debug!(compacted = last_whole, examined, dropped, "compacted event log");
+    tracing::debug!(compacted = %last_whole, examined, dropped, "compacted event log");
     Ok(last_whole)
 }
 

@@ -3,7 +3,6 @@
 //! snapshot with the log's previous values laid over it).
 
 use std::collections::BTreeMap;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::{sled_err, Shared};
@@ -64,7 +63,7 @@ pub(super) fn read_shared_log(
     to: Revision,
     max: usize,
 ) -> Result<Vec<RevisionEvents>, StorageError> {
-    read_log(&shared.tree, &|| shared.compacted.load(Ordering::Acquire), from, to, max)
+    read_log(&shared.tree, &|| shared.compacted(), from, to, max)
 }
 
 /// The state at `revision` of every key under `prefix` (and after
@@ -93,7 +92,7 @@ pub(super) fn overlay_at(
                 overlay.entry(Arc::from(key)).or_insert(before);
             }
         }
-        from = chunk.last().map_or(current + 1, |(r, _)| r + 1);
+        from = chunk.last().map_or(current + 1, |(r, _)| *r + 1);
     }
     Ok(overlay)
 }
@@ -130,7 +129,7 @@ pub(super) fn merge_at_revision<'a>(
 pub(super) fn take_page(
     items: impl Iterator<Item = KeyValue>,
     limit: usize,
-    filter: &dyn Fn(&KeyValue) -> bool,
+    filter: &mut dyn FnMut(&KeyValue) -> bool,
 ) -> (Vec<KeyValue>, bool) {
     let mut out = Vec::new();
     for kv in items.filter(|kv| filter(kv)) {

@@ -94,9 +94,15 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::Revision;
 
     fn kv(key: &str) -> KeyValue {
-        KeyValue { key: Arc::from(key), value: Arc::from(&b"v"[..]), create_revision: 1, mod_revision: 1 }
+        KeyValue {
+            key: Arc::from(key),
+            value: Arc::from(&b"v"[..]),
+            create_revision: Revision::new(1),
+            mod_revision: Revision::new(1),
+        }
     }
 
     #[test]
@@ -112,6 +118,6 @@ mod tests {
         assert_eq!(keys(&index), ["/a", "/c"]);
         assert_eq!(index.range_from(Bound::Excluded("/a")).count(), 1);
         assert!(index.get("/b").is_none() && snapshot.get("/b").is_some());
-        assert_eq!(snapshot.slot("/b"), Some((1, 0)));
+        assert_eq!(snapshot.slot("/b"), Some((Revision::new(1), 0)));
     }
 }

@@ -78,6 +78,13 @@ struct Shared {
     failed: AtomicBool,
 }
 
+impl Shared {
+    /// The newest revision whose history is gone.
+    fn compacted(&self) -> Revision {
+        Revision::new(self.compacted.load(Ordering::Acquire))
+    }
+}
+
 /// The sled-backed store.
 pub struct SledStore {
     shared: Arc<Shared>,
@@ -107,13 +114,13 @@ impl SledStore {
         check_format(&tree)?;
         let compacted = read_meta(&tree, keys::META_COMPACTED)?;
         let (revision, map) = replay(&tree, compacted)?;
-        tracing::info!(revision, compacted, keys = map.len(), dir = %dir.display(), "opened sled store");
+        tracing::info!(%revision, %compacted, keys = map.len(), dir = %dir.display(), "opened sled store");
         let (fan_out, fan_out_rx) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             db,
             tree,
             state: ArcSwap::from_pointee(State { revision, map }),
-            compacted: AtomicI64::new(compacted),
+            compacted: AtomicI64::new(compacted.get()),
             hub: Hub::new(revision),
             fan_out,
             readable: tokio::sync::watch::Sender::new(revision),
@@ -139,7 +146,7 @@ impl SledStore {
     }
 
     fn check_revision(&self, requested: Revision, current: Revision) -> Result<(), StorageError> {
-        let compacted = self.shared.compacted.load(Ordering::Acquire);
+        let compacted = self.shared.compacted();
         if requested < compacted {
             return Err(StorageError::Compacted { requested, compacted });
         }
@@ -231,7 +238,7 @@ fn replay(tree: &sled::Tree, compacted: Revision) -> Result<(Revision, index::In
 
 fn read_meta(tree: &sled::Tree, key: &[u8]) -> Result<Revision, StorageError> {
     match tree.get(key).map_err(sled_err)? {
-        None => Ok(0),
+        None => Ok(Revision::ZERO),
         Some(v) => codec::decode_revision(&v),
     }
 }
@@ -270,7 +277,7 @@ fn watch_stream(
                     return;
                 }
             };
-            from = chunk.last().map_or(to + 1, |(r, _)| r + 1);
+            from = chunk.last().map_or(to + 1, |(r, _)| *r + 1);
             for (revision, events) in chunk {
                 if let Some(batch) = matching(&Arc::new(events)) {
                     delivered = revision;
@@ -338,7 +345,7 @@ impl Storage for SledStore {
     }
 
     fn compacted_revision(&self) -> Revision {
-        self.shared.compacted.load(Ordering::Acquire)
+        self.shared.compacted()
     }
 
     async fn wait_for_revision(&self, revision: Revision, timeout: Duration) -> Revision {
@@ -357,7 +364,7 @@ impl Storage for SledStore {
         start_after: Option<&str>,
         at: ReadAt,
         limit: usize,
-        filter: &dyn Fn(&KeyValue) -> bool,
+        filter: &mut dyn FnMut(&KeyValue) -> bool,
     ) -> Result<Range, StorageError> {
         let state = self.shared.state.load_full();
         let lower: Bound<&str> = match start_after {

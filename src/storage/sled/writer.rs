@@ -219,7 +219,7 @@ fn apply_group(shared: &Shared, base: &Arc<State>, group: Vec<(Vec<Op>, Reply)>)
     }
     let mut map = base.map.clone();
     let mut revision = base.revision;
-    let compacted = shared.compacted.load(Ordering::Acquire);
+    let compacted = shared.compacted();
     let committed_at = now_ms();
     let mut batch = sled::Batch::default();
     let mut answers = Vec::with_capacity(group.len());
