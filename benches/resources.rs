@@ -53,7 +53,9 @@ struct Setup {
 
 async fn setup() -> Setup {
     let dir = tempfile::tempdir().expect("tempdir");
-    let store: Arc<dyn Storage> = Arc::new(SledStore::open(dir.path(), SledOptions::default()).expect("open"));
+    let (store, background) = SledStore::open(dir.path(), SledOptions::default()).expect("open");
+    tokio::spawn(background.run());
+    let store: Arc<dyn Storage> = Arc::new(store);
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let registry = Registry::new(store.clone(), WatchDefaults::default(), stopped.clone());
     let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",

@@ -40,7 +40,9 @@ fn value() -> Vec<u8> {
 
 /// Durable commits per second with `writers` concurrent writers.
 async fn engine_commits(writers: usize, dir: &std::path::Path) -> f64 {
-    let store = Arc::new(SledStore::open(dir, SledOptions::default()).expect("open store"));
+    let (store, background) = SledStore::open(dir, SledOptions::default()).expect("open store");
+    tokio::spawn(background.run());
+    let store = Arc::new(store);
     let done = Arc::new(AtomicUsize::new(0));
     let deadline = Instant::now() + seconds();
     let start = Instant::now();

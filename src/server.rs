@@ -124,7 +124,9 @@ impl Server {
     pub async fn start(config: Config) -> Result<Self, BoxError> {
         std::fs::create_dir_all(&config.data_dir)?;
         let options = SledOptions { window: config.window, compaction_interval: config.compaction_interval };
-        let store: Arc<dyn Storage> = Arc::new(SledStore::open(&config.data_dir, options)?);
+        let (store, background) = SledStore::open(&config.data_dir, options)?;
+        tokio::spawn(background.run());
+        let store: Arc<dyn Storage> = Arc::new(store);
         let (stop, stopped) = watch::channel(false);
         let registry = Arc::new(Registry::new(store.clone(), config.watch, stopped.clone()));
         let resources = Arc::new(Resources::new(store.clone(), config.watch, stopped.clone()));

@@ -145,7 +145,9 @@ async fn a_deep_message_expression_is_refused_at_its_field() {
 /// with the server stopped.
 async fn store_rule(t: &mut TestServer, rule: &str, message_expression: Option<&str>) {
     t.server.take().unwrap().shutdown().await.unwrap();
-    let store = Arc::new(SledStore::open(t.dir.path(), SledOptions::default()).unwrap());
+    let (store, background) = SledStore::open(t.dir.path(), SledOptions::default()).unwrap();
+    tokio::spawn(background.run());
+    let store = Arc::new(store);
     let key = keys::definition_key("widgets.example.com");
     let stored = store.get(&key).expect("the definition is stored");
     let mut crd: Value = serde_json::from_slice(&stored.value).unwrap();

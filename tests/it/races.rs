@@ -82,7 +82,9 @@ struct Setup {
 
 async fn setup() -> Setup {
     let dir = tempfile::tempdir().unwrap();
-    let sled: Arc<dyn Storage> = Arc::new(SledStore::open(dir.path(), SledOptions::default()).unwrap());
+    let (sled, background) = SledStore::open(dir.path(), SledOptions::default()).unwrap();
+    tokio::spawn(background.run());
+    let sled: Arc<dyn Storage> = Arc::new(sled);
     let store = Arc::new(DeleteFirst { inner: sled, armed: AtomicBool::new(false) });
     let (_stop, stopped) = tokio::sync::watch::channel(false);
     let registry = Registry::new(store.clone(), WatchDefaults::default(), stopped.clone());

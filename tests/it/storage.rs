@@ -21,14 +21,18 @@ impl Backend {
     fn open(window: HistoryWindow) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let options = SledOptions { window, compaction_interval: Duration::from_secs(3600) };
-        let store = Arc::new(SledStore::open(dir.path(), options.clone()).unwrap());
+        let (store, background) = SledStore::open(dir.path(), options.clone()).unwrap();
+        tokio::spawn(background.run());
+        let store = Arc::new(store);
         Self { store, dir, options }
     }
 
     async fn reopen(self) -> Self {
         self.store.close().await;
         drop(self.store);
-        let store = Arc::new(SledStore::open(self.dir.path(), self.options.clone()).unwrap());
+        let (store, background) = SledStore::open(self.dir.path(), self.options.clone()).unwrap();
+        tokio::spawn(background.run());
+        let store = Arc::new(store);
         Self { store, dir: self.dir, options: self.options }
     }
 }

@@ -85,6 +85,21 @@ impl Shared {
     }
 }
 
+/// The tasks of an open store: the fan-out that publishes each durable
+/// group to watchers, then to readers, then answers its commits; and the
+/// compaction timer. It ends once the store is closed or gone.
+#[must_use = "commits are answered only while the store's background runs"]
+pub struct Background {
+    work: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
+}
+
+impl Background {
+    /// Runs until the store is closed or dropped.
+    pub async fn run(self) {
+        self.work.await
+    }
+}
+
 /// The sled-backed store.
 pub struct SledStore {
     shared: Arc<Shared>,
@@ -106,9 +121,10 @@ fn closed() -> StorageError {
 
 impl SledStore {
     /// Opens (or creates) the store in `dir`: replays the log to rebuild
-    /// the index, and starts the writer threads and the compaction timer
-    /// (on the current tokio runtime).
-    pub fn open(dir: &Path, options: SledOptions) -> Result<Self, StorageError> {
+    /// the index and starts the writer threads. The store's tasks come back
+    /// as `Background`, for the caller to run on its runtime: commits are
+    /// answered, and history compacted, only while it runs.
+    pub fn open(dir: &Path, options: SledOptions) -> Result<(Self, Background), StorageError> {
         let db = sled::Config::new().path(dir).mode(sled::Mode::HighThroughput).open().map_err(sled_err)?;
         let tree = db.open_tree(keys::TREE).map_err(sled_err)?;
         check_format(&tree)?;
@@ -127,7 +143,7 @@ impl SledStore {
             window: options.window,
             failed: AtomicBool::new(false),
         });
-        tokio::spawn(run_fan_out(Arc::downgrade(&shared), fan_out_rx));
+        let fan_out = run_fan_out(Arc::downgrade(&shared), fan_out_rx);
         let (tx, rx) = mpsc::channel(writer::MAX_GROUP * 4);
         let writer = {
             let shared = shared.clone();
@@ -136,8 +152,13 @@ impl SledStore {
                 .spawn(move || writer::run(shared, rx))
                 .map_err(|e| StorageError::Internal(format!("spawn writer thread: {e}")))?
         };
-        tokio::spawn(compaction::run_timer(tx.downgrade(), options.compaction_interval));
-        Ok(Self { shared, tx, writer: std::sync::Mutex::new(Some(writer)) })
+        let timer = compaction::run_timer(tx.downgrade(), options.compaction_interval);
+        let background = Background {
+            work: Box::pin(async move {
+                tokio::join!(fan_out, timer);
+            }),
+        };
+        Ok((Self { shared, tx, writer: std::sync::Mutex::new(Some(writer)) }, background))
     }
 
     /// The number of live watchers.
