@@ -10,8 +10,7 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::meta;
-use super::options::{ListOptions, ResourceVersionMatch};
+use super::options::{ListOptions, ResourceVersion, ResourceVersionMatch};
 use crate::error::{Error, FieldError, Result};
 use crate::storage::{KeyValue, ReadAt, Revision, Storage, StorageError};
 
@@ -95,7 +94,7 @@ fn validate(options: &ListOptions) -> Result<()> {
     let mut causes = Vec::new();
     let m = options.resource_version_match;
     if m != ResourceVersionMatch::Unset {
-        if options.resource_version.is_empty() {
+        if options.resource_version == ResourceVersion::Unset {
             causes.push(FieldError::forbidden(
                 "resourceVersionMatch",
                 "resourceVersionMatch is forbidden unless resourceVersion is provided",
@@ -107,7 +106,7 @@ fn validate(options: &ListOptions) -> Result<()> {
                 "resourceVersionMatch is forbidden when continue is provided",
             ));
         }
-        if m == ResourceVersionMatch::Exact && options.resource_version == "0" {
+        if m == ResourceVersionMatch::Exact && options.resource_version == ResourceVersion::Any {
             causes.push(FieldError::forbidden(
                 "resourceVersionMatch",
                 "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
@@ -120,7 +119,7 @@ fn validate(options: &ListOptions) -> Result<()> {
     if !causes.is_empty() {
         return Err(list_options_invalid(causes));
     }
-    if !options.continue_token.is_empty() && !options.resource_version.is_empty() && options.resource_version != "0" {
+    if !options.continue_token.is_empty() && matches!(options.resource_version, ResourceVersion::At(_)) {
         return Err(Error::bad_request("specifying resource version is not allowed when using continue"));
     }
     Ok(())
@@ -152,7 +151,7 @@ pub async fn list(
     matches: Option<&(dyn Fn(&Value) -> bool + Sync)>,
 ) -> Result<ListPage> {
     validate(options)?;
-    let requested = meta::parse_resource_version(&options.resource_version)?;
+    let requested = options.resource_version.revision();
     let limit = usize::try_from(options.limit).unwrap_or(0);
     let (at, start_after) = if !options.continue_token.is_empty() {
         let (start, rv) = decode_continue(&options.continue_token, prefix)?;
@@ -160,7 +159,7 @@ pub async fn list(
         (at, Some(start))
     } else {
         let at = match (requested, options.resource_version_match) {
-            (None | Some(Revision::ZERO), _) => ReadAt::Latest,
+            (None, _) => ReadAt::Latest,
             (Some(rv), ResourceVersionMatch::Exact) => ReadAt::Revision(rv),
             (Some(rv), ResourceVersionMatch::Unset) if limit > 0 => ReadAt::Revision(rv),
             (Some(rv), _) => {
@@ -276,7 +275,11 @@ mod tests {
             "{}",
             err.message
         );
-        let opts = ListOptions { continue_token: "x".into(), resource_version: "5".into(), ..Default::default() };
+        let opts = ListOptions {
+            continue_token: "x".into(),
+            resource_version: ResourceVersion::At(Revision::new(5)),
+            ..Default::default()
+        };
         assert!(validate(&opts).unwrap_err().message.contains("not allowed when using continue"));
     }
 }

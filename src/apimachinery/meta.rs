@@ -185,13 +185,13 @@ pub struct Subject<'a> {
     pub name: &'a str,
 }
 
-/// Checks uid and resourceVersion preconditions (empty: none) against the
+/// Checks uid (empty: none) and resourceVersion preconditions against the
 /// stored object, with Kubernetes' "Precondition failed" conflicts.
 pub fn check_preconditions(
     subject: &Subject<'_>,
     uid: &str,
     stored_uid: &str,
-    rv: &str,
+    rv: Option<Revision>,
     stored_rv: Revision,
 ) -> Result<()> {
     let conflict = |why: String| Error::conflict(subject.group, subject.resource, subject.name, why);
@@ -200,7 +200,7 @@ pub fn check_preconditions(
             "Precondition failed: UID in precondition: {uid}, UID in object meta: {stored_uid}"
         )));
     }
-    if !rv.is_empty() && rv != stored_rv.to_string() {
+    if let Some(rv) = rv.filter(|rv| *rv != stored_rv) {
         return Err(conflict(format!(
             "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {stored_rv}"
         )));

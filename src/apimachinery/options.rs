@@ -3,6 +3,54 @@
 
 use std::time::Duration;
 
+use super::meta;
+use crate::error::Result;
+use crate::storage::Revision;
+
+/// A resourceVersion a client asked for, parsed once where the request
+/// enters (a transport's option decoding), with Kubernetes' meanings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResourceVersion {
+    /// "": none given; the latest state.
+    #[default]
+    Unset,
+    /// "0": any state the server has (a watch starts with the current state).
+    Any,
+    /// A revision the state must be at, or not older than.
+    At(Revision),
+}
+
+impl ResourceVersion {
+    /// Parses a resourceVersion option: "", "0" or decimal digits only, as
+    /// Kubernetes' `ParseUint`; anything else is a BadRequest naming the
+    /// `resourceVersion` field.
+    pub fn parse(text: &str) -> Result<Self> {
+        Ok(match meta::parse_resource_version(text)? {
+            None => ResourceVersion::Unset,
+            Some(Revision::ZERO) => ResourceVersion::Any,
+            Some(revision) => ResourceVersion::At(revision),
+        })
+    }
+
+    /// The revision asked for, when one was.
+    pub fn revision(self) -> Option<Revision> {
+        match self {
+            ResourceVersion::At(revision) => Some(revision),
+            ResourceVersion::Unset | ResourceVersion::Any => None,
+        }
+    }
+}
+
+impl std::fmt::Display for ResourceVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ResourceVersion::Unset => Ok(()),
+            ResourceVersion::Any => f.write_str("0"),
+            ResourceVersion::At(revision) => revision.fmt(f),
+        }
+    }
+}
+
 /// How unknown and duplicate fields in a written object are treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FieldValidation {
@@ -44,7 +92,7 @@ pub struct ListOptions {
     /// Zero means no limit.
     pub limit: i64,
     pub continue_token: String,
-    pub resource_version: String,
+    pub resource_version: ResourceVersion,
     pub resource_version_match: ResourceVersionMatch,
 }
 
@@ -53,8 +101,8 @@ pub struct ListOptions {
 pub struct WatchOptions {
     pub label_selector: String,
     pub field_selector: String,
-    /// Empty or "0": initial ADDED events for the current state first.
-    pub resource_version: String,
+    /// Unset or `Any`: initial ADDED events for the current state first.
+    pub resource_version: ResourceVersion,
     pub allow_bookmarks: bool,
     pub send_initial_events: Option<bool>,
     /// `None`: the server's default.
@@ -65,7 +113,8 @@ pub struct WatchOptions {
 #[derive(Debug, Clone, Default)]
 pub struct DeleteOptions {
     pub precondition_uid: String,
-    pub precondition_resource_version: String,
+    /// The object must be at this revision.
+    pub precondition_resource_version: Option<Revision>,
     pub propagation_policy: String,
     pub dry_run: bool,
 }

@@ -271,6 +271,9 @@ pub fn require_resource_version(
     obj: &Value,
     stored: Revision,
 ) -> Result<()> {
+    if let Some(cause) = meta::check_resource_version_type(obj) {
+        return Err(strategy.invalid(subject.name, vec![cause]));
+    }
     let rv = meta::meta_str(obj, "resourceVersion");
     if rv.is_empty() {
         let cause =

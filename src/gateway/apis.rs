@@ -17,6 +17,7 @@ use super::query::Params;
 use super::{watch, Api};
 use crate::apimachinery::list::ListPage;
 use crate::apimachinery::meta::MAX_BODY_BYTES;
+use crate::apimachinery::options::ResourceVersion;
 use crate::apimachinery::patch::PatchType;
 use crate::error::Error;
 use crate::resource::table::{definitions_table, table, ListMeta};
@@ -318,7 +319,9 @@ async fn resources(
             Ok(ok(&list, &[]))
         }
         (&Method::GET, false, None | Some("status")) => {
-            let found = resources.get_at_least(&r, params.get("resourceVersion").unwrap_or("")).await?;
+            let found = resources
+                .get_at_least(&r, ResourceVersion::parse(params.get("resourceVersion").unwrap_or(""))?)
+                .await?;
             if sub.is_some() && !served.has_status(&r.version) {
                 return Err(not_found(&format!("{}/{}/status", r.resource, r.name)).into());
             }

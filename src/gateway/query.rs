@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::apimachinery::options::{
-    DeleteOptions, FieldValidation, ListOptions, ResourceVersionMatch, WatchOptions, WriteOptions,
+    DeleteOptions, FieldValidation, ListOptions, ResourceVersion, ResourceVersionMatch, WatchOptions, WriteOptions,
 };
 use crate::error::{Error, Result};
 
@@ -83,7 +83,7 @@ impl Params {
             field_selector: self.text("fieldSelector"),
             limit,
             continue_token: self.text("continue"),
-            resource_version: self.text("resourceVersion"),
+            resource_version: ResourceVersion::parse(&self.text("resourceVersion"))?,
             resource_version_match,
         })
     }
@@ -103,7 +103,7 @@ impl Params {
         Ok(WatchOptions {
             label_selector: self.text("labelSelector"),
             field_selector: self.text("fieldSelector"),
-            resource_version: self.text("resourceVersion"),
+            resource_version: ResourceVersion::parse(&self.text("resourceVersion"))?,
             allow_bookmarks: self.get("allowWatchBookmarks").is_some_and(flag),
             send_initial_events: self.get("sendInitialEvents").map(flag),
             timeout,
@@ -115,7 +115,7 @@ impl Params {
     pub fn delete_options(&self, body: &[u8]) -> Result<DeleteOptions> {
         let mut options = DeleteOptions {
             precondition_uid: String::new(),
-            precondition_resource_version: String::new(),
+            precondition_resource_version: None,
             propagation_policy: self.text("propagationPolicy"),
             dry_run: self.dry_run()?,
         };
@@ -126,7 +126,8 @@ impl Params {
             .map_err(|e| Error::bad_request(format!("the DeleteOptions body is not valid JSON: {e}")))?;
         let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
         options.precondition_uid = text(doc.pointer("/preconditions/uid"));
-        options.precondition_resource_version = text(doc.pointer("/preconditions/resourceVersion"));
+        options.precondition_resource_version =
+            crate::apimachinery::meta::parse_resource_version(&text(doc.pointer("/preconditions/resourceVersion")))?;
         if let Some(policy) = doc.get("propagationPolicy").and_then(Value::as_str) {
             options.propagation_policy = policy.to_string();
         }

@@ -5,8 +5,9 @@
 
 use std::time::Duration;
 
+use crate::apimachinery::meta;
 use crate::apimachinery::options::{
-    DeleteOptions, FieldValidation, ListOptions, ResourceVersionMatch, WatchOptions, WriteOptions,
+    DeleteOptions, FieldValidation, ListOptions, ResourceVersion, ResourceVersionMatch, WatchOptions, WriteOptions,
 };
 use crate::error::{Error, FieldError};
 use crate::pb::v1 as pb;
@@ -89,31 +90,31 @@ pub fn list_options(options: Option<pb::ListOptions>, field: &str) -> Result<Lis
         field_selector: options.field_selector,
         limit: options.limit,
         continue_token: options.continue_token,
-        resource_version: options.resource_version,
+        resource_version: ResourceVersion::parse(&options.resource_version)?,
         resource_version_match,
     })
 }
 
-pub fn watch_options(options: Option<pb::WatchOptions>) -> WatchOptions {
+pub fn watch_options(options: Option<pb::WatchOptions>) -> Result<WatchOptions, tonic::Status> {
     let options = options.unwrap_or_default();
-    WatchOptions {
+    Ok(WatchOptions {
         label_selector: options.label_selector,
         field_selector: options.field_selector,
-        resource_version: options.resource_version,
+        resource_version: ResourceVersion::parse(&options.resource_version)?,
         allow_bookmarks: options.allow_bookmarks,
         send_initial_events: options.send_initial_events,
         timeout: (options.timeout_seconds > 0).then(|| Duration::from_secs(options.timeout_seconds as u64)),
-    }
+    })
 }
 
-pub fn delete_options(options: Option<pb::DeleteOptions>) -> DeleteOptions {
+pub fn delete_options(options: Option<pb::DeleteOptions>) -> Result<DeleteOptions, tonic::Status> {
     let options = options.unwrap_or_default();
-    DeleteOptions {
+    Ok(DeleteOptions {
         precondition_uid: options.precondition_uid,
-        precondition_resource_version: options.precondition_resource_version,
+        precondition_resource_version: meta::parse_resource_version(&options.precondition_resource_version)?,
         propagation_policy: options.propagation_policy,
         dry_run: options.dry_run,
-    }
+    })
 }
 
 pub fn json(value: &serde_json::Value) -> Vec<u8> {

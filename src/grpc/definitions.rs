@@ -68,7 +68,7 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::WatchDefinitionsRequest>,
     ) -> Result<Response<Self::WatchStream>, Status> {
         let slot = super::watch_slot(&self.watches)?;
-        let events = self.registry.watch(convert::watch_options(request.into_inner().options)).await?;
+        let events = self.registry.watch(convert::watch_options(request.into_inner().options)?).await?;
         let stream = events.map(move |item| {
             let _slot = &slot;
             item.map(|e| convert::watch_event(&e)).map_err(Status::from)
@@ -100,7 +100,7 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::DeleteDefinitionRequest>,
     ) -> Result<Response<pb::DeleteDefinitionResponse>, Status> {
         let req = request.into_inner();
-        let (last, deleted) = self.registry.delete(&req.name, &convert::delete_options(req.options)).await?;
+        let (last, deleted) = self.registry.delete(&req.name, &convert::delete_options(req.options)?).await?;
         Ok(Response::new(pb::DeleteDefinitionResponse { definition: convert::json(&last), deleted }))
     }
 }

@@ -11,6 +11,7 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use super::convert;
+use crate::apimachinery::options::ResourceVersion;
 use crate::apimachinery::patch::PatchType;
 use crate::apimachinery::Written;
 use crate::pb::v1 as pb;
@@ -71,7 +72,8 @@ impl CustomResources for ResourcesService {
 
     async fn get(&self, request: Request<pb::GetResourceRequest>) -> Result<Response<pb::GetResourceResponse>, Status> {
         let req = request.into_inner();
-        let found = self.resources.get_at_least(&reference(req.r#ref), &req.resource_version).await?;
+        let found =
+            self.resources.get_at_least(&reference(req.r#ref), ResourceVersion::parse(&req.resource_version)?).await?;
         Ok(Response::new(pb::GetResourceResponse { object: convert::json(&found) }))
     }
 
@@ -94,7 +96,7 @@ impl CustomResources for ResourcesService {
     async fn watch(&self, request: Request<pb::WatchResourcesRequest>) -> Result<Response<Self::WatchStream>, Status> {
         let req = request.into_inner();
         let slot = super::watch_slot(&self.watches)?;
-        let events = self.resources.watch(&reference(req.r#ref), convert::watch_options(req.options)).await?;
+        let events = self.resources.watch(&reference(req.r#ref), convert::watch_options(req.options)?).await?;
         let stream = events.map(move |item| {
             let _slot = &slot;
             item.map(|e| convert::watch_event(&e)).map_err(Status::from)
@@ -146,7 +148,7 @@ impl CustomResources for ResourcesService {
         request: Request<pb::DeleteResourceRequest>,
     ) -> Result<Response<pb::DeleteResourceResponse>, Status> {
         let req = request.into_inner();
-        let deleted = self.resources.delete(&reference(req.r#ref), &convert::delete_options(req.options)).await?;
+        let deleted = self.resources.delete(&reference(req.r#ref), &convert::delete_options(req.options)?).await?;
         Ok(Response::new(pb::DeleteResourceResponse { object: convert::json(&deleted.object), deleted: deleted.gone }))
     }
 
@@ -158,7 +160,7 @@ impl CustomResources for ResourcesService {
         let list_options = convert::list_options(req.list_options, "list_options")?;
         let items = self
             .resources
-            .delete_collection(&reference(req.r#ref), &list_options, &convert::delete_options(req.options))
+            .delete_collection(&reference(req.r#ref), &list_options, &convert::delete_options(req.options)?)
             .await?;
         Ok(Response::new(pb::DeleteCollectionResponse { items: items.iter().map(convert::json).collect() }))
     }

@@ -76,7 +76,7 @@ fn now() -> Time {
 }
 
 /// Checks uid and resourceVersion preconditions against a stored definition.
-fn check_preconditions(name: &str, uid: &str, rv: &str, old: &Stored) -> Result<()> {
+fn check_preconditions(name: &str, uid: &str, rv: Option<crate::storage::Revision>, old: &Stored) -> Result<()> {
     let subject = meta::Subject { group: GROUP, resource: RESOURCE, name };
     let stored_uid = old.crd.metadata.uid.as_deref().unwrap_or("");
     meta::check_preconditions(&subject, uid, stored_uid, rv, old.kv.mod_revision)
@@ -176,7 +176,7 @@ impl Registry {
         let subject = meta::Subject { group: GROUP, resource: RESOURCE, name: &name };
         require_resource_version(&DefinitionStrategy, &subject, &obj, old.kv.mod_revision)?;
         let uid = meta::meta_str(&obj, "uid").to_string();
-        meta::check_preconditions(&subject, &uid, meta::meta_str(&old_json, "uid"), "", old.kv.mod_revision)?;
+        meta::check_preconditions(&subject, &uid, meta::meta_str(&old_json, "uid"), None, old.kv.mod_revision)?;
         let mut warnings = match endpoint {
             Endpoint::Main => before_update(&DefinitionStrategy, &mut obj, &old_json)?,
             Endpoint::Status => before_update(&StatusStrategy(&DefinitionStrategy), &mut obj, &old_json)?,
@@ -273,7 +273,7 @@ impl Registry {
     pub async fn delete(&self, name: &str, options: &DeleteOptions) -> Result<(Value, bool)> {
         let _serial = self.writes.lock().await;
         let old = self.load(name)?;
-        check_preconditions(name, &options.precondition_uid, &options.precondition_resource_version, &old)?;
+        check_preconditions(name, &options.precondition_uid, options.precondition_resource_version, &old)?;
         if options.dry_run {
             return Ok((definition::to_json(&old.crd), true));
         }

@@ -93,14 +93,14 @@ fn expired(err: StorageError) -> Error {
 /// Starts a watch. A resourceVersion older than the history window fails at
 /// once with `Expired`.
 pub async fn start(store: Arc<dyn Storage>, mut spec: WatchSpec) -> Result<WatchStream> {
-    let requested = meta::parse_resource_version(&spec.options.resource_version)?;
+    let requested = spec.options.resource_version.revision();
     let send_initial = match spec.options.send_initial_events {
         Some(explicit) => explicit,
-        None => matches!(requested, None | Some(Revision::ZERO)),
+        None => requested.is_none(),
     };
     let mut initial = Vec::new();
     let from = if send_initial {
-        if let Some(rv) = requested.filter(|rv| *rv > 0) {
+        if let Some(rv) = requested {
             crate::apimachinery::list::wait_for_revision(store.as_ref(), rv).await?;
         }
         let range = store.range(&spec.prefix, None, ReadAt::Latest, 0, &mut |_| true).map_err(expired)?;

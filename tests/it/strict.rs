@@ -297,6 +297,23 @@ async fn a_resource_version_in_a_patch_must_be_a_string() {
     assert_eq!(patch_widget(&mut r, "default", "n", pb::PatchType::Merge, &string).await.unwrap()["spec"]["a"], 5);
 }
 
+#[tokio::test]
+async fn a_resource_version_in_an_update_must_be_a_decimal_string() {
+    let (_t, mut r) = setup().await;
+    let created = create_widget(&mut r, "default", &widget("u", json!({"a": 1}))).await.unwrap();
+    let rv: i64 = created["metadata"]["resourceVersion"].as_str().unwrap().parse().unwrap();
+    for bad in [json!(rv), json!(format!("+{rv}")), json!(format!(" {rv}"))] {
+        let mut obj = created.clone();
+        obj["metadata"]["resourceVersion"] = bad.clone();
+        obj["spec"]["a"] = json!(2);
+        let err = crate::support::update_widget(&mut r, "default", &obj).await.unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument, "{bad}: {err:?}");
+        assert_eq!(reason(&err), "Invalid", "{bad}");
+        assert_eq!(violations(&err), ["metadata.resourceVersion"], "{bad}");
+    }
+    assert_eq!(still_serves(&mut r, "u").await["spec"]["a"], 1);
+}
+
 /// A Gadget: like a Widget, with the status subresource.
 async fn register_gadgets(t: &TestServer) {
     let mut c = t.definitions().await;

@@ -11,7 +11,9 @@ use serde_json::Value;
 use super::served::{Catalog, Served};
 use super::strategy::{self, Ref, ResourceStrategy};
 use crate::apimachinery::list::{self, ListPage};
-use crate::apimachinery::options::{DeleteOptions, FieldValidation, ListOptions, WatchOptions, WriteOptions, Written};
+use crate::apimachinery::options::{
+    DeleteOptions, FieldValidation, ListOptions, ResourceVersion, WatchOptions, WriteOptions, Written,
+};
 use crate::apimachinery::patch::{self, PatchType};
 use crate::apimachinery::selector::{FieldSelector, LabelSelector};
 pub use crate::apimachinery::strategy::Endpoint;
@@ -143,8 +145,8 @@ impl Resources {
 
     /// Reads one object as of a state not older than `resource_version`
     /// ("" or "0": any), waiting briefly for a revision not yet reached.
-    pub async fn get_at_least(&self, r: &Ref, resource_version: &str) -> Result<Value> {
-        if let Some(rv) = meta::parse_resource_version(resource_version)?.filter(|rv| *rv > 0) {
+    pub async fn get_at_least(&self, r: &Ref, resource_version: ResourceVersion) -> Result<Value> {
+        if let Some(rv) = resource_version.revision() {
             list::wait_for_revision(self.store.as_ref(), rv).await?;
         }
         self.get(r)
@@ -335,7 +337,7 @@ impl Resources {
             &Self::subject(served, r),
             &uid,
             meta::meta_str(&old, "uid"),
-            "",
+            None,
             current.mod_revision,
         )?;
         let main = ResourceStrategy { served, version: &r.version };
@@ -400,7 +402,7 @@ impl Resources {
             &subject,
             &options.precondition_uid,
             meta::meta_str(&obj, "uid"),
-            &options.precondition_resource_version,
+            options.precondition_resource_version,
             current.mod_revision,
         )?;
         let key = Self::key(served, r, &r.name);
@@ -446,7 +448,7 @@ impl Resources {
                 name: meta::meta_str(&item, "name").to_string(),
                 ..r.clone()
             };
-            let item_options = DeleteOptions { precondition_resource_version: String::new(), ..options.clone() };
+            let item_options = DeleteOptions { precondition_resource_version: None, ..options.clone() };
             match self.delete(&one, &item_options).await {
                 Ok(deleted) => out.push(deleted.object),
                 Err(err) if err.reason == crate::error::Reason::NotFound => {}
