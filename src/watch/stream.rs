@@ -86,6 +86,9 @@ pub struct WatchSpec {
 /// definition. It works when polled: no task runs per watch.
 pub type WatchStream = futures::stream::BoxStream<'static, Result<WatchEvent>>;
 
+/// How many objects the initial events of a watch read at a time.
+const INITIAL_PAGE: usize = 500;
+
 fn expired(err: StorageError) -> Error {
     err.into()
 }
@@ -98,23 +101,17 @@ pub async fn start(store: Arc<dyn Storage>, mut spec: WatchSpec) -> Result<Watch
         Some(explicit) => explicit,
         None => requested.is_none(),
     };
-    let mut initial = Vec::new();
+    let mut first_page = None;
     let from = if send_initial {
         if let Some(rv) = requested {
             crate::apimachinery::list::wait_for_revision(store.as_ref(), rv).await?;
         }
-        let range = store.range(&spec.prefix, None, ReadAt::Latest, 0, &mut |_| true).map_err(expired)?;
-        for kv in &range.items {
-            let object = (spec.decode)(kv)?;
-            if spec.matches.as_ref().is_none_or(|m| m(&object.value)) {
-                initial.push(WatchEvent { kind: EventType::Added, object });
-            }
-        }
-        if spec.options.send_initial_events == Some(true) {
-            let object = Rendered::new((spec.bookmark)(range.revision, true));
-            initial.push(WatchEvent { kind: EventType::Bookmark, object });
-        }
-        range.revision
+        // One page now, the rest as the client reads: an unread watcher
+        // holds a page of the initial list, never the whole of it.
+        let range = store.range(&spec.prefix, None, ReadAt::Latest, INITIAL_PAGE, &mut |_| true).map_err(expired)?;
+        let revision = range.revision;
+        first_page = Some(range);
+        revision
     } else {
         match requested {
             Some(rv) => {
@@ -131,8 +128,33 @@ pub async fn start(store: Arc<dyn Storage>, mut spec: WatchSpec) -> Result<Watch
     let stopped = until_stopped(spec.stopped.clone());
     let ends = spec.ends.take().unwrap_or_else(|| Box::pin(std::future::pending()));
     Ok(Box::pin(async_stream::stream! {
-        for event in initial {
-            yield Ok(event);
+        if let Some(mut page) = first_page {
+            loop {
+                for kv in &page.items {
+                    match (spec.decode)(kv) {
+                        Ok(object) if spec.matches.as_ref().is_none_or(|m| m(&object.value)) => {
+                            yield Ok(WatchEvent { kind: EventType::Added, object });
+                        }
+                        Ok(_) => {}
+                        Err(err) => {
+                            yield Err(err);
+                            return;
+                        }
+                    }
+                }
+                let Some(last) = page.items.last().filter(|_| page.more) else { break };
+                let after = last.key.clone();
+                page = match store.range(&spec.prefix, Some(&after), ReadAt::Revision(from), INITIAL_PAGE, &mut |_| true) {
+                    Ok(next) => next,
+                    Err(err) => {
+                        yield Err(expired(err));
+                        return;
+                    }
+                };
+            }
+            if spec.options.send_initial_events == Some(true) {
+                yield Ok(WatchEvent { kind: EventType::Bookmark, object: Rendered::new((spec.bookmark)(from, true)) });
+            }
         }
         let timeout = tokio::time::sleep(timeout);
         tokio::pin!(timeout);

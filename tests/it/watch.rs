@@ -299,3 +299,50 @@ async fn a_watch_gets_a_bookmark_for_revisions_of_other_namespaces_without_waiti
     let (kind, obj) = next(&mut filtered).await;
     assert_eq!((kind, rv(&obj)), (pb::EventType::Bookmark, rv(&patched)));
 }
+
+/// The initial events of a watch are read a page at a time as the client
+/// reads them, all at the watch's revision: writes made while a client is
+/// still reading its initial events arrive after them, as changes.
+#[tokio::test]
+async fn initial_events_are_read_in_pages_at_the_watch_revision() {
+    let t = TestServer::start().await;
+    support::register_widgets(&t).await;
+    let mut r = t.resources().await;
+    let total = 1_200;
+    let mut newest = Value::Null;
+    for i in 0..total {
+        newest = support::create_widget(&mut r, "default", &support::widget(&format!("w{i:04}"), json!({"n": i})))
+            .await
+            .unwrap();
+    }
+    let request = pb::WatchResourcesRequest {
+        r#ref: Some(support::widgets("default", "")),
+        options: Some(pb::WatchOptions {
+            send_initial_events: Some(true),
+            allow_bookmarks: true,
+            ..Default::default()
+        }),
+    };
+    let mut w = r.watch(request).await.unwrap().into_inner();
+    let (kind, first) = next(&mut w).await;
+    assert_eq!((kind, first["metadata"]["name"].as_str()), (pb::EventType::Added, Some("w0000")));
+    // Change objects of later pages while the initial events are unread.
+    let mut last = support::get_widget(&mut r, "default", "w1100").await.unwrap();
+    last["spec"]["n"] = json!(-1);
+    support::update_widget(&mut r, "default", &last).await.unwrap();
+    support::delete_widget(&mut r, "default", "w1199").await.unwrap();
+    for i in 1..total {
+        let (kind, obj) = next(&mut w).await;
+        assert_eq!(kind, pb::EventType::Added);
+        assert_eq!(obj["metadata"]["name"], format!("w{i:04}"));
+        assert_eq!(obj["spec"]["n"], i, "the state at the watch's revision");
+    }
+    let (kind, end) = next(&mut w).await;
+    assert_eq!(kind, pb::EventType::Bookmark);
+    assert_eq!(end["metadata"]["annotations"]["k8s.io/initial-events-end"], "true");
+    assert_eq!(rv(&end), rv(&newest), "initial events end at the watch's revision");
+    let (kind, modified) = next(&mut w).await;
+    assert_eq!((kind, modified["spec"]["n"].clone()), (pb::EventType::Modified, json!(-1)));
+    let (kind, deleted) = next(&mut w).await;
+    assert_eq!((kind, deleted["metadata"]["name"].as_str()), (pb::EventType::Deleted, Some("w1199")));
+}
