@@ -33,7 +33,30 @@ pub fn code(reason: Reason) -> Code {
     }
 }
 
-/// The status for a domain error.
+/// The most bytes of a message a status carries. gRPC statuses travel in
+/// HTTP/2 trailers, which peers bound (16 KiB is common): an error that
+/// echoes a huge value must still reach the client, clipped.
+const MAX_MESSAGE_BYTES: usize = 4096;
+/// The most bytes of one field violation's description.
+const MAX_CAUSE_BYTES: usize = 512;
+/// The most field violations a status carries.
+const MAX_CAUSES: usize = 32;
+
+/// `text` cut to at most `max` bytes at a character boundary, marked when
+/// cut.
+fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max.saturating_sub(3);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &text[..end])
+}
+
+/// The status for a domain error. Messages and causes are clipped so the
+/// status fits the trailers any peer accepts; HTTP carries them whole.
 pub fn to_status(err: &Error) -> tonic::Status {
     let d = &err.details;
     let mut metadata: HashMap<String, String> = HashMap::new();
@@ -53,17 +76,25 @@ pub fn to_status(err: &Error) -> tonic::Status {
         let causes: Vec<serde_json::Value> = d
             .causes
             .iter()
-            .map(|c| serde_json::json!({"reason": c.cause.reason(), "field": c.field, "message": c.body()}))
+            .take(MAX_CAUSES)
+            .map(|c| {
+                let message = clip(&c.body(), MAX_CAUSE_BYTES);
+                serde_json::json!({"reason": c.cause.reason(), "field": clip(&c.field, MAX_CAUSE_BYTES), "message": message})
+            })
             .collect();
         metadata.insert("causes".into(), serde_json::Value::Array(causes).to_string());
     }
     let mut details = ErrorDetails::with_error_info(err.reason.as_str(), ERROR_DOMAIN, metadata);
     if !d.causes.is_empty() {
-        let violations: Vec<FieldViolation> =
-            d.causes.iter().map(|c| FieldViolation::new(c.field.clone(), c.body())).collect();
+        let violations: Vec<FieldViolation> = d
+            .causes
+            .iter()
+            .take(MAX_CAUSES)
+            .map(|c| FieldViolation::new(clip(&c.field, MAX_CAUSE_BYTES), clip(&c.body(), MAX_CAUSE_BYTES)))
+            .collect();
         details.set_bad_request(violations);
     }
-    tonic::Status::with_error_details(code(err.reason), err.message.clone(), details)
+    tonic::Status::with_error_details(code(err.reason), clip(&err.message, MAX_MESSAGE_BYTES), details)
 }
 
 impl From<Error> for tonic::Status {

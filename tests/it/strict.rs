@@ -372,3 +372,19 @@ async fn no_write_stores_an_object_over_the_size_limit() {
     assert_eq!(status, StatusCode::OK);
     assert!(crd["metadata"].get("annotations").is_none());
 }
+
+/// An error that echoes a huge value still reaches a gRPC client: the
+/// status is clipped to fit HTTP/2 trailers, the field is still named.
+#[tokio::test]
+async fn errors_echoing_huge_values_still_reach_grpc_clients() {
+    let (_t, mut r) = setup().await;
+    let huge = format!("{}!", "x".repeat(200_000));
+    let obj = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+                     "metadata": {"name": "huge", "labels": {"a": huge}}, "spec": {}});
+    let err = create_widget(&mut r, "default", &obj).await.unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{}", &err.message()[..200.min(err.message().len())]);
+    assert_eq!(reason(&err), "Invalid");
+    assert!(violations(&err).contains(&"metadata.labels".to_string()), "{:?}", violations(&err));
+    assert!(err.message().len() <= 4096 && err.message().ends_with("..."));
+    create_widget(&mut r, "default", &widget("after", json!({}))).await.expect("the server still serves");
+}
