@@ -127,8 +127,10 @@ impl Schema {
 
     /// Compiles a schema and reports every problem of its CEL rules at its
     /// path under `path` (the schema's own path in the definition), the
-    /// schema-wide cost budget included. Rules with problems are left out
-    /// of the compiled schema.
+    /// schema-wide cost budget included. A rule that does not compile stays
+    /// in the compiled schema and fails every evaluation with its compile
+    /// error, as Kubernetes does (so a stored definition whose rule no
+    /// longer compiles refuses writes instead of skipping the rule).
     pub fn compile_checked(json: &Value, path: &str) -> (Result<Self, String>, Vec<FieldError>) {
         let mut compiling = Compiling { errs: Vec::new(), total_cost: 0 };
         let place = Place { resource: true, cardinality: 1, uncorrelatable: None };
