@@ -1,6 +1,7 @@
 //! Property tests over every decoder in `apimachinery` that takes untrusted
 //! bytes: request bodies, label and field selectors, JSON and merge patches,
-//! continue tokens and resourceVersions. Each property feeds inputs near the
+//! continue tokens and resourceVersions; and the YAML bodies the gateway
+//! decodes and the CEL rules definitions carry. Each property feeds inputs near the
 //! grammar plus raw arbitrary bytes and asserts there is no panic and that a
 //! refusal is the client's fault (BadRequest, Invalid, RequestEntityTooLarge),
 //! never an InternalError. Case counts are bounded so the whole binary stays
@@ -310,5 +311,112 @@ proptest! {
     #[test]
     fn raw_continue_strings_are_bad_requests(text in prop_oneof!["[A-Za-z0-9_=-]{0,64}", ".{0,64}"]) {
         check_continue(&text)?;
+    }
+}
+
+/// YAML bodies: what the gateway decodes before the domain sees them.
+/// Indentation, flow brackets, anchors and aliases (the billion laughs)
+/// and raw bytes: each either decodes or is a BadRequest.
+fn check_yaml(body: &[u8]) -> Result<(), TestCaseError> {
+    match crdstore::gateway::codec::yaml_to_json(body) {
+        Ok(json) => {
+            serde_json::from_slice::<Value>(&json).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        }
+        Err(err) => client_fault(&err, &[Reason::BadRequest]),
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    #[test]
+    fn yaml_bodies_decode_or_are_bad_requests(
+        lines in prop::collection::vec(
+            (0usize..8, prop_oneof![
+                "[a-z]{1,6}: [a-z0-9\"'{}\\[\\],&*!|>-]{0,12}",
+                "- [a-z0-9{}\\[\\],&*]{0,10}",
+                "&[a-z] [\\[{][a-z, ]{0,8}[\\]}]?",
+                "[a-z]: \\*[a-z]",
+                "[\\[{]{1,40}",
+                "[^\n]{0,16}",
+            ]),
+            0..24,
+        ),
+    ) {
+        let text: String = lines.iter().map(|(indent, line)| format!("{}{line}\n", " ".repeat(*indent))).collect();
+        check_yaml(text.as_bytes())?;
+    }
+
+    #[test]
+    fn raw_bytes_as_yaml_are_decoded_or_bad_requests(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+        check_yaml(&bytes)?;
+    }
+}
+
+#[test]
+fn yaml_alias_bombs_are_refused_or_stay_small() {
+    // Nine levels of ten aliases each: a billion strings if expanded.
+    let mut text = String::from("a0: &a0 [\"lol\"]\n");
+    for level in 1..10 {
+        let refs: Vec<String> = (0..10).map(|_| format!("*a{}", level - 1)).collect();
+        text.push_str(&format!("a{level}: &a{level} [{}]\n", refs.join(", ")));
+    }
+    let started = std::time::Instant::now();
+    match crdstore::gateway::codec::yaml_to_json(text.as_bytes()) {
+        Ok(json) => assert!(json.len() < 16 << 20, "aliases expanded to {} bytes", json.len()),
+        Err(err) => client_fault(&err, &[Reason::BadRequest]),
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "decoding took {:?}", started.elapsed());
+}
+
+/// CEL rules as a definition's author may write them, well or badly: each
+/// compiles or is reported at its rule's path, never a crash, and a rule
+/// that compiles evaluates against an object without a crash.
+fn check_rule(rule: &str) -> Result<(), TestCaseError> {
+    let schema = json!({"type": "object", "properties": {"spec": {
+        "type": "object",
+        "x-kubernetes-validations": [{"rule": rule, "messageExpression": rule}],
+        "properties": {"a": {"type": "integer"}, "s": {"type": "string", "maxLength": 16},
+                       "l": {"type": "array", "maxItems": 8, "items": {"type": "integer"}}}}}});
+    let (compiled, errors) =
+        crdstore::schema::Schema::compile_checked(&schema, "spec.versions[0].schema.openAPIV3Schema");
+    for error in &errors {
+        prop_assert!(error.field.contains("x-kubernetes-validations[0]"), "{}", error);
+    }
+    if let Ok(compiled) = compiled {
+        let value = json!({"spec": {"a": 3, "s": "abc", "l": [1, 2, 3]}});
+        let _ = crdstore::schema::validate_update(&value, None, &compiled, "", crdstore::schema::Root::Object);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(96))]
+
+    #[test]
+    fn cel_rules_compile_or_are_reported_at_their_path(
+        tokens in prop::collection::vec(prop_oneof![
+            Just("self.a".to_string()), Just("self.s".to_string()), Just("self.l".to_string()),
+            Just("+".to_string()), Just("-".to_string()), Just("*".to_string()), Just("/".to_string()),
+            Just("==".to_string()), Just("<".to_string()), Just("&&".to_string()), Just("||".to_string()),
+            Just("!".to_string()), Just("(".to_string()), Just(")".to_string()), Just("[".to_string()),
+            Just("]".to_string()), Just("?".to_string()), Just(":".to_string()), Just(".".to_string()),
+            Just("size(".to_string()), Just("all(x, ".to_string()), Just("has(".to_string()),
+            "[0-9]{1,3}".prop_map(String::from), "'[a-z]{0,4}'".prop_map(String::from),
+        ], 0..40),
+    ) {
+        check_rule(&tokens.join(" "))?;
+    }
+
+    #[test]
+    fn deep_or_long_rules_are_refused_not_crashes(depth in 0usize..4_000, kind in 0u8..4) {
+        let rule = match kind {
+            0 => format!("{}self.a{} > 0", "(".repeat(depth), ")".repeat(depth)),
+            1 => format!("{} > 0", vec!["self.a"; depth.max(1)].join(" + ")),
+            2 => format!("{}true", "!".repeat(depth)),
+            _ => format!("{}self.a > 0", "self.a > 0 && ".repeat(depth)),
+        };
+        check_rule(&rule)?;
     }
 }

@@ -5,7 +5,7 @@
 //! `Status` objects in exactly one place (`status`).
 
 mod apis;
-mod codec;
+pub mod codec;
 mod discovery;
 mod openapi;
 mod query;
