@@ -40,13 +40,8 @@ fn check(rv: i64, seen: Vec<i64>) -> Option<Miss> {
     (seen != expected || seen.len() < EVENTS).then_some((rv, seen))
 }
 
-async fn grpc_probe(r: &mut support::Resources) -> Option<Miss> {
-    let listed = r
-        .list(pb::ListResourcesRequest { r#ref: Some(widgets("default", "")), options: None })
-        .await
-        .expect("list")
-        .into_inner();
-    let rv: i64 = listed.resource_version.parse().expect("list revision");
+/// Watches over gRPC from `rv` and checks the next events.
+async fn grpc_watch_from(r: &mut support::Resources, rv: i64) -> Option<Miss> {
     let options = pb::WatchOptions { resource_version: rv.to_string(), ..Default::default() };
     let request = pb::WatchResourcesRequest { r#ref: Some(widgets("default", "")), options: Some(options) };
     let mut stream = r.watch(request).await.expect("watch").into_inner();
@@ -61,23 +56,22 @@ async fn grpc_probe(r: &mut support::Resources) -> Option<Miss> {
     check(rv, seen)
 }
 
+async fn grpc_probe(r: &mut support::Resources) -> Option<Miss> {
+    let listed = r
+        .list(pb::ListResourcesRequest { r#ref: Some(widgets("default", "")), options: None })
+        .await
+        .expect("list")
+        .into_inner();
+    let rv: i64 = listed.resource_version.parse().expect("list revision");
+    grpc_watch_from(r, rv).await
+}
+
 /// A write, then a watch from the write's answer.
 async fn grpc_write_probe(r: &mut support::Resources, name: &str, n: u64) -> Option<Miss> {
     let patch = format!(r#"{{"spec": {{"p": {n}}}}}"#);
     let written = patch_widget(r, "default", name, pb::PatchType::Merge, &patch).await.unwrap();
     let rv = revision_of(&written);
-    let options = pb::WatchOptions { resource_version: rv.to_string(), ..Default::default() };
-    let request = pb::WatchResourcesRequest { r#ref: Some(widgets("default", "")), options: Some(options) };
-    let mut stream = r.watch(request).await.expect("watch").into_inner();
-    let mut seen = Vec::new();
-    while seen.len() < EVENTS {
-        let event = tokio::time::timeout(WAIT, stream.message()).await.expect("events in time").expect("watch open");
-        let Some(event) = event else { break };
-        if event.r#type() != pb::EventType::Bookmark {
-            seen.push(revision_of(&support::parse(&event.object)));
-        }
-    }
-    check(rv, seen)
+    grpc_watch_from(r, rv).await
 }
 
 async fn http_probe(client: &reqwest::Client, base: &str) -> Option<Miss> {
