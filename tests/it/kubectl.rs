@@ -92,9 +92,11 @@ impl Kubectl {
 }
 
 /// Reads a watch's output until a line starts with `event`.
+/// Reads the watch's output until a whole line (ended by a newline: a read
+/// may stop mid-line) starts with `event`.
 async fn read_until(stdout: &mut tokio::process::ChildStdout, seen: &mut String, event: &str) {
     let mut buf = [0u8; 4096];
-    while !seen.lines().any(|l| l.starts_with(event)) {
+    while !seen.split_inclusive('\n').any(|l| l.starts_with(event) && l.ends_with('\n')) {
         let n = tokio::time::timeout(Duration::from_secs(20), stdout.read(&mut buf))
             .await
             .unwrap_or_else(|_| panic!("the watch showed no {event} event: {seen}"))
