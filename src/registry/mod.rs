@@ -231,7 +231,9 @@ impl Registry {
         let mut group = self.others_in_group(&crd.spec.group, &name)?;
         let claimed = Claimed::in_group(group.iter().map(|s| &s.crd), &crd.spec.group, &name);
         naming::accept_names(&mut crd, &claimed);
-        let mut ops = vec![Op::update(keys::definition_key(&name), old.kv.mod_revision, definition::to_stored(&crd))];
+        let stored = definition::to_stored(&crd);
+        meta::check_stored_size(&stored)?;
+        let mut ops = vec![Op::update(keys::definition_key(&name), old.kv.mod_revision, stored)];
         ops.extend(Self::settle_group(&crd.spec.group, &mut group, Some(&crd)));
         if options.dry_run {
             crd.metadata.resource_version = Some(old.kv.mod_revision.to_string());

@@ -363,14 +363,25 @@ async fn no_write_stores_an_object_over_the_size_limit() {
     let (_, stored) = http(&t, reqwest::Method::GET, &format!("{gadgets}/g"), None).await;
     assert!(stored.get("status").is_none(), "{}", stored["metadata"]);
 
-    // A definition patched over the limit.
+    // A definition patched over the limit: a JSON patch copies a large
+    // description it already holds.
     let crd_path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com";
-    let described = serde_json::to_vec(&json!({"metadata": {"annotations": {"a": half, "b": half}}})).unwrap();
+    let described = serde_json::to_vec(&json!({"metadata": {"labels": {"big": "yes"}}, "spec": {"versions": [
+        {"name": "v1", "served": true, "storage": true,
+         "schema": {"openAPIV3Schema": {"type": "object", "description": half, "x-kubernetes-preserve-unknown-fields": true}}},
+        {"name": "v2", "served": true, "storage": false,
+         "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}}))
+    .unwrap();
     let (status, body) = http(&t, reqwest::Method::PATCH, crd_path, Some((MERGE_PATCH, described))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let copy = br#"[{"op": "copy", "from": "/spec/versions/0/schema/openAPIV3Schema/description",
+                     "path": "/spec/versions/1/schema/openAPIV3Schema/description"}]"#;
+    let (status, body) = http(&t, reqwest::Method::PATCH, crd_path, Some((JSON_PATCH, copy.to_vec()))).await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    assert_eq!(body["reason"], "RequestEntityTooLarge");
     let (status, crd) = http(&t, reqwest::Method::GET, crd_path, None).await;
     assert_eq!(status, StatusCode::OK);
-    assert!(crd["metadata"].get("annotations").is_none());
+    assert!(crd["spec"]["versions"][1]["schema"]["openAPIV3Schema"].get("description").is_none());
 }
 
 /// An error that echoes a huge value still reaches a gRPC client: the
