@@ -232,7 +232,7 @@ async fn definitions(
             if output == Output::Table {
                 return Ok(ok(&definitions_table(&page.items, Some(&list_meta(&page)), jiff::Timestamp::now()), &[]));
             }
-            Ok(ok(&list_json("apiextensions.k8s.io/v1", "CustomResourceDefinitionList", &page), &[]))
+            Ok(ok(&list_json(crate::registry::definition::API_VERSION, "CustomResourceDefinitionList", &page), &[]))
         }
         (&Method::POST, None) => {
             let written = registry.create(&json_body(headers, body).await?, &params.write_options()?).await?;

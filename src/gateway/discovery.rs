@@ -11,7 +11,8 @@ use super::Api;
 use crate::error::Error;
 use crate::registry::discovery::{self, Group, Resource};
 
-pub const CRD_GROUP: &str = "apiextensions.k8s.io";
+/// The definitions' group, as the registry spells it.
+pub const CRD_GROUP: &str = crate::registry::GROUP;
 
 const RESOURCE_VERBS: [&str; 8] = ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"];
 const SUBRESOURCE_VERBS: [&str; 3] = ["get", "patch", "update"];
