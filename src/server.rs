@@ -2,18 +2,26 @@
 //! the gRPC and HTTP listeners, and shuts down in order: watches end, in-flight
 //! requests drain, the store flushes and closes.
 
+use std::future::Future;
+use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use tokio::net::TcpListener;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinHandle;
-use tokio_stream::wrappers::TcpListenerStream;
+use tokio::time::Sleep;
+use tokio_stream::StreamExt;
+use tonic::transport::server::TcpIncoming;
 
 use crate::registry::Registry;
 use crate::resource::Resources;
@@ -69,9 +77,139 @@ impl Config {
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// Serves HTTP/1.1 on `listener` until `stopped`, then lets the open
-/// connections finish. A connection that does not send a whole request head
-/// within `head_timeout` (a new one, or an idle keep-alive one) is closed.
+// Transport settings, the same on both listeners. Without TCP_NODELAY the
+// last piece of an answer written in more than one write waits for the
+// client's delayed ACK (Nagle): 40 ms on Linux for every gRPC call whose
+// answer is a few KiB, a definition's Get for one. The HTTP/2 values follow
+// etcd's gRPC server and kube-apiserver, the servers crdstore stands in for.
+
+/// Stream (per call) and connection receive windows. Fixed rather than
+/// adaptive: a 1.5 MiB request (etcd's request limit) arrives in two windows
+/// with no BDP pings to size them first, and the memory one connection may
+/// make the server buffer is bounded (2 MiB).
+const HTTP2_STREAM_WINDOW: u32 = 1024 * 1024;
+const HTTP2_CONNECTION_WINDOW: u32 = 2 * 1024 * 1024;
+/// Calls (watches included) open at once on one connection; more wait in the
+/// client. kube-apiserver's value, set because a client (a proxy, an
+/// informer factory) multiplexes many long-running watches on one connection.
+/// The process-wide watch limit (`Config::max_watches`) still applies.
+const HTTP2_MAX_CONCURRENT_STREAMS: u32 = 1000;
+/// An HTTP/2 PING after this long without frames, and the connection closed
+/// if it is not answered within the timeout: finds peers that are gone (a
+/// crashed process behind a live kernel, a dropped NAT entry) and frees
+/// their watches. etcd's --grpc-keepalive-interval and -timeout defaults.
+const HTTP2_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(2 * 60 * 60);
+const HTTP2_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
+/// TCP keep-alive probes after this long idle, as Go's listeners (etcd's,
+/// kube-apiserver's) set on every accepted connection: finds dead peers
+/// well before the HTTP/2 PING does, at the kernel's cost only.
+const TCP_KEEPALIVE: Duration = Duration::from_secs(15);
+
+/// Accepted connections with TCP_NODELAY and TCP keep-alive set.
+fn incoming(listener: TcpListener) -> TcpIncoming {
+    TcpIncoming::from(listener).with_nodelay(Some(true)).with_keepalive(Some(TCP_KEEPALIVE))
+}
+
+/// The gateway's connection builder: HTTP/1.1 with the head timeout, and
+/// HTTP/2 cleartext (prior knowledge, as gRPC clients and `curl
+/// --http2-prior-knowledge` speak it) with the settings above.
+fn http_builder(head_timeout: Duration) -> auto::Builder<TokioExecutor> {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder.http1().timer(TokioTimer::new()).header_read_timeout(head_timeout);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .initial_stream_window_size(HTTP2_STREAM_WINDOW)
+        .initial_connection_window_size(HTTP2_CONNECTION_WINDOW)
+        .max_concurrent_streams(HTTP2_MAX_CONCURRENT_STREAMS)
+        .keep_alive_interval(HTTP2_KEEPALIVE_INTERVAL)
+        .keep_alive_timeout(HTTP2_KEEPALIVE_TIMEOUT);
+    builder
+}
+
+/// The HTTP/2 connection preface, which tells an HTTP/2 connection from an
+/// HTTP/1 one.
+const HTTP2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// An accepted connection that must say which HTTP it speaks within a time
+/// limit. The auto builder first reads up to the HTTP/2 preface to choose,
+/// and HTTP/1's head timeout only starts once it has: without this a
+/// connection that sends nothing (or a preface a byte at a time) would stay
+/// open for ever. The limit ends with the first byte that is not the
+/// preface's (HTTP/1, whose head timeout takes over), the whole preface
+/// (HTTP/2), or the end of the stream.
+struct VersionDeadline {
+    stream: TcpStream,
+    deadline: Option<Pin<Box<Sleep>>>,
+    /// How much of the preface has arrived.
+    matched: usize,
+}
+
+impl VersionDeadline {
+    fn new(stream: TcpStream, limit: Duration) -> Self {
+        Self { stream, deadline: Some(Box::pin(tokio::time::sleep(limit))), matched: 0 }
+    }
+
+    /// Notes bytes read while the version is undecided.
+    fn saw(&mut self, read: &[u8]) {
+        let end = (self.matched + read.len()).min(HTTP2_PREFACE.len());
+        let preface = &HTTP2_PREFACE[self.matched..end];
+        if read.is_empty() || end == HTTP2_PREFACE.len() || &read[..preface.len()] != preface {
+            self.deadline = None;
+        } else {
+            self.matched = end;
+        }
+    }
+}
+
+impl AsyncRead for VersionDeadline {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut this.stream).poll_read(cx, buf);
+        let Some(deadline) = this.deadline.as_mut() else { return polled };
+        match polled {
+            Poll::Ready(Ok(())) => this.saw(&buf.filled()[before..]),
+            Poll::Pending if deadline.as_mut().poll(cx).is_ready() => {
+                return Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, "no request within the head timeout")));
+            }
+            _ => {}
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for VersionDeadline {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+    }
+}
+
+/// Serves HTTP/1.1 and HTTP/2 cleartext on `listener` until `stopped`, then
+/// lets the open connections finish. A connection that does not send a whole
+/// HTTP/1 request head within `head_timeout` (a new one, or an idle
+/// keep-alive one) is closed, and so is one that sends neither that nor an
+/// HTTP/2 preface.
 async fn serve_http(
     listener: TcpListener,
     app: axum::Router,
@@ -79,25 +217,25 @@ async fn serve_http(
     stopped: watch::Receiver<bool>,
 ) -> Result<(), BoxError> {
     let graceful = GracefulShutdown::new();
+    let builder = http_builder(head_timeout);
+    let mut incoming = incoming(listener);
     let mut stop = std::pin::pin!(until_stopped(stopped));
     loop {
         let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(err) => {
+            accepted = incoming.next() => match accepted {
+                Some(Ok(stream)) => stream,
+                Some(Err(err)) => {
                     // Out of descriptors and the like: back off, keep serving.
                     tracing::warn!(error = %err, "accepting an HTTP connection failed");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
+                None => break,
             },
             _ = &mut stop => break,
         };
-        let _ = stream.set_nodelay(true);
-        let connection = hyper::server::conn::http1::Builder::new()
-            .timer(TokioTimer::new())
-            .header_read_timeout(head_timeout)
-            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
+        let io = TokioIo::new(VersionDeadline::new(stream, head_timeout));
+        let connection = builder.serve_connection(io, TowerToHyperService::new(app.clone())).into_owned();
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             if let Err(err) = connection.await {
@@ -105,7 +243,7 @@ async fn serve_http(
             }
         });
     }
-    drop(listener);
+    drop(incoming);
     graceful.shutdown().await;
     Ok(())
 }
@@ -148,9 +286,16 @@ impl Server {
         let api = crate::gateway::Api { registry: registry.clone(), resources: resources.clone(), limits };
         let routes = crate::grpc::routes(registry, resources, watches).await?;
 
+        // The builder's TCP settings apply only to listeners it binds itself:
+        // `incoming` sets them on the connections this one accepts.
         let grpc = tonic::transport::Server::builder()
+            .initial_stream_window_size(HTTP2_STREAM_WINDOW)
+            .initial_connection_window_size(HTTP2_CONNECTION_WINDOW)
+            .max_concurrent_streams(HTTP2_MAX_CONCURRENT_STREAMS)
+            .http2_keepalive_interval(Some(HTTP2_KEEPALIVE_INTERVAL))
+            .http2_keepalive_timeout(Some(HTTP2_KEEPALIVE_TIMEOUT))
             .add_routes(routes)
-            .serve_with_incoming_shutdown(TcpListenerStream::new(grpc_listener), until_stopped(stopped.clone()));
+            .serve_with_incoming_shutdown(incoming(grpc_listener), until_stopped(stopped.clone()));
         let http = serve_http(http_listener, crate::gateway::router(api), config.head_timeout, stopped.clone());
         let task = tokio::spawn(async move {
             let serving = async {

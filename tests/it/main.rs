@@ -17,5 +17,6 @@ mod storage;
 mod strict;
 mod subresources;
 mod support;
+mod transport;
 mod watch;
 mod watch_checker;
