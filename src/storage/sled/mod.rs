@@ -85,10 +85,9 @@ impl Shared {
     }
 }
 
-/// The tasks of an open store: the fan-out that publishes each durable
-/// group to watchers, then to readers, then answers its commits; and the
+/// The task of an open store that belongs on the caller's runtime: the
 /// compaction timer. It ends once the store is closed or gone.
-#[must_use = "commits are answered only while the store's background runs"]
+#[must_use = "history is compacted only while the store's background runs"]
 pub struct Background {
     work: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
 }
@@ -122,8 +121,9 @@ fn closed() -> StorageError {
 impl SledStore {
     /// Opens (or creates) the store in `dir`: replays the log to rebuild
     /// the index and starts the writer threads. The store's tasks come back
-    /// as `Background`, for the caller to run on its runtime: commits are
-    /// answered, and history compacted, only while it runs.
+    /// as `Background`, for the caller to run on its runtime: history is
+    /// compacted only while it runs. The writer, flusher and fan-out threads
+    /// are the store's own.
     pub fn open(dir: &Path, options: SledOptions) -> Result<(Self, Background), StorageError> {
         let db = sled::Config::new().path(dir).mode(sled::Mode::HighThroughput).open().map_err(sled_err)?;
         let tree = db.open_tree(keys::TREE).map_err(sled_err)?;
@@ -143,7 +143,13 @@ impl SledStore {
             window: options.window,
             failed: AtomicBool::new(false),
         });
-        let fan_out = run_fan_out(Arc::downgrade(&shared), fan_out_rx);
+        {
+            let shared = Arc::downgrade(&shared);
+            std::thread::Builder::new()
+                .name("crdstore-fanout".into())
+                .spawn(move || run_fan_out(shared, fan_out_rx))
+                .map_err(|e| StorageError::Internal(format!("spawn fan-out thread: {e}")))?;
+        }
         let (tx, rx) = mpsc::channel(writer::MAX_GROUP * 4);
         let writer = {
             let shared = shared.clone();
@@ -152,12 +158,8 @@ impl SledStore {
                 .spawn(move || writer::run(shared, rx))
                 .map_err(|e| StorageError::Internal(format!("spawn writer thread: {e}")))?
         };
-        let timer = compaction::run_timer(tx.downgrade(), options.compaction_interval);
-        let background = Background {
-            work: Box::pin(async move {
-                tokio::join!(fan_out, timer);
-            }),
-        };
+        let background =
+            Background { work: Box::pin(compaction::run_timer(tx.downgrade(), options.compaction_interval)) };
         Ok((Self { shared, tx, writer: std::sync::Mutex::new(Some(writer)) }, background))
     }
 
@@ -178,13 +180,16 @@ impl SledStore {
     }
 }
 
-/// Publishes durable groups, in order, from a runtime task: first to the
+/// Publishes durable groups, in order, on the fan-out thread: first to the
 /// hub, then to readers, then answers the callers, so that nothing is
 /// readable before it is watchable. All that one flush made durable goes out
 /// as one batch, so a watcher is woken once per flush rather than once per
-/// revision: under load, batches grow instead of wake-ups.
-async fn run_fan_out(shared: std::sync::Weak<Shared>, mut rx: mpsc::UnboundedReceiver<writer::Publish>) {
-    while let Some(publish) = rx.recv().await {
+/// revision: under load, batches grow instead of wake-ups. It runs on a
+/// thread of its own, as the writer and the flusher do, so commits are
+/// answered however busy the runtime is with watchers and requests; the next
+/// group flushes while this one is published.
+fn run_fan_out(shared: std::sync::Weak<Shared>, mut rx: mpsc::UnboundedReceiver<writer::Publish>) {
+    while let Some(publish) = rx.blocking_recv() {
         let Some(shared) = shared.upgrade() else { return };
         match publish {
             writer::Publish::Durable { state, events, answers } => {
@@ -214,6 +219,9 @@ async fn run_fan_out(shared: std::sync::Weak<Shared>, mut rx: mpsc::UnboundedRec
             }
             writer::Publish::Close(reply) => {
                 shared.hub.close();
+                // The store (and sled's lock on its directory) must be free
+                // once `close` returns, so it can be opened again at once.
+                drop(shared);
                 let _ = reply.send(());
                 return;
             }

@@ -1,9 +1,10 @@
-//! The commit path, on two dedicated threads (both do blocking sled work).
+//! The commit path, on dedicated threads (the first two do blocking sled
+//! work).
 //! The writer thread drains the queue of pending commits, checks each one's
 //! preconditions against the state left by the ones before it, and writes
 //! the group's log entries and the new revision to sled as one atomic batch.
 //! The flusher thread makes everything written so far durable with one
-//! flush and hands it to the fan-out task on the runtime (`run_fan_out`),
+//! flush and hands it to the fan-out thread (`run_fan_out`),
 //! which publishes it to watchers, then to readers, then answers the callers,
 //! in order: nothing is readable before it is watchable, so every revision
 //! the store hands out is safe to watch from. The next group forms while the
@@ -29,7 +30,7 @@ pub(super) const MAX_GROUP: usize = 1024;
 pub(super) type Reply = oneshot::Sender<Result<Committed, StorageError>>;
 pub(super) type Answer = (Reply, Result<Committed, StorageError>);
 
-/// What the flusher hands the fan-out task, in order.
+/// What the flusher hands the fan-out thread, in order.
 pub(super) enum Publish {
     /// Durable groups: publish `events` to the hub, then make `state`
     /// readable, then send the answers. No state when nothing changed (or
@@ -112,7 +113,7 @@ pub(super) fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Request>) {
 }
 
 /// Waits until everything applied is durable and published (a barrier
-/// through the flusher and the fan-out task), then compacts, so that
+/// through the flusher and the fan-out thread), then compacts, so that
 /// compaction sees exactly the state a restart would rebuild.
 fn compact_when_drained(
     shared: &Shared,
@@ -256,7 +257,7 @@ fn apply_group(shared: &Shared, base: &Arc<State>, group: Vec<(Vec<Op>, Reply)>)
 }
 
 /// Makes applied groups durable with one flush for all that are waiting,
-/// then hands them to the fan-out task, which publishes them and answers, in
+/// then hands them to the fan-out thread, which publishes them and answers, in
 /// order. Waking watcher and caller tasks from the runtime rather than from
 /// this thread saves a foreign wake each.
 fn run_flusher(shared: Arc<Shared>, rx: std::sync::mpsc::Receiver<Stage>) {
@@ -310,7 +311,7 @@ fn run_flusher(shared: Arc<Shared>, rx: std::sync::mpsc::Receiver<Stage>) {
             None => {}
             Some(Publish::Close(reply)) => {
                 if let Err(unsent) = shared.fan_out.send(Publish::Close(reply)) {
-                    // No fan-out task any more: end the watches from here.
+                    // No fan-out thread any more: end the watches from here.
                     shared.hub.close();
                     if let Publish::Close(reply) = unsent.0 {
                         let _ = reply.send(());
