@@ -24,12 +24,10 @@ pub fn check_body_size(body: &[u8]) -> Result<()> {
 
 /// Refuses the stored form of an object over `MAX_BODY_BYTES`, whatever
 /// the write that produced it (an update, a patch, a status or scale write):
-/// nothing over the limit is ever stored.
+/// nothing over the limit is ever stored. The limit and the answer are a
+/// request body's.
 pub fn check_stored_size(stored: &[u8]) -> Result<()> {
-    if stored.len() > MAX_BODY_BYTES {
-        return Err(Error::too_large(format!("Request entity too large: limit is {MAX_BODY_BYTES}")));
-    }
-    Ok(())
+    check_body_size(stored)
 }
 
 /// Characters generated names end with (no vowels, no look-alikes), as

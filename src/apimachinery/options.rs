@@ -41,16 +41,6 @@ impl ResourceVersion {
     }
 }
 
-impl std::fmt::Display for ResourceVersion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ResourceVersion::Unset => Ok(()),
-            ResourceVersion::Any => f.write_str("0"),
-            ResourceVersion::At(revision) => revision.fmt(f),
-        }
-    }
-}
-
 /// How unknown and duplicate fields in a written object are treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FieldValidation {

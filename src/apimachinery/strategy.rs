@@ -146,11 +146,7 @@ pub trait Strategy {
     fn prepare_for_status_update(&self, obj: &mut Value, old: &Value) {
         let status = obj.as_object_mut().and_then(|map| map.remove("status"));
         *obj = old.clone();
-        let map = obj.as_object_mut().expect("objects are JSON objects");
-        match status {
-            Some(status) => map.insert("status".into(), status),
-            None => map.remove("status"),
-        };
+        set_status(obj, status);
     }
 
     /// The status endpoint's checks; by default the update's. Must not
@@ -158,6 +154,15 @@ pub trait Strategy {
     fn validate_status_update(&self, obj: &Value, old: &Value) -> Checked {
         self.validate_update(obj, old)
     }
+}
+
+/// Sets `obj`'s status to `status`, or removes it when there is none.
+pub fn set_status(obj: &mut Value, status: Option<Value>) {
+    let map = obj.as_object_mut().expect("objects are JSON objects");
+    match status {
+        Some(status) => map.insert("status".into(), status),
+        None => map.remove("status"),
+    };
 }
 
 /// The status endpoint of a kind: its main strategy with one override, the

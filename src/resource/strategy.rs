@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::scale;
 use super::served::Served;
 use crate::apimachinery::meta;
-use crate::apimachinery::strategy::{Checked, Operation, Scope, Strategy};
+use crate::apimachinery::strategy::{set_status, Checked, Operation, Scope, Strategy};
 use crate::error::{Error, FieldError, Result};
 use crate::storage::KeyValue;
 
@@ -117,17 +117,13 @@ impl Strategy for ResourceStrategy<'_> {
 
     fn prepare_for_create(&self, obj: &mut Value) {
         if self.status_subresource() {
-            obj.as_object_mut().expect("objects are JSON objects").remove("status");
+            set_status(obj, None);
         }
     }
 
     fn prepare_for_update(&self, obj: &mut Value, old: &Value) {
         if self.status_subresource() {
-            let map = obj.as_object_mut().expect("objects are JSON objects");
-            match old.get("status") {
-                Some(status) => map.insert("status".into(), status.clone()),
-                None => map.remove("status"),
-            };
+            set_status(obj, old.get("status").cloned());
         }
     }
 

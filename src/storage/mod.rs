@@ -44,16 +44,6 @@ impl Revision {
         self.0
     }
 
-    /// The revision after this one.
-    pub const fn next(self) -> Self {
-        Self(self.0 + 1)
-    }
-
-    /// The revision before this one (zero stays zero).
-    pub const fn prev(self) -> Self {
-        Self(if self.0 > 0 { self.0 - 1 } else { 0 })
-    }
-
     /// How many revisions `self` is after `earlier` (negative before it).
     pub const fn since(self, earlier: Revision) -> i64 {
         self.0 - earlier.0
