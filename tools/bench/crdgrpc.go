@@ -1,0 +1,211 @@
+package main
+
+// crdstore over gRPC, through the generated stubs of the Go client
+// (clients/go): objects go out as the prepared JSON bytes and come back as
+// bytes, as etcd's values do, so the load generator parses nothing.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	crdstore "github.com/crdstore/crdstore/clients/go"
+	v1 "github.com/crdstore/crdstore/clients/go/crdstorev1"
+)
+
+type crdGRPC struct {
+	addr string
+	size int
+
+	mu    sync.Mutex
+	conns map[int]*grpc.ClientConn // the watchers' shared connections
+}
+
+func dialGRPC(addr string) (*grpc.ClientConn, error) {
+	// A whole list of 10,000 objects is over gRPC's default 4 MB; etcd's
+	// client also takes any size.
+	return grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(math.MaxInt32)))
+}
+
+// define creates the bench definition and waits until it is served.
+func define(ctx context.Context, grpcAddr string) error {
+	c, err := crdstore.Dial(grpcAddr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := c.Definitions.Create(ctx, definition(), nil); err != nil && !errors.Is(err, crdstore.ErrAlreadyExists) {
+		return fmt.Errorf("creating the definition: %w", err)
+	}
+	_, err = c.Definitions.WaitEstablished(ctx, crdName)
+	return err
+}
+
+func ref(space, name string) *v1.ResourceRef {
+	return &v1.ResourceRef{Group: group, Version: version, Resource: plural, Namespace: space, Name: name}
+}
+
+func (t *crdGRPC) clients(n int) ([]client, error) {
+	out := make([]client, n)
+	for i := range out {
+		conn, err := dialGRPC(t.addr)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = &grpcClient{t: t, conn: conn, api: v1.NewCustomResourcesClient(conn), rv: map[string]string{}}
+	}
+	return out, nil
+}
+
+func (t *crdGRPC) revision(ctx context.Context, space string) (string, error) {
+	conn, err := dialGRPC(t.addr)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	resp, err := v1.NewCustomResourcesClient(conn).List(ctx, &v1.ListResourcesRequest{Ref: ref(space, ""), Options: &v1.ListOptions{Limit: 1}})
+	if err != nil {
+		return "", err
+	}
+	return resp.GetResourceVersion(), nil
+}
+
+func (t *crdGRPC) watchConn(i int) (*grpc.ClientConn, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.conns == nil {
+		t.conns = map[int]*grpc.ClientConn{}
+	}
+	if c, ok := t.conns[i]; ok {
+		return c, nil
+	}
+	c, err := dialGRPC(t.addr)
+	if err != nil {
+		return nil, err
+	}
+	t.conns[i] = c
+	return c, nil
+}
+
+func (t *crdGRPC) watch(ctx context.Context, conn int, space, rv string, seen func([]byte), cut func()) error {
+	cc, err := t.watchConn(conn)
+	if err != nil {
+		return err
+	}
+	api := v1.NewCustomResourcesClient(cc)
+	failures := 0
+	for ctx.Err() == nil {
+		stream, err := api.Watch(ctx, &v1.WatchResourcesRequest{Ref: ref(space, ""), Options: &v1.WatchOptions{ResourceVersion: rv}}, grpc.WaitForReady(true))
+		if err == nil {
+			for {
+				var ev *v1.WatchEvent
+				ev, err = stream.Recv()
+				if err != nil {
+					break
+				}
+				failures = 0
+				obj := ev.GetObject()
+				if r := field(obj, "resourceVersion"); r != nil {
+					rv = string(r)
+				}
+				if ev.GetType() != v1.EventType_EVENT_TYPE_BOOKMARK {
+					seen(field(obj, "name"))
+				}
+			}
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !errors.Is(err, io.EOF) {
+			cut()
+		}
+		failures++
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Duration(failures) * 20 * time.Millisecond):
+		}
+		if status.Code(err) == codes.OutOfRange || failures > 3 {
+			// The revision left the history: go on from now, the events
+			// between are lost (and counted as not delivered).
+			if rv, err = t.revision(ctx, space); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (t *crdGRPC) close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range t.conns {
+		c.Close()
+	}
+	t.conns = nil
+}
+
+type grpcClient struct {
+	t    *crdGRPC
+	conn *grpc.ClientConn
+	api  v1.CustomResourcesClient
+	rv   map[string]string
+}
+
+func (c *grpcClient) create(ctx context.Context, space, name string) error {
+	resp, err := c.api.Create(ctx, &v1.CreateResourceRequest{Ref: ref(space, ""), Object: object(space, name, 0, "", c.t.size)})
+	if err != nil {
+		return err
+	}
+	c.rv[name] = string(field(resp.GetObject(), "resourceVersion"))
+	return nil
+}
+
+func (c *grpcClient) update(ctx context.Context, space, name string, gen int) error {
+	resp, err := c.api.Update(ctx, &v1.UpdateResourceRequest{Ref: ref(space, name), Object: object(space, name, gen, c.rv[name], c.t.size)})
+	if err != nil {
+		return err
+	}
+	c.rv[name] = string(field(resp.GetObject(), "resourceVersion"))
+	return nil
+}
+
+func (c *grpcClient) get(ctx context.Context, space, name string) error {
+	_, err := c.api.Get(ctx, &v1.GetResourceRequest{Ref: ref(space, name)})
+	return err
+}
+
+func (c *grpcClient) list(ctx context.Context, space string, limit int64) (int, error) {
+	n, token := 0, ""
+	for {
+		resp, err := c.api.List(ctx, &v1.ListResourcesRequest{Ref: ref(space, ""), Options: &v1.ListOptions{Limit: limit, ContinueToken: token}})
+		if err != nil {
+			return n, err
+		}
+		n += len(resp.GetItems())
+		if token = resp.GetContinueToken(); token == "" {
+			return n, nil
+		}
+	}
+}
+
+func (c *grpcClient) load(ctx context.Context, space string, names []string) error {
+	for _, name := range names {
+		if _, err := c.api.Create(ctx, &v1.CreateResourceRequest{Ref: ref(space, ""), Object: object(space, name, 0, "", c.t.size)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *grpcClient) close() { c.conn.Close() }
