@@ -18,7 +18,8 @@ COPY proto proto
 COPY src src
 COPY benches benches
 COPY third_party third_party
-# The registry and target caches survive between builds (BuildKit); the
+# The registry and target caches survive between builds (BuildKit, the
+# default builder since Docker 23, reads the --mount flags); the
 # binary is copied out of the cache in the same step.
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
