@@ -390,3 +390,91 @@ pub fn write_file(image: Image, to: &Path, progress: &Progress) -> Result<Summar
     file.finish()?;
     Ok(summary)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kv(key: &str, value: &str, create: i64, modified: i64) -> KeyValue {
+        KeyValue {
+            key: Arc::from(key),
+            value: Arc::from(value.as_bytes()),
+            create_revision: Revision::new(create),
+            mod_revision: Revision::new(modified),
+        }
+    }
+
+    fn items() -> Vec<ImageItem> {
+        vec![
+            ImageItem::Object(kv("/a", "{\"a\":1}", 1, 1)),
+            ImageItem::Object(kv("/b", "{\"b\":2}", 2, 3)),
+            ImageItem::History {
+                revision: Revision::new(3),
+                committed_at_ms: 42,
+                events: vec![
+                    Event::Put { current: kv("/b", "{\"b\":2}", 2, 3), previous: Some(kv("/b", "{}", 2, 2)) },
+                    Event::Delete { previous: kv("/c", "{}", 1, 1), revision: Revision::new(3) },
+                ],
+            },
+        ]
+    }
+
+    fn image() -> Image {
+        Image {
+            revision: Revision::new(3),
+            compacted: Revision::new(2),
+            objects: 2,
+            items: Box::new(items().into_iter().map(Ok)),
+        }
+    }
+
+    fn snapshot_bytes() -> Vec<u8> {
+        let mut out = Vec::new();
+        let summary = write(image(), &mut out, &no_progress()).unwrap();
+        assert_eq!(summary.bytes, out.len() as u64);
+        out
+    }
+
+    #[test]
+    fn a_snapshot_reads_back_as_its_image() {
+        let bytes = snapshot_bytes();
+        assert_eq!(&bytes[..8], b"CRDSNAP\0");
+        let read = read(std::io::Cursor::new(bytes), None).unwrap();
+        assert_eq!((read.revision, read.compacted, read.objects), (Revision::new(3), Revision::new(2), 2));
+        assert_eq!(read.items.collect::<Result<Vec<_>, _>>().unwrap(), items());
+    }
+
+    #[test]
+    fn every_truncation_and_every_flipped_bit_is_refused() {
+        let bytes = snapshot_bytes();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s");
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(verify(&path, &no_progress()).unwrap().objects, 2);
+        for len in 1..bytes.len() {
+            std::fs::write(&path, &bytes[..len]).unwrap();
+            let err = verify(&path, &no_progress()).unwrap_err();
+            assert!(matches!(err, SnapshotError::Truncated(_)), "cut at {len}: {err}");
+        }
+        for at in 0..bytes.len() {
+            for bit in 0..8 {
+                let mut flipped = bytes.clone();
+                flipped[at] ^= 1 << bit;
+                std::fs::write(&path, &flipped).unwrap();
+                assert!(verify(&path, &no_progress()).is_err(), "bit {bit} of byte {at} flipped");
+                let read = read(std::io::Cursor::new(flipped), None)
+                    .and_then(|image| image.items.collect::<Result<Vec<_>, _>>().map_err(SnapshotError::Storage));
+                assert!(read.is_err(), "read: bit {bit} of byte {at} flipped");
+            }
+        }
+    }
+
+    #[test]
+    fn another_format_version_is_refused_by_name() {
+        let mut bytes = snapshot_bytes();
+        bytes[11] = 2;
+        let err = Header::decode(&bytes).unwrap_err();
+        assert_eq!(err.to_string(), "snapshot format version 2 is not supported (this crdstore reads version 1)");
+        assert!(matches!(Header::decode(b"PK\x03\x04"), Err(SnapshotError::NotASnapshot)));
+    }
+}
