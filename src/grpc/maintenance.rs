@@ -88,7 +88,12 @@ impl Maintenance for MaintenanceService {
     type BackupStream = ChunkStream;
 
     async fn backup(&self, _request: Request<pb::BackupRequest>) -> Result<Response<ChunkStream>, Status> {
-        let image = self.store.image().map_err(Error::from)?;
+        // Off the workers: it waits for a compaction pass under way.
+        let store = self.store.clone();
+        let image = tokio::task::spawn_blocking(move || store.image())
+            .await
+            .map_err(|err| Error::internal(format!("backup task failed: {err}")))?
+            .map_err(Error::from)?;
         let (tx, rx) = mpsc::channel(4);
         let done = Arc::new(AtomicU64::new(0));
         let mut chunks = Chunks {
