@@ -5,8 +5,12 @@
 use prost::Message as _;
 use std::path::PathBuf;
 
-const PROTOS: &[&str] =
-    &["proto/crdstore/v1/common.proto", "proto/crdstore/v1/definitions.proto", "proto/crdstore/v1/resources.proto"];
+const PROTOS: &[&str] = &[
+    "proto/crdstore/v1/common.proto",
+    "proto/crdstore/v1/definitions.proto",
+    "proto/crdstore/v1/resources.proto",
+    "proto/crdstore/v1/maintenance.proto",
+];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=proto");

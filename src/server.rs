@@ -284,7 +284,7 @@ impl Server {
         let watches = Arc::new(Semaphore::new(config.max_watches));
         let limits = crate::gateway::Limits { body_timeout: config.body_timeout, watches: watches.clone() };
         let api = crate::gateway::Api { registry: registry.clone(), resources: resources.clone(), limits };
-        let routes = crate::grpc::routes(registry, resources, watches).await?;
+        let routes = crate::grpc::routes(store.clone(), registry, resources, watches).await?;
 
         // The builder's TCP settings apply only to listeners it binds itself:
         // `incoming` sets them on the connections this one accepts.

@@ -4,6 +4,7 @@
 
 pub mod convert;
 pub mod definitions;
+pub mod maintenance;
 pub mod resources;
 pub mod status;
 
@@ -15,23 +16,28 @@ use tonic::service::Routes;
 use crate::pb;
 use crate::registry::Registry;
 use crate::resource::Resources;
+use crate::storage::Storage;
 
 /// Largest gRPC message accepted (bodies past 3 MiB are refused by the
 /// domain with a clear error; this leaves room for the envelope).
 pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
 /// Every gRPC service crdstore serves, with health reporting SERVING for
-/// them, and reflection over the crdstore protos.
+/// them, and reflection over the crdstore protos. `store` is what
+/// `Maintenance` backs up.
 pub async fn routes(
+    store: Arc<dyn Storage>,
     registry: Arc<Registry>,
     resources: Arc<Resources>,
     watches: Arc<Semaphore>,
 ) -> Result<Routes, Box<dyn std::error::Error + Send + Sync>> {
     use pb::v1::custom_resource_definitions_server::CustomResourceDefinitionsServer;
     use pb::v1::custom_resources_server::CustomResourcesServer;
+    use pb::v1::maintenance_server::MaintenanceServer;
     let (health_reporter, health) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<CustomResourceDefinitionsServer<definitions::DefinitionsService>>().await;
     health_reporter.set_serving::<CustomResourcesServer<resources::ResourcesService>>().await;
+    health_reporter.set_serving::<MaintenanceServer<maintenance::MaintenanceService>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -41,7 +47,12 @@ pub async fn routes(
             .max_decoding_message_size(MAX_MESSAGE_BYTES);
     let resources = CustomResourcesServer::new(resources::ResourcesService::new(resources, watches))
         .max_decoding_message_size(MAX_MESSAGE_BYTES);
-    Ok(Routes::new(health).add_service(reflection).add_service(definitions).add_service(resources))
+    let maintenance = MaintenanceServer::new(maintenance::MaintenanceService::new(store));
+    Ok(Routes::new(health)
+        .add_service(reflection)
+        .add_service(definitions)
+        .add_service(resources)
+        .add_service(maintenance))
 }
 
 /// A slot for one more watch out of `watches` (shared with the HTTP

@@ -13,6 +13,7 @@ pub mod codec;
 pub mod hub;
 pub mod keys;
 pub mod sled;
+pub mod snapshot;
 pub mod window;
 
 pub use hub::{Hub, Subscription};
@@ -316,6 +317,53 @@ pub enum WatchMessage {
 /// per watch, and dropping it ends it.
 pub type WatchReceiver = futures::stream::BoxStream<'static, Result<WatchMessage, StorageError>>;
 
+/// One record of a store image (`Storage::image`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImageItem {
+    /// A key as it is at the image's revision. Every object comes first, in
+    /// key order.
+    Object(KeyValue),
+    /// The events of one revision of the history window, after the objects,
+    /// in revision order; `committed_at_ms` is when it was committed (Unix
+    /// ms, for the time-based window).
+    History { revision: Revision, committed_at_ms: i64, events: Vec<Event> },
+}
+
+/// A consistent image of a whole store at one revision: every key as it is
+/// then, and the history window up to it, so that watches resume from any
+/// revision in (`compacted`, `revision`] of a store rebuilt from it. What a
+/// backup holds, whatever the backend.
+pub struct Image {
+    /// The revision the image is at: a store rebuilt from it is at this one.
+    pub revision: Revision,
+    /// The newest revision whose history is not in the image; the image holds
+    /// every revision after it, up to `revision`.
+    pub compacted: Revision,
+    /// How many objects the image holds.
+    pub objects: u64,
+    /// `objects` objects, then the `revision - compacted` revisions of
+    /// history. Reading may block (a backend reads its log): iterate off the
+    /// async workers.
+    pub items: Box<dyn Iterator<Item = Result<ImageItem, StorageError>> + Send>,
+}
+
+impl Image {
+    /// How many revisions of history the image holds.
+    pub fn revisions(&self) -> u64 {
+        self.revision.since(self.compacted).max(0) as u64
+    }
+}
+
+impl std::fmt::Debug for Image {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Image")
+            .field("revision", &self.revision)
+            .field("compacted", &self.compacted)
+            .field("objects", &self.objects)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The revisioned store every domain module writes through.
 #[async_trait]
 pub trait Storage: Send + Sync + 'static {
@@ -366,6 +414,14 @@ pub trait Storage: Send + Sync + 'static {
     /// are reported by progress notes: at once when the watch has caught up
     /// past them, and now and then while it is idle.
     fn watch(&self, prefix: &str, after: Revision) -> Result<WatchReceiver, StorageError>;
+
+    /// A consistent image of the whole store at the latest revision, with its
+    /// whole history window (for a backup, `snapshot`). The window is not
+    /// compacted while the image lives, so reading it never finds a gap. A
+    /// store that can not be imaged says so.
+    fn image(&self) -> Result<Image, StorageError> {
+        Err(StorageError::Unavailable("this store can not be backed up".to_string()))
+    }
 
     /// Drops the history outside the history window now (a backend also does
     /// it periodically); returns the compacted revision.

@@ -22,7 +22,12 @@ const MAX_EXAMINED: usize = 50_000;
 /// whole revisions at a time, and records the new compacted revision.
 /// `state` must be the durable, published state.
 pub(super) fn compact(shared: &Shared, state: &State) -> Result<Revision, StorageError> {
+    // Held to the end: an image being read keeps its history (`image`).
+    let images = shared.images.lock().map_err(|_| StorageError::Internal("image lock poisoned".into()))?;
     let compacted = shared.compacted();
+    if *images > 0 {
+        return Ok(compacted);
+    }
     let now = now_ms();
     let mut batch = sled::Batch::default();
     let mut examined = 0usize;

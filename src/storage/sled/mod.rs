@@ -11,6 +11,7 @@
 
 mod compaction;
 mod history;
+mod image;
 mod index;
 mod writer;
 
@@ -26,8 +27,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::keys;
 use super::{
-    codec, Committed, Event, EventBatch, KeyValue, Op, Range, ReadAt, Revision, Storage, StorageError, WatchMessage,
-    WatchReceiver,
+    codec, Committed, Event, EventBatch, Image, KeyValue, Op, Range, ReadAt, Revision, Storage, StorageError,
+    WatchMessage, WatchReceiver,
 };
 use crate::storage::{HistoryWindow, Hub};
 
@@ -76,6 +77,9 @@ struct Shared {
     readable: tokio::sync::watch::Sender<Revision>,
     window: HistoryWindow,
     failed: AtomicBool,
+    /// Images being read (`image`): compaction waits for none, so the history
+    /// they read is not dropped under them.
+    images: std::sync::Mutex<usize>,
 }
 
 impl Shared {
@@ -142,6 +146,7 @@ impl SledStore {
             readable: tokio::sync::watch::Sender::new(revision),
             window: options.window,
             failed: AtomicBool::new(false),
+            images: std::sync::Mutex::new(0),
         });
         {
             let shared = Arc::downgrade(&shared);
@@ -436,6 +441,10 @@ impl Storage for SledStore {
         }
         // Only a weak reference: a watch must not keep a closed store open.
         Ok(watch_stream(Arc::downgrade(&self.shared), live, Arc::from(prefix), after))
+    }
+
+    fn image(&self) -> Result<Image, StorageError> {
+        image::image(&self.shared)
     }
 
     async fn compact(&self) -> Result<Revision, StorageError> {
