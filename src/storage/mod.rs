@@ -417,11 +417,8 @@ pub trait Storage: Send + Sync + 'static {
 
     /// A consistent image of the whole store at the latest revision, with its
     /// whole history window (for a backup, `snapshot`). The window is not
-    /// compacted while the image lives, so reading it never finds a gap. A
-    /// store that can not be imaged says so.
-    fn image(&self) -> Result<Image, StorageError> {
-        Err(StorageError::Unavailable("this store can not be backed up".to_string()))
-    }
+    /// compacted while the image lives, so reading it never finds a gap.
+    fn image(&self) -> Result<Image, StorageError>;
 
     /// Drops the history outside the history window now (a backend also does
     /// it periodically); returns the compacted revision.

@@ -35,6 +35,9 @@ impl Storage for DeleteFirst {
     async fn wait_for_revision(&self, revision: Revision, timeout: std::time::Duration) -> Revision {
         self.inner.wait_for_revision(revision, timeout).await
     }
+    fn image(&self) -> Result<crdstore::storage::Image, StorageError> {
+        self.inner.image()
+    }
     fn get(&self, key: &str) -> Option<KeyValue> {
         self.inner.get(key)
     }
