@@ -4,6 +4,7 @@
 mod cel_limits;
 mod crash;
 mod definitions;
+mod gates;
 mod gateway;
 mod hostile;
 mod kubectl;
