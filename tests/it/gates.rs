@@ -14,7 +14,8 @@ use crate::support::{self, parse, reason, violations, Crd, Resources, TestServer
 /// Status and scale subresources; a printer column on `.spec.replicas`.
 fn gadgets(gates: Value) -> Crd {
     let schema = json!({"openAPIV3Schema": {"type": "object", "properties": {
-        "spec": {"type": "object", "properties": {
+        "spec": {"type": "object", "x-kubernetes-validations": [{"rule": "!has(self.replicas) || self.replicas < 100"}],
+          "properties": {
             "replicas": {"type": "integer", "description": "How many."},
             "image": {"type": "string"},
             "old": {"type": "string"},
@@ -333,14 +334,14 @@ async fn a_deprecated_field_warns() {
     still_serves(&t).await;
 }
 
-/// Printer columns, Table output and field selectors see the stored,
-/// gated object.
+/// CEL rules, printer columns and Table output see the gated object.
 #[tokio::test]
-async fn tables_see_the_gated_object() {
+async fn rules_and_tables_see_the_gated_object() {
     let t = TestServer::start().await;
     support::create(&mut t.definitions().await, &gadgets(replicas_gate(false))).await;
     let mut r = t.resources().await;
-    create(&mut r, "v1", &gadget("v1", "g", json!({"replicas": 3}))).await;
+    // The rule `self.replicas < 100` would refuse 300; the gate drops it first.
+    create(&mut r, "v1", &gadget("v1", "g", json!({"replicas": 300}))).await;
     let url = format!("http://{}/apis/example.com/v1/namespaces/default/gadgets", t.server().http_addr);
     let table: Value = reqwest::Client::new()
         .get(&url)
