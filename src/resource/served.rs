@@ -72,7 +72,8 @@ pub struct Served {
     /// names): when it changes, they end so clients re-list.
     pub shape: u64,
     /// `spec.customFeatureGates`, compiled: applied to every write before
-    /// it is stored.
+    /// it is stored. Not part of `shape`: a toggle changes no stored
+    /// object, so open watches go on.
     pub gates: Gates,
 }
 
@@ -86,7 +87,6 @@ impl Served {
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();
             serde_json::to_string(&crd.spec).unwrap_or_default().hash(&mut h);
-            serde_json::to_string(&crd.gates).unwrap_or_default().hash(&mut h);
             serde_json::to_string(accepted).unwrap_or_default().hash(&mut h);
             h.finish()
         };

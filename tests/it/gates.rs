@@ -272,6 +272,24 @@ async fn a_toggle_takes_effect_on_the_next_write_and_rewrites_nothing() {
     still_serves(&t).await;
 }
 
+/// A toggle rewrites no object, so open watches go on and see the next
+/// write, gated by the new state.
+#[tokio::test]
+async fn open_watches_survive_a_toggle() {
+    let t = TestServer::start().await;
+    support::create(&mut t.definitions().await, &gadgets(replicas_gate(true))).await;
+    let mut r = t.resources().await;
+    let request = pb::WatchResourcesRequest { r#ref: Some(gadget_ref("v1", "")), options: None };
+    let mut w = r.watch(request).await.unwrap().into_inner();
+    set_gates(&t, replicas_gate(false)).await;
+    create(&mut r, "v1", &gadget("v1", "g", json!({"replicas": 2}))).await;
+    let event = tokio::time::timeout(support::WAIT, w.message()).await.expect("an event in time").unwrap();
+    let event = event.expect("the watch is still open");
+    assert_eq!(event.r#type(), pb::EventType::Added);
+    assert!(parse(&event.object)["spec"].get("replicas").is_none());
+    still_serves(&t).await;
+}
+
 /// Patch, status, scale and a write at a non-storage version are gated.
 #[tokio::test]
 async fn every_write_path_is_gated() {
