@@ -180,7 +180,7 @@ fn admit_with_gates(schema: &Schema, obj: &Value) {
     let none = Gates::compile(None);
     let mut old = obj.clone();
     old["spec"]["settings"]["setting1"] = json!(42);
-    let mut admit = |gates: &Gates| {
+    let admit = |gates: &Gates| {
         let mut copy = obj.clone();
         std::hint::black_box(prune(&mut copy, schema));
         apply_defaults(&mut copy, schema);
