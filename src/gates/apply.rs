@@ -29,6 +29,16 @@ pub struct Guarded {
 #[derive(Debug, Clone, Default)]
 pub struct Gates {
     pub paths: Vec<Guarded>,
+    /// The paths a write must look at (considered, and disabled or
+    /// deprecated: an enabled gate's field passes untouched), grouped by
+    /// their parent's segments, so a parent is looked up once per write.
+    active: Vec<(Vec<String>, Vec<usize>)>,
+}
+
+/// What a write does to one guarded field.
+enum Fix {
+    Restore(Value),
+    Drop,
 }
 
 impl Gates {
@@ -58,7 +68,18 @@ impl Gates {
                 .filter(|a| a.segments.len() < p.segments.len() && p.segments.starts_with(&a.segments))
                 .all(|a| a.effective);
         }
-        Self { paths }
+        let mut active: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
+        for (i, p) in paths.iter().enumerate() {
+            if !p.considered || (p.effective && p.deprecated_warning.is_none()) {
+                continue;
+            }
+            let parent = p.segments[..p.segments.len() - 1].to_vec();
+            match active.iter_mut().find(|(at, _)| *at == parent) {
+                Some((_, leaves)) => leaves.push(i),
+                None => active.push((parent, vec![i])),
+            }
+        }
+        Self { paths, active }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -71,31 +92,44 @@ impl Gates {
     /// the write sets.
     pub fn apply(&self, obj: &mut Value, old: Option<&Value>) -> Vec<String> {
         let mut warnings = Vec::new();
-        for p in self.paths.iter().filter(|p| p.considered) {
-            let stored = old.and_then(|o| get(o, &p.segments));
-            let new = get(obj, &p.segments);
-            if p.effective {
-                if let Some(text) = &p.deprecated_warning {
-                    if new.is_some() && new != stored {
-                        warnings.push(deprecated(p, text));
+        let mut fixes: Vec<(usize, Fix)> = Vec::new();
+        for (parent, leaves) in &self.active {
+            let new_parent = get(obj, parent).and_then(Value::as_object);
+            let old_parent = old.and_then(|o| get(o, parent)).and_then(Value::as_object);
+            for &i in leaves {
+                let p = &self.paths[i];
+                let last = p.segments.last().expect("paths have a segment");
+                let new = new_parent.and_then(|m| m.get(last));
+                let stored = old_parent.and_then(|m| m.get(last));
+                if p.effective {
+                    if let Some(text) = &p.deprecated_warning {
+                        if new.is_some() && new != stored {
+                            warnings.push(deprecated(p, text));
+                        }
                     }
+                    continue;
                 }
-                continue;
+                match (stored, new) {
+                    (Some(stored), new) if new != Some(stored) => {
+                        fixes.push((i, Fix::Restore(stored.clone())));
+                        warnings.push(format!(
+                            "{}: ignored: feature gate {} ({}) is disabled; the stored value is kept",
+                            p.field, p.gate, p.stage
+                        ));
+                    }
+                    (None, Some(_)) => {
+                        fixes.push((i, Fix::Drop));
+                        warnings
+                            .push(format!("{}: dropped: feature gate {} ({}) is disabled", p.field, p.gate, p.stage));
+                    }
+                    _ => {}
+                }
             }
-            match (stored, new) {
-                (Some(stored), new) if new != Some(stored) => {
-                    let stored = stored.clone();
-                    set(obj, &p.segments, stored);
-                    warnings.push(format!(
-                        "{}: ignored: feature gate {} ({}) is disabled; the stored value is kept",
-                        p.field, p.gate, p.stage
-                    ));
-                }
-                (None, Some(_)) => {
-                    remove(obj, &p.segments);
-                    warnings.push(format!("{}: dropped: feature gate {} ({}) is disabled", p.field, p.gate, p.stage));
-                }
-                _ => {}
+        }
+        for (i, fix) in fixes {
+            match fix {
+                Fix::Restore(value) => set(obj, &self.paths[i].segments, value),
+                Fix::Drop => remove(obj, &self.paths[i].segments),
             }
         }
         warnings
