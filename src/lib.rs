@@ -6,6 +6,7 @@
 
 pub mod apimachinery;
 pub mod error;
+pub mod gates;
 pub mod gateway;
 pub mod grpc;
 pub mod pb;

@@ -1,6 +1,10 @@
 //! The `crdstore` command: `crdstore serve` runs the store (embedded sled,
 //! gRPC and HTTP) until SIGTERM or Ctrl-C, then drains, flushes and exits 0;
-//! `crdstore backup` and `crdstore restore` write and read snapshots.
+//! `crdstore backup` and `crdstore restore` write and read snapshots;
+//! `crdstore feature-gates` prints the field-level feature gates of the
+//! server in the current kubeconfig as a table, like `kubectl
+//! api-resources`; invoked as `kubectl-feature_gates` (a link to this
+//! binary on the PATH), it is the `kubectl feature-gates` plugin.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,6 +36,119 @@ enum Command {
     Backup(BackupArgs),
     /// Build a new data directory from a snapshot.
     Restore(RestoreArgs),
+    /// List the field-level feature gates of the server in the current
+    /// kubeconfig (what `kubectl feature-gates` runs).
+    FeatureGates(FeatureGatesArgs),
+}
+
+#[derive(clap::Args)]
+struct FeatureGatesArgs {
+    /// Only the gates of this definition (`<plural>.<group>`).
+    #[arg(long)]
+    definition: Option<String>,
+    /// Only the gates of this component.
+    #[arg(long)]
+    component: Option<String>,
+    /// Output format: the table, or the server's JSON document.
+    #[arg(short, long, default_value = "table", value_parser = ["table", "json"])]
+    output: String,
+    /// Don't print headers.
+    #[arg(long)]
+    no_headers: bool,
+    /// Passed on to kubectl, which reads the kubeconfig and talks to the
+    /// server (`--kubeconfig`, `--context`, `--server`...).
+    #[arg(long)]
+    kubeconfig: Option<String>,
+    #[arg(long)]
+    context: Option<String>,
+    #[arg(short, long)]
+    server: Option<String>,
+}
+
+/// The name kubectl runs the plugin by: `kubectl feature-gates`.
+const PLUGIN: &str = "kubectl-feature_gates";
+
+/// The gates, read through kubectl (`kubectl get --raw /featuregates`), so
+/// the current kubeconfig's server, credentials and TLS apply as they do to
+/// kubectl itself; printed as a table or as JSON.
+fn feature_gates(args: FeatureGatesArgs) -> ExitCode {
+    let mut query: Vec<String> = Vec::new();
+    for (name, value) in [("definition", &args.definition), ("component", &args.component)] {
+        if let Some(value) = value {
+            query.push(form_urlencoded::Serializer::new(String::new()).append_pair(name, value).finish());
+        }
+    }
+    let path =
+        if query.is_empty() { "/featuregates".to_string() } else { format!("/featuregates?{}", query.join("&")) };
+    let kubectl = std::env::var("KUBECTL").unwrap_or_else(|_| "kubectl".into());
+    let mut command = std::process::Command::new(kubectl);
+    command.args(["get", "--raw", &path]);
+    for (flag, value) in [("--kubeconfig", &args.kubeconfig), ("--context", &args.context), ("--server", &args.server)]
+    {
+        if let Some(value) = value {
+            command.arg(format!("{flag}={value}"));
+        }
+    }
+    let output = match command.stderr(std::process::Stdio::inherit()).output() {
+        Ok(output) if output.status.success() => output.stdout,
+        Ok(_) => return ExitCode::FAILURE,
+        Err(err) => {
+            eprintln!("error: running kubectl: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let doc: serde_json::Value = match serde_json::from_slice(&output) {
+        Ok(doc) => doc,
+        Err(err) => {
+            eprintln!("error: the server's answer is not a feature gate list: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if args.output == "json" {
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        return ExitCode::SUCCESS;
+    }
+    print!("{}", gate_table(&doc, !args.no_headers));
+    ExitCode::SUCCESS
+}
+
+/// The gates as `kubectl api-resources` prints resources: upper-case
+/// headers, columns padded to their widest cell and three spaces apart.
+fn gate_table(doc: &serde_json::Value, headers: bool) -> String {
+    let text = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => String::new(),
+        other => other.to_string(),
+    };
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    if headers {
+        rows.push(
+            ["NAME", "DEFINITION", "COMPONENT", "STAGE", "DEFAULT", "ENABLED", "EFFECTIVE", "PATHS"]
+                .map(String::from)
+                .to_vec(),
+        );
+    }
+    for gate in doc["items"].as_array().into_iter().flatten() {
+        let paths: Vec<String> = gate["paths"].as_array().into_iter().flatten().map(text).collect();
+        rows.push(vec![
+            text(&gate["name"]),
+            text(&gate["definition"]),
+            text(&gate["component"]),
+            text(&gate["stage"]),
+            text(&gate["default"]),
+            text(&gate["enabled"]),
+            text(&gate["effective"]),
+            paths.join(","),
+        ]);
+    }
+    let widths: Vec<usize> = (0..8).map(|i| rows.iter().map(|r| r[i].len()).max().unwrap_or(0)).collect();
+    let mut out = String::new();
+    for row in rows {
+        let cells: Vec<String> = row.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        out.push_str(cells.join("   ").trim_end());
+        out.push('\n');
+    }
+    out
 }
 
 #[derive(clap::Args)]
@@ -114,8 +231,18 @@ async fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let args = match Cli::parse().command {
+    let invoked = std::env::args().next().unwrap_or_default();
+    let cli = if std::path::Path::new(&invoked).file_name().is_some_and(|n| n.to_string_lossy() == PLUGIN) {
+        let args = std::iter::once("crdstore".to_string())
+            .chain(std::iter::once("feature-gates".to_string()))
+            .chain(std::env::args().skip(1));
+        Cli::parse_from(args)
+    } else {
+        Cli::parse()
+    };
+    let args = match cli.command {
         Command::Serve(args) => args,
+        Command::FeatureGates(args) => return feature_gates(args),
         Command::Backup(args) => return backup::backup(args).await,
         Command::Restore(args) => return backup::restore(args).await,
     };

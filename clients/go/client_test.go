@@ -87,6 +87,33 @@ func TestDefinitionsAndTypedErrors(t *testing.T) {
 	}
 }
 
+func TestListFeatureGates(t *testing.T) {
+	_, client, _, ctx := setup(t)
+	gated := widgetsDefinition()
+	gated["metadata"] = map[string]any{"name": "gizmos.example.com"}
+	gatedSpec := gated["spec"].(map[string]any)
+	gatedSpec["names"] = map[string]any{"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo", "listKind": "GizmoList"}
+	gatedSpec["customFeatureGates"] = map[string]any{
+		"component": "istio",
+		"featureGates": []any{map[string]any{"name": "SizeGate", "preRelease": "alpha", "fieldPaths": []any{".spec.size"}}},
+	}
+	if _, err := client.Definitions.Create(ctx, gated, nil); err != nil {
+		t.Fatal(err)
+	}
+	gates, err := client.Definitions.ListFeatureGates(ctx, "", "istio")
+	if err != nil || len(gates) != 1 {
+		t.Fatalf("list: %v %v", gates, err)
+	}
+	g := gates[0]
+	if g.Definition != "gizmos.example.com" || g.Name != "SizeGate" || g.Stage != "alpha" || g.Default || g.Enabled != nil || g.Effective || len(g.Paths) != 1 || g.Paths[0] != ".spec.size" {
+		t.Fatalf("gate: %+v", g)
+	}
+	none, err := client.Definitions.ListFeatureGates(ctx, "nothing.example.com", "")
+	if err != nil || len(none) != 0 {
+		t.Fatalf("filtered: %v %v", none, err)
+	}
+}
+
 func TestCreateGetUpdatePatchDelete(t *testing.T) {
 	_, client, widgets, ctx := setup(t)
 	created, err := widgets.Create(ctx, widget("w1", 3, map[string]any{"app": "web"}), nil)

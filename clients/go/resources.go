@@ -69,6 +69,40 @@ func (d *Definitions) Delete(ctx context.Context, name string) (*Deleted, error)
 	return &Deleted{Object: obj, Deleted: resp.GetDeleted()}, err
 }
 
+// FeatureGate is a field-level feature gate of a definition
+// (spec.customFeatureGates).
+type FeatureGate struct {
+	Definition string
+	Component  string
+	Name       string
+	// Stage is alpha, beta, stable or deprecated.
+	Stage   string
+	Default bool
+	// Enabled is as set; nil when the gate falls back to its default.
+	Enabled *bool
+	// Effective is whether the gate lets its fields through now.
+	Effective bool
+	Paths     []string
+}
+
+// ListFeatureGates lists the field-level feature gates of every definition;
+// a non-empty definition or component keeps only those of it.
+func (d *Definitions) ListFeatureGates(ctx context.Context, definition, component string) ([]FeatureGate, error) {
+	req := &v1.ListFeatureGatesRequest{Definition: definition, Component: component}
+	resp, err := call(d.client, ctx, d.client.definitions.ListFeatureGates, req)
+	if err != nil {
+		return nil, err
+	}
+	gates := make([]FeatureGate, 0, len(resp.GetGates()))
+	for _, g := range resp.GetGates() {
+		gates = append(gates, FeatureGate{
+			Definition: g.GetDefinition(), Component: g.GetComponent(), Name: g.GetName(), Stage: g.GetStage(),
+			Default: g.GetDefault(), Enabled: g.Enabled, Effective: g.GetEffective(), Paths: g.GetPaths(),
+		})
+	}
+	return gates, nil
+}
+
 // WaitEstablished waits until the definition's Established condition is
 // True, and returns it; it fails when ctx ends first.
 func (d *Definitions) WaitEstablished(ctx context.Context, name string) (Object, error) {

@@ -15,9 +15,9 @@
 //!    optional), and a uid precondition holds (`meta::check_preconditions`).
 //! 3. **prepare** (`before_create`, `before_update`): the server's metadata
 //!    (uid, creationTimestamp, generation, deletion fields), then the kind's
-//!    `prepare_for_*`, which may mutate (field-level gates drop disabled
-//!    fields here, as Kubernetes' `dropDisabledFields` does), then the
-//!    generation.
+//!    `prepare_for_*`, which may mutate, then `drop_disabled_fields`
+//!    (field-level gates drop disabled fields here, as Kubernetes'
+//!    `dropDisabledFields` does, with a warning each), then the generation.
 //! 4. **validate**: the metadata every object follows, then the kind's
 //!    `validate*`, which must not mutate; all errors are collected.
 //! 5. **canonicalize**: the kind's last word on the stored form.
@@ -127,6 +127,15 @@ pub trait Strategy {
     /// the endpoint does not own.
     fn prepare_for_update(&self, obj: &mut Value, old: &Value);
 
+    /// The last step of prepare, as Kubernetes' `dropDisabledFields`: drops
+    /// (or, when `old` has them, keeps as stored) the fields of disabled
+    /// feature gates. Runs after `prepare_for_create` or
+    /// `prepare_for_update` and before the generation is computed; returns
+    /// a warning per field it dropped or ignored.
+    fn drop_disabled_fields(&self, _obj: &mut Value, _old: Option<&Value>) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Whether `obj` is a new generation of `old` (the spec changed). Runs
     /// after `prepare_for_update`; must not mutate.
     fn generation_changed(&self, obj: &Value, old: &Value) -> bool;
@@ -193,6 +202,10 @@ impl<S: Strategy> Strategy for StatusStrategy<'_, S> {
         self.0.prepare_for_status_update(obj, old)
     }
 
+    fn drop_disabled_fields(&self, obj: &mut Value, old: Option<&Value>) -> Vec<String> {
+        self.0.drop_disabled_fields(obj, old)
+    }
+
     fn generation_changed(&self, obj: &Value, old: &Value) -> bool {
         self.0.generation_changed(obj, old)
     }
@@ -229,6 +242,7 @@ pub fn before_create(strategy: &impl Strategy, obj: &mut Value, namespace: &str)
         Scope::Cluster => metadata.remove("namespace"),
     };
     strategy.prepare_for_create(obj);
+    let mut warnings = strategy.drop_disabled_fields(obj, None);
     if meta::meta_str(obj, "name").is_empty() && !meta::meta_str(obj, "generateName").is_empty() {
         let name = meta::generate_name(meta::meta_str(obj, "generateName"));
         meta::metadata_mut(obj).insert("name".into(), Value::String(name));
@@ -240,7 +254,8 @@ pub fn before_create(strategy: &impl Strategy, obj: &mut Value, namespace: &str)
         return Err(strategy.invalid(meta::meta_str(obj, "name"), errors));
     }
     strategy.canonicalize(obj);
-    Ok(checked.warnings)
+    warnings.extend(checked.warnings);
+    Ok(warnings)
 }
 
 /// The server's side of an update, as `rest.BeforeUpdate`: the server
@@ -249,6 +264,7 @@ pub fn before_create(strategy: &impl Strategy, obj: &mut Value, namespace: &str)
 pub fn before_update(strategy: &impl Strategy, obj: &mut Value, old: &Value) -> Result<Vec<String>> {
     meta::keep_server_metadata(obj, Some(old));
     strategy.prepare_for_update(obj, old);
+    let mut warnings = strategy.drop_disabled_fields(obj, Some(old));
     let generation = meta::generation(old) + i64::from(strategy.generation_changed(obj, old));
     let metadata = meta::metadata_mut(obj);
     metadata.insert("generation".into(), Value::from(generation));
@@ -265,7 +281,8 @@ pub fn before_update(strategy: &impl Strategy, obj: &mut Value, old: &Value) -> 
         return Err(strategy.invalid(meta::meta_str(obj, "name"), errors));
     }
     strategy.canonicalize(obj);
-    Ok(checked.warnings)
+    warnings.extend(checked.warnings);
+    Ok(warnings)
 }
 
 /// An update's resourceVersion: required, and the stored one (`stored`),

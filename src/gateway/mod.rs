@@ -7,6 +7,7 @@
 mod apis;
 pub mod codec;
 mod discovery;
+mod featuregates;
 mod openapi;
 mod query;
 pub mod status;
@@ -68,6 +69,7 @@ pub fn router(api: Api) -> Router {
         .route("/api", get(discovery::core))
         .route("/apis", get(discovery::groups))
         .route("/apis/{*path}", any(apis::handle))
+        .route("/featuregates", get(featuregates::list))
         .route("/openapi/v2", get(openapi::v2))
         .route("/openapi/v3", get(openapi::v3_index))
         .route("/openapi/v3/apis/{group}/{version}", get(openapi::v3_group_version))

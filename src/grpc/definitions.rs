@@ -103,4 +103,26 @@ impl CustomResourceDefinitions for DefinitionsService {
         let (last, deleted) = self.registry.delete(&req.name, &convert::delete_options(req.options)?).await?;
         Ok(Response::new(pb::DeleteDefinitionResponse { definition: convert::json(&last), deleted }))
     }
+
+    async fn list_feature_gates(
+        &self,
+        request: Request<pb::ListFeatureGatesRequest>,
+    ) -> Result<Response<pb::ListFeatureGatesResponse>, Status> {
+        let req = request.into_inner();
+        let gates = self.registry.feature_gates(&req.definition, &req.component)?;
+        let gates = gates
+            .into_iter()
+            .map(|g| pb::FeatureGate {
+                definition: g.definition,
+                component: g.component,
+                name: g.name,
+                stage: g.stage,
+                default: g.default,
+                enabled: g.enabled,
+                effective: g.effective,
+                paths: g.paths,
+            })
+            .collect();
+        Ok(Response::new(pb::ListFeatureGatesResponse { gates }))
+    }
 }

@@ -1,23 +1,98 @@
 //! Definitions in and out: parsing a request body into a typed
-//! `CustomResourceDefinition` (type errors name their path), Kubernetes'
+//! `Definition` (k8s-openapi's `CustomResourceDefinition` plus crdstore's
+//! `spec.customFeatureGates`; type errors name their path), Kubernetes'
 //! defaulting, and the stored form (JSON without resourceVersion, which is
 //! the key's modify revision).
+
+use std::ops::{Deref, DerefMut};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceConversion, CustomResourceDefinition,
 };
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::apimachinery::meta;
 use crate::error::{Error, Result};
+use crate::gates::CustomFeatureGates;
 use crate::storage::KeyValue;
+
+/// Where the gate set lives in a definition's JSON.
+pub const GATES_FIELD: &str = "customFeatureGates";
+
+/// A definition: Kubernetes' type, which has no field for feature gates,
+/// and its `spec.customFeatureGates`. It reads as the Kubernetes type.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Definition {
+    pub crd: CustomResourceDefinition,
+    pub gates: Option<CustomFeatureGates>,
+}
+
+impl Deref for Definition {
+    type Target = CustomResourceDefinition;
+    fn deref(&self) -> &CustomResourceDefinition {
+        &self.crd
+    }
+}
+
+impl DerefMut for Definition {
+    fn deref_mut(&mut self) -> &mut CustomResourceDefinition {
+        &mut self.crd
+    }
+}
+
+impl Serialize for Definition {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut value = serde_json::to_value(&self.crd).map_err(serde::ser::Error::custom)?;
+        if let (Some(gates), Some(spec)) = (&self.gates, value.get_mut("spec").and_then(Value::as_object_mut)) {
+            spec.insert(GATES_FIELD.into(), serde_json::to_value(gates).map_err(serde::ser::Error::custom)?);
+        }
+        value.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Definition {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        let mut value = Value::deserialize(deserializer)?;
+        let gates = take_gates(&mut value)
+            .map(serde_json::from_value)
+            .transpose()
+            .map_err(|e| serde::de::Error::custom(format!("spec.{GATES_FIELD}: {e}")))?;
+        let crd = serde_json::from_value(value).map_err(serde::de::Error::custom)?;
+        Ok(Self { crd, gates })
+    }
+}
+
+/// Removes `spec.customFeatureGates` from a definition's JSON (a null one
+/// counts as none).
+fn take_gates(value: &mut Value) -> Option<Value> {
+    let gates = value.get_mut("spec")?.as_object_mut()?.shift_remove(GATES_FIELD)?;
+    (!gates.is_null()).then_some(gates)
+}
+
+/// Reads a definition from JSON, naming the path of a value of the wrong
+/// type.
+fn typed(mut value: Value) -> Result<Definition> {
+    let cannot = |path: String, e: &dyn std::fmt::Display| {
+        Error::bad_request(format!("{KIND} in version \"v1\" cannot be handled: {path}: {e}"))
+    };
+    let gates = match take_gates(&mut value) {
+        Some(gates) => Some(
+            serde_path_to_error::deserialize::<_, CustomFeatureGates>(gates)
+                .map_err(|e| cannot(format!("spec.{GATES_FIELD}.{}", e.path()), e.inner()))?,
+        ),
+        None => None,
+    };
+    let crd = serde_path_to_error::deserialize(value).map_err(|e| cannot(e.path().to_string(), e.inner()))?;
+    Ok(Definition { crd, gates })
+}
 
 pub const API_VERSION: &str = concat!(crate::storage::keys::definitions_group!(), "/v1");
 pub const KIND: &str = "CustomResourceDefinition";
 
 /// Parses a request body. Malformed JSON, a wrong apiVersion or kind, or a
 /// value of the wrong type is a BadRequest that names the problem.
-pub fn parse(body: &[u8]) -> Result<CustomResourceDefinition> {
+pub fn parse(body: &[u8]) -> Result<Definition> {
     meta::check_body_size(body)?;
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| Error::bad_request(format!("the request body is not valid JSON: {e}")))?;
@@ -31,9 +106,7 @@ pub fn parse(body: &[u8]) -> Result<CustomResourceDefinition> {
             "the object provided is unrecognized (must be of type {KIND} in {API_VERSION}): apiVersion {api_version:?}, kind {kind:?}"
         )));
     }
-    serde_path_to_error::deserialize(value).map_err(|e| {
-        Error::bad_request(format!("{KIND} in version \"v1\" cannot be handled: {}: {}", e.path(), e.inner()))
-    })
+    typed(value)
 }
 
 /// Kubernetes' defaults for v1 definitions.
@@ -60,7 +133,7 @@ pub fn storage_version(crd: &CustomResourceDefinition) -> Option<&str> {
 }
 
 /// The definition as a client sees it, with its resourceVersion.
-pub fn to_json(crd: &CustomResourceDefinition) -> Value {
+pub fn to_json(crd: &Definition) -> Value {
     let mut value = serde_json::to_value(crd).expect("definitions serialize");
     whole_numbers(&mut value);
     let map = value.as_object_mut().expect("definitions are objects");
@@ -71,10 +144,8 @@ pub fn to_json(crd: &CustomResourceDefinition) -> Value {
 
 /// A definition from its JSON form (as the strategy contract hands it
 /// back); a value that is no definition is a BadRequest naming the path.
-pub fn from_json(value: Value) -> Result<CustomResourceDefinition> {
-    serde_path_to_error::deserialize(value).map_err(|e| {
-        Error::bad_request(format!("{KIND} in version \"v1\" cannot be handled: {}: {}", e.path(), e.inner()))
-    })
+pub fn from_json(value: Value) -> Result<Definition> {
+    typed(value)
 }
 
 /// Writes whole floating-point numbers as integers, as Kubernetes' JSON
@@ -94,15 +165,15 @@ pub fn whole_numbers(value: &mut Value) {
 }
 
 /// The stored bytes: the definition without resourceVersion.
-pub fn to_stored(crd: &CustomResourceDefinition) -> Vec<u8> {
+pub fn to_stored(crd: &Definition) -> Vec<u8> {
     let mut value = to_json(crd);
     meta::strip_resource_version(&mut value);
     serde_json::to_vec(&value).expect("definitions serialize")
 }
 
 /// A stored definition, with its resourceVersion set from the key.
-pub fn decode(kv: &KeyValue) -> Result<CustomResourceDefinition> {
-    let mut crd: CustomResourceDefinition = serde_json::from_slice(&kv.value)
+pub fn decode(kv: &KeyValue) -> Result<Definition> {
+    let mut crd: Definition = serde_json::from_slice(&kv.value)
         .map_err(|e| Error::internal(format!("stored definition {} is corrupt: {e}", kv.key)))?;
     crd.metadata.resource_version = Some(kv.mod_revision.to_string());
     Ok(crd)
@@ -142,11 +213,25 @@ mod tests {
     }
 
     #[test]
+    fn feature_gates_round_trip_and_name_their_type_errors() {
+        let body = br#"{"spec": {"group": "g", "customFeatureGates": {"component": "istio",
+            "featureGates": [{"name": "A", "preRelease": "alpha", "fieldPaths": [".spec.a"]}]}}}"#;
+        let crd = parse(body).unwrap();
+        assert_eq!(crd.gates.as_ref().unwrap().component.as_deref(), Some("istio"));
+        let json = to_json(&crd);
+        assert_eq!(json["spec"]["customFeatureGates"]["featureGates"][0]["fieldPaths"][0], ".spec.a");
+        assert_eq!(from_json(json).unwrap(), crd);
+        let err = parse(br#"{"spec": {"customFeatureGates": {"featureGates": [{"enabled": "yes"}]}}}"#).unwrap_err();
+        assert!(err.message.contains("spec.customFeatureGates.featureGates[0].enabled"), "{}", err.message);
+        assert!(parse(br#"{"spec": {"customFeatureGates": null}}"#).unwrap().gates.is_none());
+    }
+
+    #[test]
     fn defaults_follow_kubernetes() {
         let mut crd = parse(br#"{"spec": {"names": {"kind": "CronTab", "plural": "crontabs"}}}"#).unwrap();
         apply_defaults(&mut crd);
         assert_eq!(crd.spec.names.singular.as_deref(), Some("crontab"));
         assert_eq!(crd.spec.names.list_kind.as_deref(), Some("CronTabList"));
-        assert_eq!(crd.spec.conversion.unwrap().strategy, "None");
+        assert_eq!(crd.spec.conversion.as_ref().unwrap().strategy, "None");
     }
 }

@@ -28,7 +28,7 @@ use crate::error::{Error, FieldError, Result};
 use crate::storage::{keys, KeyValue, Op, ReadAt, Storage, StorageError};
 use crate::watch::stream::{self, WatchDefaults, WatchSpec, WatchStream};
 
-use definition::{API_VERSION, KIND};
+use definition::{Definition, API_VERSION, KIND};
 use naming::Claimed;
 use strategy::DefinitionStrategy;
 
@@ -42,7 +42,7 @@ const RESOURCE: &str = keys::DEFINITIONS_RESOURCE;
 /// A definition as stored, with its key-value.
 struct Stored {
     kv: KeyValue,
-    crd: CustomResourceDefinition,
+    crd: Definition,
 }
 
 /// The definition registry.
@@ -99,6 +99,11 @@ impl Registry {
 
     /// Every definition at the latest revision.
     pub fn all(&self) -> Result<Vec<CustomResourceDefinition>> {
+        Ok(self.all_stored()?.into_iter().map(|s| s.crd.crd).collect())
+    }
+
+    /// Every definition at the latest revision, with its feature gates.
+    pub fn definitions(&self) -> Result<Vec<Definition>> {
         Ok(self.all_stored()?.into_iter().map(|s| s.crd).collect())
     }
 
@@ -136,7 +141,7 @@ impl Registry {
         if others.iter().any(|s| name_of(&s.crd) == name) {
             return Err(Error::already_exists(GROUP, RESOURCE, &name));
         }
-        let claimed = Claimed::in_group(others.iter().map(|s| &s.crd), &crd.spec.group, &name);
+        let claimed = Claimed::in_group(others.iter().map(|s| &s.crd.crd), &crd.spec.group, &name);
         naming::accept_names(&mut crd, &claimed);
         let warnings = format_warnings(&crd, None);
         if options.dry_run {
@@ -221,20 +226,15 @@ impl Registry {
 
     /// Writes `crd` over `old`, re-evaluating the names of its whole group in
     /// the same commit. A write that changes nothing keeps the resourceVersion.
-    async fn commit_with_group(
-        &self,
-        mut crd: CustomResourceDefinition,
-        old: Stored,
-        options: &WriteOptions,
-    ) -> Result<Value> {
+    async fn commit_with_group(&self, mut crd: Definition, old: Stored, options: &WriteOptions) -> Result<Value> {
         let name = name_of(&crd).to_string();
         let mut group = self.others_in_group(&crd.spec.group, &name)?;
-        let claimed = Claimed::in_group(group.iter().map(|s| &s.crd), &crd.spec.group, &name);
+        let claimed = Claimed::in_group(group.iter().map(|s| &s.crd.crd), &crd.spec.group, &name);
         naming::accept_names(&mut crd, &claimed);
         let stored = definition::to_stored(&crd);
         meta::check_stored_size(&stored)?;
         let mut ops = vec![Op::update(keys::definition_key(&name), old.kv.mod_revision, stored)];
-        ops.extend(Self::settle_group(&crd.spec.group, &mut group, Some(&crd)));
+        ops.extend(Self::settle_group(&crd.spec.group, &mut group, Some(&crd.crd)));
         if options.dry_run {
             crd.metadata.resource_version = Some(old.kv.mod_revision.to_string());
             return Ok(definition::to_json(&crd));
@@ -254,7 +254,7 @@ impl Registry {
         let mut ops = Vec::new();
         for i in 0..others.len() {
             let name = name_of(&others[i].crd).to_string();
-            let claimed = Claimed::in_group(others.iter().map(|s| &s.crd).chain(this), group, &name);
+            let claimed = Claimed::in_group(others.iter().map(|s| &s.crd.crd).chain(this), group, &name);
             let mut crd = others[i].crd.clone();
             crd.metadata.resource_version = None;
             naming::accept_names(&mut crd, &claimed);
@@ -364,6 +364,24 @@ impl Registry {
         Ok(self.all()?.into_iter().filter(|crd| crd.metadata.deletion_timestamp.is_some()).collect())
     }
 
+    /// The field-level feature gates of every definition, in name then gate
+    /// order; `definition` and `component`, when not empty, keep only those
+    /// of that definition or component.
+    pub fn feature_gates(&self, definition: &str, component: &str) -> Result<Vec<crate::gates::Listed>> {
+        let mut listed = Vec::new();
+        for crd in self.definitions()? {
+            let name = name_of(&crd);
+            let Some(gates) = &crd.gates else { continue };
+            if (!definition.is_empty() && name != definition)
+                || (!component.is_empty() && gates.component.as_deref().unwrap_or("") != component)
+            {
+                continue;
+            }
+            listed.extend(crate::gates::list(name, gates));
+        }
+        Ok(listed)
+    }
+
     /// Resolves when a definition may need cleaning up.
     pub async fn cleanup_requested(&self) {
         self.cleanup.notified().await
@@ -408,8 +426,8 @@ impl Registry {
 
 /// `unrecognized format "x"` for each format of `crd`'s schemas that
 /// Kubernetes does not recognize and `old` did not already use.
-fn format_warnings(crd: &CustomResourceDefinition, old: Option<&CustomResourceDefinition>) -> Vec<String> {
-    let formats = |crd: &CustomResourceDefinition| -> Vec<String> {
+fn format_warnings(crd: &Definition, old: Option<&Definition>) -> Vec<String> {
+    let formats = |crd: &Definition| -> Vec<String> {
         crd.spec
             .versions
             .iter()
@@ -418,7 +436,7 @@ fn format_warnings(crd: &CustomResourceDefinition, old: Option<&CustomResourceDe
             .flat_map(|json| crate::schema::formats::unrecognized(&json))
             .collect()
     };
-    let before = old.map(formats).unwrap_or_default();
+    let before = old.map(&formats).unwrap_or_default();
     let mut warnings: Vec<String> = Vec::new();
     for format in formats(crd).into_iter().filter(|f| !before.contains(f)) {
         let warning = format!("unrecognized format {format:?}");

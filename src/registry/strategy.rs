@@ -9,6 +9,8 @@
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceDefinition, CustomResourceDefinitionStatus,
 };
+
+use super::definition::Definition;
 use serde_json::Value;
 
 use super::{definition, validation, CLEANUP_FINALIZER, GROUP};
@@ -21,12 +23,12 @@ pub struct DefinitionStrategy;
 /// The typed definition behind a JSON one. Every object the contract hands
 /// the hooks came from a parsed definition, so this holds; a hook that
 /// meets one that does not leaves it to validation to refuse.
-fn typed(obj: &Value) -> Option<CustomResourceDefinition> {
+fn typed(obj: &Value) -> Option<Definition> {
     serde_json::from_value(obj.clone()).ok()
 }
 
 /// Writes `crd` back into `obj`.
-fn store(obj: &mut Value, crd: &CustomResourceDefinition) {
+fn store(obj: &mut Value, crd: &Definition) {
     *obj = definition::to_json(crd);
 }
 
@@ -94,14 +96,22 @@ impl Strategy for DefinitionStrategy {
 
     fn validate(&self, obj: &Value) -> Checked {
         match typed(obj) {
-            Some(crd) => validation::validate(&crd).into(),
+            Some(crd) => {
+                let mut errs = validation::validate(&crd);
+                errs.extend(validation::validate_gates(&crd));
+                errs.into()
+            }
             None => not_a_definition(),
         }
     }
 
     fn validate_update(&self, obj: &Value, old: &Value) -> Checked {
         match (typed(obj), typed(old)) {
-            (Some(crd), Some(old)) => validation::validate_update(&crd, &old).into(),
+            (Some(crd), Some(old)) => {
+                let mut errs = validation::validate_update(&crd, &old);
+                errs.extend(validation::validate_gates(&crd));
+                errs.into()
+            }
             _ => not_a_definition(),
         }
     }

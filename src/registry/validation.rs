@@ -47,6 +47,18 @@ pub fn validate(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     errs
 }
 
+/// Everything wrong with `spec.customFeatureGates`: its paths resolve in
+/// the storage version's schema (when exactly one version is the storage
+/// version; otherwise the versions' own errors say so).
+pub fn validate_gates(crd: &super::definition::Definition) -> Vec<FieldError> {
+    let Some(gates) = &crd.gates else { return Vec::new() };
+    let storage = crd.spec.versions.iter().find(|v| v.storage);
+    let schema =
+        storage.and_then(|v| v.schema.as_ref()?.open_api_v3_schema.as_ref()).and_then(|s| serde_json::to_value(s).ok());
+    let version = storage.map(|v| v.name.as_str()).unwrap_or("");
+    crate::gates::validate(gates, schema.as_ref(), version, "spec.customFeatureGates")
+}
+
 /// The annotation that approves a definition in a Kubernetes-owned group.
 const API_APPROVED: &str = "api-approved.kubernetes.io";
 

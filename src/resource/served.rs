@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-
 use crate::error::{Error, Result};
+use crate::gates::Gates;
+use crate::registry::definition::Definition;
 use crate::registry::{conditions, definition, naming};
 use crate::storage::{keys, Revision, Storage};
 
@@ -71,10 +71,14 @@ pub struct Served {
     /// A fingerprint of what open watches depend on (spec and accepted
     /// names): when it changes, they end so clients re-list.
     pub shape: u64,
+    /// `spec.customFeatureGates`, compiled: applied to every write before
+    /// it is stored. Not part of `shape`: a toggle changes no stored
+    /// object, so open watches go on.
+    pub gates: Gates,
 }
 
 impl Served {
-    pub(crate) fn from_definition(crd: &CustomResourceDefinition, revision: Revision) -> Option<Self> {
+    pub(crate) fn from_definition(crd: &Definition, revision: Revision) -> Option<Self> {
         if !naming::is_served(crd) {
             return None;
         }
@@ -138,6 +142,7 @@ impl Served {
             storage_version: definition::storage_version(crd)?.to_string(),
             terminating: crd.metadata.deletion_timestamp.is_some() || conditions::is_true(crd, "Terminating"),
             shape,
+            gates: Gates::compile(crd.gates.as_ref()),
         })
     }
 

@@ -127,6 +127,12 @@ impl Strategy for ResourceStrategy<'_> {
         }
     }
 
+    /// The definition's feature gates, at storage-version paths (without
+    /// conversion, every version's paths are the storage version's).
+    fn drop_disabled_fields(&self, obj: &mut Value, old: Option<&Value>) -> Vec<String> {
+        self.served.gates.apply(obj, old)
+    }
+
     fn generation_changed(&self, obj: &Value, old: &Value) -> bool {
         self.generation_fields(obj) != self.generation_fields(old)
     }

@@ -48,13 +48,13 @@ const WIDGET: &str = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name:
 const UNKNOWN_FIELD: &str =
     "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w2}\nspec: {replicas: 2, colour: blue}\n";
 
-struct Kubectl {
+pub(crate) struct Kubectl {
     kubeconfig: std::path::PathBuf,
-    dir: tempfile::TempDir,
+    pub(crate) dir: tempfile::TempDir,
 }
 
 impl Kubectl {
-    fn new(server: &TestServer) -> Self {
+    pub(crate) fn new(server: &TestServer) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let kubeconfig = dir.path().join("kubeconfig");
         let config = format!(
@@ -65,13 +65,13 @@ impl Kubectl {
         Self { kubeconfig, dir }
     }
 
-    fn file(&self, name: &str, content: &str) -> String {
+    pub(crate) fn file(&self, name: &str, content: &str) -> String {
         let path = self.dir.path().join(name);
         std::fs::write(&path, content).unwrap();
         path.display().to_string()
     }
 
-    fn command(&self, args: &[&str]) -> Command {
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
         assert!(which("kubectl"), "kubectl must be installed (see README)");
         let mut command = Command::new("kubectl");
         command.args(args).env("KUBECONFIG", &self.kubeconfig).env("HOME", self.dir.path()).kill_on_drop(true);
@@ -79,12 +79,12 @@ impl Kubectl {
     }
 
     /// Runs kubectl; returns (success, stdout, stderr).
-    async fn run(&self, args: &[&str]) -> (bool, String, String) {
+    pub(crate) async fn run(&self, args: &[&str]) -> (bool, String, String) {
         let out = self.command(args).output().await.unwrap();
         (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
     }
 
-    async fn ok(&self, args: &[&str]) -> String {
+    pub(crate) async fn ok(&self, args: &[&str]) -> String {
         let (ok, stdout, stderr) = self.run(args).await;
         assert!(ok, "kubectl {args:?} failed: {stderr}{stdout}");
         stdout

@@ -5,6 +5,7 @@ mod backup;
 mod cel_limits;
 mod crash;
 mod definitions;
+mod gates;
 mod gateway;
 mod hostile;
 mod kubectl;

@@ -1,7 +1,23 @@
 // The registry of custom resource definitions (CRDs).
 //
 // A definition travels as a whole `apiextensions.k8s.io/v1`
-// `CustomResourceDefinition` JSON document. The server validates it, sets
+// `CustomResourceDefinition` JSON document, with one field Kubernetes does
+// not have: `spec.customFeatureGates`, field-level feature gates of its
+// custom resources:
+//
+//     customFeatureGates:
+//       component: istio            # optional, shown when gates are listed
+//       featureGates:
+//       - name: ReplicasFeatureGate # unique within the definition
+//         preRelease: alpha         # alpha | beta | stable | deprecated
+//         default: false            # alpha: false; stable: true; beta and deprecated: required
+//         enabled: true             # optional; unset falls back to default; stable is always on
+//         deprecatedWarning: "..."  # optional; only with deprecated
+//         fieldPaths: [.spec.replicas]  # simple dot paths of the storage version
+//
+// A write of a custom resource drops a field of a disabled gate unless the
+// stored object has it (then the stored value is kept), with a warning
+// naming the field and the gate. The server validates it, sets
 // uid, creationTimestamp, resourceVersion and generation, and maintains its
 // status: `acceptedNames`, `storedVersions` and the conditions
 // `NamesAccepted`, `Established` and `Terminating`.
@@ -707,6 +723,216 @@ func (x *DeleteDefinitionResponse) GetDeleted() bool {
 	return false
 }
 
+// List feature gates.
+type ListFeatureGatesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only the gates of this definition (`<plural>.<group>`); empty for all.
+	Definition string `protobuf:"bytes,1,opt,name=definition,proto3" json:"definition,omitempty"`
+	// Only the gates of this component; empty for all.
+	Component     string `protobuf:"bytes,2,opt,name=component,proto3" json:"component,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFeatureGatesRequest) Reset() {
+	*x = ListFeatureGatesRequest{}
+	mi := &file_crdstore_v1_definitions_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFeatureGatesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFeatureGatesRequest) ProtoMessage() {}
+
+func (x *ListFeatureGatesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_crdstore_v1_definitions_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFeatureGatesRequest.ProtoReflect.Descriptor instead.
+func (*ListFeatureGatesRequest) Descriptor() ([]byte, []int) {
+	return file_crdstore_v1_definitions_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ListFeatureGatesRequest) GetDefinition() string {
+	if x != nil {
+		return x.Definition
+	}
+	return ""
+}
+
+func (x *ListFeatureGatesRequest) GetComponent() string {
+	if x != nil {
+		return x.Component
+	}
+	return ""
+}
+
+// The feature gates found.
+type ListFeatureGatesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One per gate, in definition then gate order.
+	Gates         []*FeatureGate `protobuf:"bytes,1,rep,name=gates,proto3" json:"gates,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFeatureGatesResponse) Reset() {
+	*x = ListFeatureGatesResponse{}
+	mi := &file_crdstore_v1_definitions_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFeatureGatesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFeatureGatesResponse) ProtoMessage() {}
+
+func (x *ListFeatureGatesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_crdstore_v1_definitions_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFeatureGatesResponse.ProtoReflect.Descriptor instead.
+func (*ListFeatureGatesResponse) Descriptor() ([]byte, []int) {
+	return file_crdstore_v1_definitions_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ListFeatureGatesResponse) GetGates() []*FeatureGate {
+	if x != nil {
+		return x.Gates
+	}
+	return nil
+}
+
+// One field-level feature gate of a definition.
+type FeatureGate struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The definition's name, `<plural>.<group>`.
+	Definition string `protobuf:"bytes,1,opt,name=definition,proto3" json:"definition,omitempty"`
+	// `spec.customFeatureGates.component`; empty when unset.
+	Component string `protobuf:"bytes,2,opt,name=component,proto3" json:"component,omitempty"`
+	// The gate's name.
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// alpha, beta, stable or deprecated.
+	Stage string `protobuf:"bytes,4,opt,name=stage,proto3" json:"stage,omitempty"`
+	// The default, as stated or the stage's.
+	Default bool `protobuf:"varint,5,opt,name=default,proto3" json:"default,omitempty"`
+	// `enabled` as set; unset when it falls back to the default.
+	Enabled *bool `protobuf:"varint,6,opt,name=enabled,proto3,oneof" json:"enabled,omitempty"`
+	// Whether the gate lets its fields through now.
+	Effective bool `protobuf:"varint,7,opt,name=effective,proto3" json:"effective,omitempty"`
+	// The storage-version paths it guards (`.spec.replicas`).
+	Paths         []string `protobuf:"bytes,8,rep,name=paths,proto3" json:"paths,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FeatureGate) Reset() {
+	*x = FeatureGate{}
+	mi := &file_crdstore_v1_definitions_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FeatureGate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FeatureGate) ProtoMessage() {}
+
+func (x *FeatureGate) ProtoReflect() protoreflect.Message {
+	mi := &file_crdstore_v1_definitions_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FeatureGate.ProtoReflect.Descriptor instead.
+func (*FeatureGate) Descriptor() ([]byte, []int) {
+	return file_crdstore_v1_definitions_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *FeatureGate) GetDefinition() string {
+	if x != nil {
+		return x.Definition
+	}
+	return ""
+}
+
+func (x *FeatureGate) GetComponent() string {
+	if x != nil {
+		return x.Component
+	}
+	return ""
+}
+
+func (x *FeatureGate) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *FeatureGate) GetStage() string {
+	if x != nil {
+		return x.Stage
+	}
+	return ""
+}
+
+func (x *FeatureGate) GetDefault() bool {
+	if x != nil {
+		return x.Default
+	}
+	return false
+}
+
+func (x *FeatureGate) GetEnabled() bool {
+	if x != nil && x.Enabled != nil {
+		return *x.Enabled
+	}
+	return false
+}
+
+func (x *FeatureGate) GetEffective() bool {
+	if x != nil {
+		return x.Effective
+	}
+	return false
+}
+
+func (x *FeatureGate) GetPaths() []string {
+	if x != nil {
+		return x.Paths
+	}
+	return nil
+}
+
 var File_crdstore_v1_definitions_proto protoreflect.FileDescriptor
 
 const file_crdstore_v1_definitions_proto_rawDesc = "" +
@@ -761,7 +987,27 @@ const file_crdstore_v1_definitions_proto_rawDesc = "" +
 	"\n" +
 	"definition\x18\x01 \x01(\fR\n" +
 	"definition\x12\x18\n" +
-	"\adeleted\x18\x02 \x01(\bR\adeleted2\xf4\x04\n" +
+	"\adeleted\x18\x02 \x01(\bR\adeleted\"W\n" +
+	"\x17ListFeatureGatesRequest\x12\x1e\n" +
+	"\n" +
+	"definition\x18\x01 \x01(\tR\n" +
+	"definition\x12\x1c\n" +
+	"\tcomponent\x18\x02 \x01(\tR\tcomponent\"J\n" +
+	"\x18ListFeatureGatesResponse\x12.\n" +
+	"\x05gates\x18\x01 \x03(\v2\x18.crdstore.v1.FeatureGateR\x05gates\"\xee\x01\n" +
+	"\vFeatureGate\x12\x1e\n" +
+	"\n" +
+	"definition\x18\x01 \x01(\tR\n" +
+	"definition\x12\x1c\n" +
+	"\tcomponent\x18\x02 \x01(\tR\tcomponent\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x14\n" +
+	"\x05stage\x18\x04 \x01(\tR\x05stage\x12\x18\n" +
+	"\adefault\x18\x05 \x01(\bR\adefault\x12\x1d\n" +
+	"\aenabled\x18\x06 \x01(\bH\x00R\aenabled\x88\x01\x01\x12\x1c\n" +
+	"\teffective\x18\a \x01(\bR\teffective\x12\x14\n" +
+	"\x05paths\x18\b \x03(\tR\x05pathsB\n" +
+	"\n" +
+	"\b_enabled2\xd5\x05\n" +
 	"\x19CustomResourceDefinitions\x12U\n" +
 	"\x06Create\x12$.crdstore.v1.CreateDefinitionRequest\x1a%.crdstore.v1.CreateDefinitionResponse\x12L\n" +
 	"\x03Get\x12!.crdstore.v1.GetDefinitionRequest\x1a\".crdstore.v1.GetDefinitionResponse\x12Q\n" +
@@ -769,7 +1015,8 @@ const file_crdstore_v1_definitions_proto_rawDesc = "" +
 	"\x05Watch\x12$.crdstore.v1.WatchDefinitionsRequest\x1a\x17.crdstore.v1.WatchEvent0\x01\x12U\n" +
 	"\x06Update\x12$.crdstore.v1.UpdateDefinitionRequest\x1a%.crdstore.v1.UpdateDefinitionResponse\x12g\n" +
 	"\fUpdateStatus\x12*.crdstore.v1.UpdateDefinitionStatusRequest\x1a+.crdstore.v1.UpdateDefinitionStatusResponse\x12U\n" +
-	"\x06Delete\x12$.crdstore.v1.DeleteDefinitionRequest\x1a%.crdstore.v1.DeleteDefinitionResponseB?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3"
+	"\x06Delete\x12$.crdstore.v1.DeleteDefinitionRequest\x1a%.crdstore.v1.DeleteDefinitionResponse\x12_\n" +
+	"\x10ListFeatureGates\x12$.crdstore.v1.ListFeatureGatesRequest\x1a%.crdstore.v1.ListFeatureGatesResponseB?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3"
 
 var (
 	file_crdstore_v1_definitions_proto_rawDescOnce sync.Once
@@ -783,7 +1030,7 @@ func file_crdstore_v1_definitions_proto_rawDescGZIP() []byte {
 	return file_crdstore_v1_definitions_proto_rawDescData
 }
 
-var file_crdstore_v1_definitions_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_crdstore_v1_definitions_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_crdstore_v1_definitions_proto_goTypes = []any{
 	(*CreateDefinitionRequest)(nil),        // 0: crdstore.v1.CreateDefinitionRequest
 	(*CreateDefinitionResponse)(nil),       // 1: crdstore.v1.CreateDefinitionResponse
@@ -798,38 +1045,44 @@ var file_crdstore_v1_definitions_proto_goTypes = []any{
 	(*UpdateDefinitionStatusResponse)(nil), // 10: crdstore.v1.UpdateDefinitionStatusResponse
 	(*DeleteDefinitionRequest)(nil),        // 11: crdstore.v1.DeleteDefinitionRequest
 	(*DeleteDefinitionResponse)(nil),       // 12: crdstore.v1.DeleteDefinitionResponse
-	(*WriteOptions)(nil),                   // 13: crdstore.v1.WriteOptions
-	(*ListOptions)(nil),                    // 14: crdstore.v1.ListOptions
-	(*WatchOptions)(nil),                   // 15: crdstore.v1.WatchOptions
-	(*DeleteOptions)(nil),                  // 16: crdstore.v1.DeleteOptions
-	(*WatchEvent)(nil),                     // 17: crdstore.v1.WatchEvent
+	(*ListFeatureGatesRequest)(nil),        // 13: crdstore.v1.ListFeatureGatesRequest
+	(*ListFeatureGatesResponse)(nil),       // 14: crdstore.v1.ListFeatureGatesResponse
+	(*FeatureGate)(nil),                    // 15: crdstore.v1.FeatureGate
+	(*WriteOptions)(nil),                   // 16: crdstore.v1.WriteOptions
+	(*ListOptions)(nil),                    // 17: crdstore.v1.ListOptions
+	(*WatchOptions)(nil),                   // 18: crdstore.v1.WatchOptions
+	(*DeleteOptions)(nil),                  // 19: crdstore.v1.DeleteOptions
+	(*WatchEvent)(nil),                     // 20: crdstore.v1.WatchEvent
 }
 var file_crdstore_v1_definitions_proto_depIdxs = []int32{
-	13, // 0: crdstore.v1.CreateDefinitionRequest.options:type_name -> crdstore.v1.WriteOptions
-	14, // 1: crdstore.v1.ListDefinitionsRequest.options:type_name -> crdstore.v1.ListOptions
-	15, // 2: crdstore.v1.WatchDefinitionsRequest.options:type_name -> crdstore.v1.WatchOptions
-	13, // 3: crdstore.v1.UpdateDefinitionRequest.options:type_name -> crdstore.v1.WriteOptions
-	13, // 4: crdstore.v1.UpdateDefinitionStatusRequest.options:type_name -> crdstore.v1.WriteOptions
-	16, // 5: crdstore.v1.DeleteDefinitionRequest.options:type_name -> crdstore.v1.DeleteOptions
-	0,  // 6: crdstore.v1.CustomResourceDefinitions.Create:input_type -> crdstore.v1.CreateDefinitionRequest
-	2,  // 7: crdstore.v1.CustomResourceDefinitions.Get:input_type -> crdstore.v1.GetDefinitionRequest
-	4,  // 8: crdstore.v1.CustomResourceDefinitions.List:input_type -> crdstore.v1.ListDefinitionsRequest
-	6,  // 9: crdstore.v1.CustomResourceDefinitions.Watch:input_type -> crdstore.v1.WatchDefinitionsRequest
-	7,  // 10: crdstore.v1.CustomResourceDefinitions.Update:input_type -> crdstore.v1.UpdateDefinitionRequest
-	9,  // 11: crdstore.v1.CustomResourceDefinitions.UpdateStatus:input_type -> crdstore.v1.UpdateDefinitionStatusRequest
-	11, // 12: crdstore.v1.CustomResourceDefinitions.Delete:input_type -> crdstore.v1.DeleteDefinitionRequest
-	1,  // 13: crdstore.v1.CustomResourceDefinitions.Create:output_type -> crdstore.v1.CreateDefinitionResponse
-	3,  // 14: crdstore.v1.CustomResourceDefinitions.Get:output_type -> crdstore.v1.GetDefinitionResponse
-	5,  // 15: crdstore.v1.CustomResourceDefinitions.List:output_type -> crdstore.v1.ListDefinitionsResponse
-	17, // 16: crdstore.v1.CustomResourceDefinitions.Watch:output_type -> crdstore.v1.WatchEvent
-	8,  // 17: crdstore.v1.CustomResourceDefinitions.Update:output_type -> crdstore.v1.UpdateDefinitionResponse
-	10, // 18: crdstore.v1.CustomResourceDefinitions.UpdateStatus:output_type -> crdstore.v1.UpdateDefinitionStatusResponse
-	12, // 19: crdstore.v1.CustomResourceDefinitions.Delete:output_type -> crdstore.v1.DeleteDefinitionResponse
-	13, // [13:20] is the sub-list for method output_type
-	6,  // [6:13] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	16, // 0: crdstore.v1.CreateDefinitionRequest.options:type_name -> crdstore.v1.WriteOptions
+	17, // 1: crdstore.v1.ListDefinitionsRequest.options:type_name -> crdstore.v1.ListOptions
+	18, // 2: crdstore.v1.WatchDefinitionsRequest.options:type_name -> crdstore.v1.WatchOptions
+	16, // 3: crdstore.v1.UpdateDefinitionRequest.options:type_name -> crdstore.v1.WriteOptions
+	16, // 4: crdstore.v1.UpdateDefinitionStatusRequest.options:type_name -> crdstore.v1.WriteOptions
+	19, // 5: crdstore.v1.DeleteDefinitionRequest.options:type_name -> crdstore.v1.DeleteOptions
+	15, // 6: crdstore.v1.ListFeatureGatesResponse.gates:type_name -> crdstore.v1.FeatureGate
+	0,  // 7: crdstore.v1.CustomResourceDefinitions.Create:input_type -> crdstore.v1.CreateDefinitionRequest
+	2,  // 8: crdstore.v1.CustomResourceDefinitions.Get:input_type -> crdstore.v1.GetDefinitionRequest
+	4,  // 9: crdstore.v1.CustomResourceDefinitions.List:input_type -> crdstore.v1.ListDefinitionsRequest
+	6,  // 10: crdstore.v1.CustomResourceDefinitions.Watch:input_type -> crdstore.v1.WatchDefinitionsRequest
+	7,  // 11: crdstore.v1.CustomResourceDefinitions.Update:input_type -> crdstore.v1.UpdateDefinitionRequest
+	9,  // 12: crdstore.v1.CustomResourceDefinitions.UpdateStatus:input_type -> crdstore.v1.UpdateDefinitionStatusRequest
+	11, // 13: crdstore.v1.CustomResourceDefinitions.Delete:input_type -> crdstore.v1.DeleteDefinitionRequest
+	13, // 14: crdstore.v1.CustomResourceDefinitions.ListFeatureGates:input_type -> crdstore.v1.ListFeatureGatesRequest
+	1,  // 15: crdstore.v1.CustomResourceDefinitions.Create:output_type -> crdstore.v1.CreateDefinitionResponse
+	3,  // 16: crdstore.v1.CustomResourceDefinitions.Get:output_type -> crdstore.v1.GetDefinitionResponse
+	5,  // 17: crdstore.v1.CustomResourceDefinitions.List:output_type -> crdstore.v1.ListDefinitionsResponse
+	20, // 18: crdstore.v1.CustomResourceDefinitions.Watch:output_type -> crdstore.v1.WatchEvent
+	8,  // 19: crdstore.v1.CustomResourceDefinitions.Update:output_type -> crdstore.v1.UpdateDefinitionResponse
+	10, // 20: crdstore.v1.CustomResourceDefinitions.UpdateStatus:output_type -> crdstore.v1.UpdateDefinitionStatusResponse
+	12, // 21: crdstore.v1.CustomResourceDefinitions.Delete:output_type -> crdstore.v1.DeleteDefinitionResponse
+	14, // 22: crdstore.v1.CustomResourceDefinitions.ListFeatureGates:output_type -> crdstore.v1.ListFeatureGatesResponse
+	15, // [15:23] is the sub-list for method output_type
+	7,  // [7:15] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_crdstore_v1_definitions_proto_init() }
@@ -838,13 +1091,14 @@ func file_crdstore_v1_definitions_proto_init() {
 		return
 	}
 	file_crdstore_v1_common_proto_init()
+	file_crdstore_v1_definitions_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_crdstore_v1_definitions_proto_rawDesc), len(file_crdstore_v1_definitions_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,7 +1,23 @@
 // The registry of custom resource definitions (CRDs).
 //
 // A definition travels as a whole `apiextensions.k8s.io/v1`
-// `CustomResourceDefinition` JSON document. The server validates it, sets
+// `CustomResourceDefinition` JSON document, with one field Kubernetes does
+// not have: `spec.customFeatureGates`, field-level feature gates of its
+// custom resources:
+//
+//     customFeatureGates:
+//       component: istio            # optional, shown when gates are listed
+//       featureGates:
+//       - name: ReplicasFeatureGate # unique within the definition
+//         preRelease: alpha         # alpha | beta | stable | deprecated
+//         default: false            # alpha: false; stable: true; beta and deprecated: required
+//         enabled: true             # optional; unset falls back to default; stable is always on
+//         deprecatedWarning: "..."  # optional; only with deprecated
+//         fieldPaths: [.spec.replicas]  # simple dot paths of the storage version
+//
+// A write of a custom resource drops a field of a disabled gate unless the
+// stored object has it (then the stored value is kept), with a warning
+// naming the field and the gate. The server validates it, sets
 // uid, creationTimestamp, resourceVersion and generation, and maintains its
 // status: `acceptedNames`, `storedVersions` and the conditions
 // `NamesAccepted`, `Established` and `Terminating`.
@@ -27,13 +43,14 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	CustomResourceDefinitions_Create_FullMethodName       = "/crdstore.v1.CustomResourceDefinitions/Create"
-	CustomResourceDefinitions_Get_FullMethodName          = "/crdstore.v1.CustomResourceDefinitions/Get"
-	CustomResourceDefinitions_List_FullMethodName         = "/crdstore.v1.CustomResourceDefinitions/List"
-	CustomResourceDefinitions_Watch_FullMethodName        = "/crdstore.v1.CustomResourceDefinitions/Watch"
-	CustomResourceDefinitions_Update_FullMethodName       = "/crdstore.v1.CustomResourceDefinitions/Update"
-	CustomResourceDefinitions_UpdateStatus_FullMethodName = "/crdstore.v1.CustomResourceDefinitions/UpdateStatus"
-	CustomResourceDefinitions_Delete_FullMethodName       = "/crdstore.v1.CustomResourceDefinitions/Delete"
+	CustomResourceDefinitions_Create_FullMethodName           = "/crdstore.v1.CustomResourceDefinitions/Create"
+	CustomResourceDefinitions_Get_FullMethodName              = "/crdstore.v1.CustomResourceDefinitions/Get"
+	CustomResourceDefinitions_List_FullMethodName             = "/crdstore.v1.CustomResourceDefinitions/List"
+	CustomResourceDefinitions_Watch_FullMethodName            = "/crdstore.v1.CustomResourceDefinitions/Watch"
+	CustomResourceDefinitions_Update_FullMethodName           = "/crdstore.v1.CustomResourceDefinitions/Update"
+	CustomResourceDefinitions_UpdateStatus_FullMethodName     = "/crdstore.v1.CustomResourceDefinitions/UpdateStatus"
+	CustomResourceDefinitions_Delete_FullMethodName           = "/crdstore.v1.CustomResourceDefinitions/Delete"
+	CustomResourceDefinitions_ListFeatureGates_FullMethodName = "/crdstore.v1.CustomResourceDefinitions/ListFeatureGates"
 )
 
 // CustomResourceDefinitionsClient is the client API for CustomResourceDefinitions service.
@@ -62,6 +79,10 @@ type CustomResourceDefinitionsClient interface {
 	// Deletes a definition. When it still has instances it is marked
 	// terminating and removed once they are all deleted.
 	Delete(ctx context.Context, in *DeleteDefinitionRequest, opts ...grpc.CallOption) (*DeleteDefinitionResponse, error)
+	// Lists the field-level feature gates of every definition
+	// (`spec.customFeatureGates`), in definition then gate order, optionally
+	// only those of one definition or one component.
+	ListFeatureGates(ctx context.Context, in *ListFeatureGatesRequest, opts ...grpc.CallOption) (*ListFeatureGatesResponse, error)
 }
 
 type customResourceDefinitionsClient struct {
@@ -151,6 +172,16 @@ func (c *customResourceDefinitionsClient) Delete(ctx context.Context, in *Delete
 	return out, nil
 }
 
+func (c *customResourceDefinitionsClient) ListFeatureGates(ctx context.Context, in *ListFeatureGatesRequest, opts ...grpc.CallOption) (*ListFeatureGatesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListFeatureGatesResponse)
+	err := c.cc.Invoke(ctx, CustomResourceDefinitions_ListFeatureGates_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CustomResourceDefinitionsServer is the server API for CustomResourceDefinitions service.
 // All implementations must embed UnimplementedCustomResourceDefinitionsServer
 // for forward compatibility.
@@ -177,6 +208,10 @@ type CustomResourceDefinitionsServer interface {
 	// Deletes a definition. When it still has instances it is marked
 	// terminating and removed once they are all deleted.
 	Delete(context.Context, *DeleteDefinitionRequest) (*DeleteDefinitionResponse, error)
+	// Lists the field-level feature gates of every definition
+	// (`spec.customFeatureGates`), in definition then gate order, optionally
+	// only those of one definition or one component.
+	ListFeatureGates(context.Context, *ListFeatureGatesRequest) (*ListFeatureGatesResponse, error)
 	mustEmbedUnimplementedCustomResourceDefinitionsServer()
 }
 
@@ -207,6 +242,9 @@ func (UnimplementedCustomResourceDefinitionsServer) UpdateStatus(context.Context
 }
 func (UnimplementedCustomResourceDefinitionsServer) Delete(context.Context, *DeleteDefinitionRequest) (*DeleteDefinitionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedCustomResourceDefinitionsServer) ListFeatureGates(context.Context, *ListFeatureGatesRequest) (*ListFeatureGatesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListFeatureGates not implemented")
 }
 func (UnimplementedCustomResourceDefinitionsServer) mustEmbedUnimplementedCustomResourceDefinitionsServer() {
 }
@@ -349,6 +387,24 @@ func _CustomResourceDefinitions_Delete_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CustomResourceDefinitions_ListFeatureGates_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListFeatureGatesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CustomResourceDefinitionsServer).ListFeatureGates(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CustomResourceDefinitions_ListFeatureGates_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CustomResourceDefinitionsServer).ListFeatureGates(ctx, req.(*ListFeatureGatesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // CustomResourceDefinitions_ServiceDesc is the grpc.ServiceDesc for CustomResourceDefinitions service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -379,6 +435,10 @@ var CustomResourceDefinitions_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Delete",
 			Handler:    _CustomResourceDefinitions_Delete_Handler,
+		},
+		{
+			MethodName: "ListFeatureGates",
+			Handler:    _CustomResourceDefinitions_ListFeatureGates_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

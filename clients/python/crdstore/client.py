@@ -58,6 +58,22 @@ class Page:
 
 
 @dataclass
+class FeatureGate:
+    """A field-level feature gate of a definition (``spec.customFeatureGates``):
+    ``enabled`` is None when it falls back to ``default``; ``effective`` is
+    whether the gate lets its fields through now."""
+
+    definition: str
+    component: str
+    name: str
+    stage: str
+    default: bool
+    enabled: Optional[bool]
+    effective: bool
+    paths: List[str]
+
+
+@dataclass
 class Deleted:
     """A delete's outcome: the object's last state, and whether it is gone
     (False while finalizers hold it)."""
@@ -161,6 +177,25 @@ class Definitions:
     def delete(self, name: str) -> Deleted:
         response = self._client._call(self._client._definitions.Delete, definitions_pb2.DeleteDefinitionRequest(name=name))
         return Deleted(_decode(response.definition), response.deleted)
+
+    def list_feature_gates(self, *, definition: str = "", component: str = "") -> List[FeatureGate]:
+        """The field-level feature gates of every definition, or only those of
+        one definition or component."""
+        request = definitions_pb2.ListFeatureGatesRequest(definition=definition, component=component)
+        response = self._client._call(self._client._definitions.ListFeatureGates, request)
+        return [
+            FeatureGate(
+                g.definition,
+                g.component,
+                g.name,
+                g.stage,
+                g.default,
+                g.enabled if g.HasField("enabled") else None,
+                g.effective,
+                list(g.paths),
+            )
+            for g in response.gates
+        ]
 
     def wait_established(self, name: str, timeout: float = 30.0) -> Object:
         """Waits until the definition's ``Established`` condition is True, and

@@ -77,6 +77,25 @@ def test_definitions_register_and_typed_errors(server):
     assert any(c.field == "metadata.name" for c in invalid.value.causes), invalid.value.causes
 
 
+def test_list_feature_gates(server):
+    client = crdstore.Client(server.grpc_addr)
+    gated = {**WIDGETS, "metadata": {"name": "gizmos.example.com"}}
+    gated["spec"] = {
+        **WIDGETS["spec"],
+        "names": {"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo", "listKind": "GizmoList"},
+        "customFeatureGates": {
+            "component": "istio",
+            "featureGates": [{"name": "SizeGate", "preRelease": "alpha", "fieldPaths": [".spec.size"]}],
+        },
+    }
+    client.definitions.create(gated)
+    gates = client.definitions.list_feature_gates(component="istio")
+    assert [(g.definition, g.name, g.stage, g.default, g.enabled, g.effective, g.paths) for g in gates] == [
+        ("gizmos.example.com", "SizeGate", "alpha", False, None, False, [".spec.size"])
+    ]
+    assert client.definitions.list_feature_gates(definition="nothing.example.com") == []
+
+
 def test_create_get_update_patch_delete(widgets):
     created = widgets.create(widget("w1", 3, app="web"))
     assert created["metadata"]["uid"] and created["metadata"]["resourceVersion"]

@@ -65,6 +65,21 @@ export interface Deleted {
   deleted: boolean;
 }
 
+/** A field-level feature gate of a definition (`spec.customFeatureGates`). */
+export interface FeatureGate {
+  definition: string;
+  component: string;
+  name: string;
+  /** alpha, beta, stable or deprecated. */
+  stage: string;
+  default: boolean;
+  /** As set; undefined when it falls back to the default. */
+  enabled?: boolean;
+  /** Whether the gate lets its fields through now. */
+  effective: boolean;
+  paths: string[];
+}
+
 export interface WatchEvent {
   type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK";
   object: KubeObject;
@@ -211,6 +226,27 @@ export class Definitions {
   async delete(name: string): Promise<Deleted> {
     const r = await this.client.call((o) => this.client.rpcDefinitions.delete({ name }, o));
     return { object: decode(r.definition), deleted: r.deleted };
+  }
+
+  /** The field-level feature gates of every definition, or only those of
+   * one definition or component. */
+  async listFeatureGates(filter?: { definition?: string; component?: string }): Promise<FeatureGate[]> {
+    const r = await this.client.call((o) =>
+      this.client.rpcDefinitions.listFeatureGates(
+        { definition: filter?.definition ?? "", component: filter?.component ?? "" },
+        o,
+      ),
+    );
+    return r.gates.map((g) => ({
+      definition: g.definition,
+      component: g.component,
+      name: g.name,
+      stage: g.stage,
+      default: g.default,
+      enabled: g.enabled,
+      effective: g.effective,
+      paths: [...g.paths],
+    }));
   }
 
   /** Resolves once the definition's Established condition is True. */

@@ -7,6 +7,7 @@ export {
   retryOnConflict,
   type ClientOptions,
   type Deleted,
+  type FeatureGate,
   type KubeObject,
   type ListOptions,
   type Page,

@@ -100,3 +100,37 @@ class DeleteDefinitionResponse(_message.Message):
     definition: bytes
     deleted: bool
     def __init__(self, definition: _Optional[bytes] = ..., deleted: _Optional[bool] = ...) -> None: ...
+
+class ListFeatureGatesRequest(_message.Message):
+    __slots__ = ("definition", "component")
+    DEFINITION_FIELD_NUMBER: _ClassVar[int]
+    COMPONENT_FIELD_NUMBER: _ClassVar[int]
+    definition: str
+    component: str
+    def __init__(self, definition: _Optional[str] = ..., component: _Optional[str] = ...) -> None: ...
+
+class ListFeatureGatesResponse(_message.Message):
+    __slots__ = ("gates",)
+    GATES_FIELD_NUMBER: _ClassVar[int]
+    gates: _containers.RepeatedCompositeFieldContainer[FeatureGate]
+    def __init__(self, gates: _Optional[_Iterable[_Union[FeatureGate, _Mapping]]] = ...) -> None: ...
+
+class FeatureGate(_message.Message):
+    __slots__ = ("definition", "component", "name", "stage", "default", "enabled", "effective", "paths")
+    DEFINITION_FIELD_NUMBER: _ClassVar[int]
+    COMPONENT_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    STAGE_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    EFFECTIVE_FIELD_NUMBER: _ClassVar[int]
+    PATHS_FIELD_NUMBER: _ClassVar[int]
+    definition: str
+    component: str
+    name: str
+    stage: str
+    default: bool
+    enabled: bool
+    effective: bool
+    paths: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, definition: _Optional[str] = ..., component: _Optional[str] = ..., name: _Optional[str] = ..., stage: _Optional[str] = ..., default: _Optional[bool] = ..., enabled: _Optional[bool] = ..., effective: _Optional[bool] = ..., paths: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -71,6 +71,11 @@ class CustomResourceDefinitionsStub:
                 request_serializer=crdstore_dot_v1_dot_definitions__pb2.DeleteDefinitionRequest.SerializeToString,
                 response_deserializer=crdstore_dot_v1_dot_definitions__pb2.DeleteDefinitionResponse.FromString,
                 _registered_method=True)
+        self.ListFeatureGates = channel.unary_unary(
+                '/crdstore.v1.CustomResourceDefinitions/ListFeatureGates',
+                request_serializer=crdstore_dot_v1_dot_definitions__pb2.ListFeatureGatesRequest.SerializeToString,
+                response_deserializer=crdstore_dot_v1_dot_definitions__pb2.ListFeatureGatesResponse.FromString,
+                _registered_method=True)
 
 
 class CustomResourceDefinitionsServicer:
@@ -132,6 +137,15 @@ class CustomResourceDefinitionsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListFeatureGates(self, request, context):
+        """Lists the field-level feature gates of every definition
+        (`spec.customFeatureGates`), in definition then gate order, optionally
+        only those of one definition or one component.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CustomResourceDefinitionsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -169,6 +183,11 @@ def add_CustomResourceDefinitionsServicer_to_server(servicer, server):
                     servicer.Delete,
                     request_deserializer=crdstore_dot_v1_dot_definitions__pb2.DeleteDefinitionRequest.FromString,
                     response_serializer=crdstore_dot_v1_dot_definitions__pb2.DeleteDefinitionResponse.SerializeToString,
+            ),
+            'ListFeatureGates': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListFeatureGates,
+                    request_deserializer=crdstore_dot_v1_dot_definitions__pb2.ListFeatureGatesRequest.FromString,
+                    response_serializer=crdstore_dot_v1_dot_definitions__pb2.ListFeatureGatesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -361,6 +380,33 @@ class CustomResourceDefinitions:
             '/crdstore.v1.CustomResourceDefinitions/Delete',
             crdstore_dot_v1_dot_definitions__pb2.DeleteDefinitionRequest.SerializeToString,
             crdstore_dot_v1_dot_definitions__pb2.DeleteDefinitionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListFeatureGates(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/crdstore.v1.CustomResourceDefinitions/ListFeatureGates',
+            crdstore_dot_v1_dot_definitions__pb2.ListFeatureGatesRequest.SerializeToString,
+            crdstore_dot_v1_dot_definitions__pb2.ListFeatureGatesResponse.FromString,
             options,
             channel_credentials,
             insecure,

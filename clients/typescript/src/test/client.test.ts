@@ -79,6 +79,31 @@ describe("crdstore client", () => {
     });
   });
 
+  test("listFeatureGates", async () => {
+    const gated = structuredClone(widgetsDefinition) as KubeObject;
+    gated.metadata = { name: "gizmos.example.com" };
+    gated.spec.names = { plural: "gizmos", singular: "gizmo", kind: "Gizmo", listKind: "GizmoList" };
+    gated.spec.customFeatureGates = {
+      component: "istio",
+      featureGates: [{ name: "SizeGate", preRelease: "alpha", fieldPaths: [".spec.size"] }],
+    };
+    await client.definitions.create(gated);
+    const gates = await client.definitions.listFeatureGates({ component: "istio" });
+    assert.deepEqual(gates, [
+      {
+        definition: "gizmos.example.com",
+        component: "istio",
+        name: "SizeGate",
+        stage: "alpha",
+        default: false,
+        enabled: undefined,
+        effective: false,
+        paths: [".spec.size"],
+      },
+    ]);
+    assert.deepEqual(await client.definitions.listFeatureGates({ definition: "nothing.example.com" }), []);
+  });
+
   test("create, get, update, patch, delete", async () => {
     const widgets = client.resources("example.com", "v1", "widgets", "crud");
     const created = await widgets.create(widget("w1", 3, { app: "web" }));

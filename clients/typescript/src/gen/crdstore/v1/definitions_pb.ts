@@ -1,7 +1,23 @@
 // The registry of custom resource definitions (CRDs).
 //
 // A definition travels as a whole `apiextensions.k8s.io/v1`
-// `CustomResourceDefinition` JSON document. The server validates it, sets
+// `CustomResourceDefinition` JSON document, with one field Kubernetes does
+// not have: `spec.customFeatureGates`, field-level feature gates of its
+// custom resources:
+//
+//     customFeatureGates:
+//       component: istio            # optional, shown when gates are listed
+//       featureGates:
+//       - name: ReplicasFeatureGate # unique within the definition
+//         preRelease: alpha         # alpha | beta | stable | deprecated
+//         default: false            # alpha: false; stable: true; beta and deprecated: required
+//         enabled: true             # optional; unset falls back to default; stable is always on
+//         deprecatedWarning: "..."  # optional; only with deprecated
+//         fieldPaths: [.spec.replicas]  # simple dot paths of the storage version
+//
+// A write of a custom resource drops a field of a disabled gate unless the
+// stored object has it (then the stored value is kept), with a warning
+// naming the field and the gate. The server validates it, sets
 // uid, creationTimestamp, resourceVersion and generation, and maintains its
 // status: `acceptedNames`, `storedVersions` and the conditions
 // `NamesAccepted`, `Established` and `Terminating`.
@@ -20,7 +36,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file crdstore/v1/definitions.proto.
  */
 export const file_crdstore_v1_definitions: GenFile = /*@__PURE__*/
-  fileDesc("Ch1jcmRzdG9yZS92MS9kZWZpbml0aW9ucy5wcm90bxILY3Jkc3RvcmUudjEiWQoXQ3JlYXRlRGVmaW5pdGlvblJlcXVlc3QSEgoKZGVmaW5pdGlvbhgBIAEoDBIqCgdvcHRpb25zGAIgASgLMhkuY3Jkc3RvcmUudjEuV3JpdGVPcHRpb25zIi4KGENyZWF0ZURlZmluaXRpb25SZXNwb25zZRISCgpkZWZpbml0aW9uGAEgASgMIiQKFEdldERlZmluaXRpb25SZXF1ZXN0EgwKBG5hbWUYASABKAkiKwoVR2V0RGVmaW5pdGlvblJlc3BvbnNlEhIKCmRlZmluaXRpb24YASABKAwiQwoWTGlzdERlZmluaXRpb25zUmVxdWVzdBIpCgdvcHRpb25zGAEgASgLMhguY3Jkc3RvcmUudjEuTGlzdE9wdGlvbnMieAoXTGlzdERlZmluaXRpb25zUmVzcG9uc2USDQoFaXRlbXMYASADKAwSGAoQcmVzb3VyY2VfdmVyc2lvbhgCIAEoCRIWCg5jb250aW51ZV90b2tlbhgDIAEoCRIcChRyZW1haW5pbmdfaXRlbV9jb3VudBgEIAEoAyJFChdXYXRjaERlZmluaXRpb25zUmVxdWVzdBIqCgdvcHRpb25zGAEgASgLMhkuY3Jkc3RvcmUudjEuV2F0Y2hPcHRpb25zIlkKF1VwZGF0ZURlZmluaXRpb25SZXF1ZXN0EhIKCmRlZmluaXRpb24YASABKAwSKgoHb3B0aW9ucxgCIAEoCzIZLmNyZHN0b3JlLnYxLldyaXRlT3B0aW9ucyIuChhVcGRhdGVEZWZpbml0aW9uUmVzcG9uc2USEgoKZGVmaW5pdGlvbhgBIAEoDCJfCh1VcGRhdGVEZWZpbml0aW9uU3RhdHVzUmVxdWVzdBISCgpkZWZpbml0aW9uGAEgASgMEioKB29wdGlvbnMYAiABKAsyGS5jcmRzdG9yZS52MS5Xcml0ZU9wdGlvbnMiNAoeVXBkYXRlRGVmaW5pdGlvblN0YXR1c1Jlc3BvbnNlEhIKCmRlZmluaXRpb24YASABKAwiVAoXRGVsZXRlRGVmaW5pdGlvblJlcXVlc3QSDAoEbmFtZRgBIAEoCRIrCgdvcHRpb25zGAIgASgLMhouY3Jkc3RvcmUudjEuRGVsZXRlT3B0aW9ucyI/ChhEZWxldGVEZWZpbml0aW9uUmVzcG9uc2USEgoKZGVmaW5pdGlvbhgBIAEoDBIPCgdkZWxldGVkGAIgASgIMvQEChlDdXN0b21SZXNvdXJjZURlZmluaXRpb25zElUKBkNyZWF0ZRIkLmNyZHN0b3JlLnYxLkNyZWF0ZURlZmluaXRpb25SZXF1ZXN0GiUuY3Jkc3RvcmUudjEuQ3JlYXRlRGVmaW5pdGlvblJlc3BvbnNlEkwKA0dldBIhLmNyZHN0b3JlLnYxLkdldERlZmluaXRpb25SZXF1ZXN0GiIuY3Jkc3RvcmUudjEuR2V0RGVmaW5pdGlvblJlc3BvbnNlElEKBExpc3QSIy5jcmRzdG9yZS52MS5MaXN0RGVmaW5pdGlvbnNSZXF1ZXN0GiQuY3Jkc3RvcmUudjEuTGlzdERlZmluaXRpb25zUmVzcG9uc2USSAoFV2F0Y2gSJC5jcmRzdG9yZS52MS5XYXRjaERlZmluaXRpb25zUmVxdWVzdBoXLmNyZHN0b3JlLnYxLldhdGNoRXZlbnQwARJVCgZVcGRhdGUSJC5jcmRzdG9yZS52MS5VcGRhdGVEZWZpbml0aW9uUmVxdWVzdBolLmNyZHN0b3JlLnYxLlVwZGF0ZURlZmluaXRpb25SZXNwb25zZRJnCgxVcGRhdGVTdGF0dXMSKi5jcmRzdG9yZS52MS5VcGRhdGVEZWZpbml0aW9uU3RhdHVzUmVxdWVzdBorLmNyZHN0b3JlLnYxLlVwZGF0ZURlZmluaXRpb25TdGF0dXNSZXNwb25zZRJVCgZEZWxldGUSJC5jcmRzdG9yZS52MS5EZWxldGVEZWZpbml0aW9uUmVxdWVzdBolLmNyZHN0b3JlLnYxLkRlbGV0ZURlZmluaXRpb25SZXNwb25zZUI/Wj1naXRodWIuY29tL2NyZHN0b3JlL2NyZHN0b3JlL2NsaWVudHMvZ28vY3Jkc3RvcmV2MTtjcmRzdG9yZXYxYgZwcm90bzM", [file_crdstore_v1_common]);
+  fileDesc("Ch1jcmRzdG9yZS92MS9kZWZpbml0aW9ucy5wcm90bxILY3Jkc3RvcmUudjEiWQoXQ3JlYXRlRGVmaW5pdGlvblJlcXVlc3QSEgoKZGVmaW5pdGlvbhgBIAEoDBIqCgdvcHRpb25zGAIgASgLMhkuY3Jkc3RvcmUudjEuV3JpdGVPcHRpb25zIi4KGENyZWF0ZURlZmluaXRpb25SZXNwb25zZRISCgpkZWZpbml0aW9uGAEgASgMIiQKFEdldERlZmluaXRpb25SZXF1ZXN0EgwKBG5hbWUYASABKAkiKwoVR2V0RGVmaW5pdGlvblJlc3BvbnNlEhIKCmRlZmluaXRpb24YASABKAwiQwoWTGlzdERlZmluaXRpb25zUmVxdWVzdBIpCgdvcHRpb25zGAEgASgLMhguY3Jkc3RvcmUudjEuTGlzdE9wdGlvbnMieAoXTGlzdERlZmluaXRpb25zUmVzcG9uc2USDQoFaXRlbXMYASADKAwSGAoQcmVzb3VyY2VfdmVyc2lvbhgCIAEoCRIWCg5jb250aW51ZV90b2tlbhgDIAEoCRIcChRyZW1haW5pbmdfaXRlbV9jb3VudBgEIAEoAyJFChdXYXRjaERlZmluaXRpb25zUmVxdWVzdBIqCgdvcHRpb25zGAEgASgLMhkuY3Jkc3RvcmUudjEuV2F0Y2hPcHRpb25zIlkKF1VwZGF0ZURlZmluaXRpb25SZXF1ZXN0EhIKCmRlZmluaXRpb24YASABKAwSKgoHb3B0aW9ucxgCIAEoCzIZLmNyZHN0b3JlLnYxLldyaXRlT3B0aW9ucyIuChhVcGRhdGVEZWZpbml0aW9uUmVzcG9uc2USEgoKZGVmaW5pdGlvbhgBIAEoDCJfCh1VcGRhdGVEZWZpbml0aW9uU3RhdHVzUmVxdWVzdBISCgpkZWZpbml0aW9uGAEgASgMEioKB29wdGlvbnMYAiABKAsyGS5jcmRzdG9yZS52MS5Xcml0ZU9wdGlvbnMiNAoeVXBkYXRlRGVmaW5pdGlvblN0YXR1c1Jlc3BvbnNlEhIKCmRlZmluaXRpb24YASABKAwiVAoXRGVsZXRlRGVmaW5pdGlvblJlcXVlc3QSDAoEbmFtZRgBIAEoCRIrCgdvcHRpb25zGAIgASgLMhouY3Jkc3RvcmUudjEuRGVsZXRlT3B0aW9ucyI/ChhEZWxldGVEZWZpbml0aW9uUmVzcG9uc2USEgoKZGVmaW5pdGlvbhgBIAEoDBIPCgdkZWxldGVkGAIgASgIIkAKF0xpc3RGZWF0dXJlR2F0ZXNSZXF1ZXN0EhIKCmRlZmluaXRpb24YASABKAkSEQoJY29tcG9uZW50GAIgASgJIkMKGExpc3RGZWF0dXJlR2F0ZXNSZXNwb25zZRInCgVnYXRlcxgBIAMoCzIYLmNyZHN0b3JlLnYxLkZlYXR1cmVHYXRlIqYBCgtGZWF0dXJlR2F0ZRISCgpkZWZpbml0aW9uGAEgASgJEhEKCWNvbXBvbmVudBgCIAEoCRIMCgRuYW1lGAMgASgJEg0KBXN0YWdlGAQgASgJEg8KB2RlZmF1bHQYBSABKAgSFAoHZW5hYmxlZBgGIAEoCEgAiAEBEhEKCWVmZmVjdGl2ZRgHIAEoCBINCgVwYXRocxgIIAMoCUIKCghfZW5hYmxlZDLVBQoZQ3VzdG9tUmVzb3VyY2VEZWZpbml0aW9ucxJVCgZDcmVhdGUSJC5jcmRzdG9yZS52MS5DcmVhdGVEZWZpbml0aW9uUmVxdWVzdBolLmNyZHN0b3JlLnYxLkNyZWF0ZURlZmluaXRpb25SZXNwb25zZRJMCgNHZXQSIS5jcmRzdG9yZS52MS5HZXREZWZpbml0aW9uUmVxdWVzdBoiLmNyZHN0b3JlLnYxLkdldERlZmluaXRpb25SZXNwb25zZRJRCgRMaXN0EiMuY3Jkc3RvcmUudjEuTGlzdERlZmluaXRpb25zUmVxdWVzdBokLmNyZHN0b3JlLnYxLkxpc3REZWZpbml0aW9uc1Jlc3BvbnNlEkgKBVdhdGNoEiQuY3Jkc3RvcmUudjEuV2F0Y2hEZWZpbml0aW9uc1JlcXVlc3QaFy5jcmRzdG9yZS52MS5XYXRjaEV2ZW50MAESVQoGVXBkYXRlEiQuY3Jkc3RvcmUudjEuVXBkYXRlRGVmaW5pdGlvblJlcXVlc3QaJS5jcmRzdG9yZS52MS5VcGRhdGVEZWZpbml0aW9uUmVzcG9uc2USZwoMVXBkYXRlU3RhdHVzEiouY3Jkc3RvcmUudjEuVXBkYXRlRGVmaW5pdGlvblN0YXR1c1JlcXVlc3QaKy5jcmRzdG9yZS52MS5VcGRhdGVEZWZpbml0aW9uU3RhdHVzUmVzcG9uc2USVQoGRGVsZXRlEiQuY3Jkc3RvcmUudjEuRGVsZXRlRGVmaW5pdGlvblJlcXVlc3QaJS5jcmRzdG9yZS52MS5EZWxldGVEZWZpbml0aW9uUmVzcG9uc2USXwoQTGlzdEZlYXR1cmVHYXRlcxIkLmNyZHN0b3JlLnYxLkxpc3RGZWF0dXJlR2F0ZXNSZXF1ZXN0GiUuY3Jkc3RvcmUudjEuTGlzdEZlYXR1cmVHYXRlc1Jlc3BvbnNlQj9aPWdpdGh1Yi5jb20vY3Jkc3RvcmUvY3Jkc3RvcmUvY2xpZW50cy9nby9jcmRzdG9yZXYxO2NyZHN0b3JldjFiBnByb3RvMw", [file_crdstore_v1_common]);
 
 /**
  * Create a definition.
@@ -360,6 +376,125 @@ export const DeleteDefinitionResponseSchema: GenMessage<DeleteDefinitionResponse
   messageDesc(file_crdstore_v1_definitions, 12);
 
 /**
+ * List feature gates.
+ *
+ * @generated from message crdstore.v1.ListFeatureGatesRequest
+ */
+export type ListFeatureGatesRequest = Message<"crdstore.v1.ListFeatureGatesRequest"> & {
+  /**
+   * Only the gates of this definition (`<plural>.<group>`); empty for all.
+   *
+   * @generated from field: string definition = 1;
+   */
+  definition: string;
+
+  /**
+   * Only the gates of this component; empty for all.
+   *
+   * @generated from field: string component = 2;
+   */
+  component: string;
+};
+
+/**
+ * Describes the message crdstore.v1.ListFeatureGatesRequest.
+ * Use `create(ListFeatureGatesRequestSchema)` to create a new message.
+ */
+export const ListFeatureGatesRequestSchema: GenMessage<ListFeatureGatesRequest> = /*@__PURE__*/
+  messageDesc(file_crdstore_v1_definitions, 13);
+
+/**
+ * The feature gates found.
+ *
+ * @generated from message crdstore.v1.ListFeatureGatesResponse
+ */
+export type ListFeatureGatesResponse = Message<"crdstore.v1.ListFeatureGatesResponse"> & {
+  /**
+   * One per gate, in definition then gate order.
+   *
+   * @generated from field: repeated crdstore.v1.FeatureGate gates = 1;
+   */
+  gates: FeatureGate[];
+};
+
+/**
+ * Describes the message crdstore.v1.ListFeatureGatesResponse.
+ * Use `create(ListFeatureGatesResponseSchema)` to create a new message.
+ */
+export const ListFeatureGatesResponseSchema: GenMessage<ListFeatureGatesResponse> = /*@__PURE__*/
+  messageDesc(file_crdstore_v1_definitions, 14);
+
+/**
+ * One field-level feature gate of a definition.
+ *
+ * @generated from message crdstore.v1.FeatureGate
+ */
+export type FeatureGate = Message<"crdstore.v1.FeatureGate"> & {
+  /**
+   * The definition's name, `<plural>.<group>`.
+   *
+   * @generated from field: string definition = 1;
+   */
+  definition: string;
+
+  /**
+   * `spec.customFeatureGates.component`; empty when unset.
+   *
+   * @generated from field: string component = 2;
+   */
+  component: string;
+
+  /**
+   * The gate's name.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * alpha, beta, stable or deprecated.
+   *
+   * @generated from field: string stage = 4;
+   */
+  stage: string;
+
+  /**
+   * The default, as stated or the stage's.
+   *
+   * @generated from field: bool default = 5;
+   */
+  default: boolean;
+
+  /**
+   * `enabled` as set; unset when it falls back to the default.
+   *
+   * @generated from field: optional bool enabled = 6;
+   */
+  enabled?: boolean | undefined;
+
+  /**
+   * Whether the gate lets its fields through now.
+   *
+   * @generated from field: bool effective = 7;
+   */
+  effective: boolean;
+
+  /**
+   * The storage-version paths it guards (`.spec.replicas`).
+   *
+   * @generated from field: repeated string paths = 8;
+   */
+  paths: string[];
+};
+
+/**
+ * Describes the message crdstore.v1.FeatureGate.
+ * Use `create(FeatureGateSchema)` to create a new message.
+ */
+export const FeatureGateSchema: GenMessage<FeatureGate> = /*@__PURE__*/
+  messageDesc(file_crdstore_v1_definitions, 15);
+
+/**
  * Create, read, watch, change and delete custom resource definitions.
  *
  * @generated from service crdstore.v1.CustomResourceDefinitions
@@ -440,6 +575,18 @@ export const CustomResourceDefinitions: GenService<{
     methodKind: "unary";
     input: typeof DeleteDefinitionRequestSchema;
     output: typeof DeleteDefinitionResponseSchema;
+  },
+  /**
+   * Lists the field-level feature gates of every definition
+   * (`spec.customFeatureGates`), in definition then gate order, optionally
+   * only those of one definition or one component.
+   *
+   * @generated from rpc crdstore.v1.CustomResourceDefinitions.ListFeatureGates
+   */
+  listFeatureGates: {
+    methodKind: "unary";
+    input: typeof ListFeatureGatesRequestSchema;
+    output: typeof ListFeatureGatesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_crdstore_v1_definitions, 0);
