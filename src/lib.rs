@@ -8,12 +8,14 @@ pub mod apimachinery;
 pub mod error;
 pub mod gateway;
 pub mod grpc;
+pub mod metrics;
 pub mod pb;
 pub mod registry;
 pub mod resource;
 pub mod schema;
 pub mod server;
 pub mod storage;
+pub mod telemetry;
 pub mod watch;
 
 pub use error::{Error, Result};
