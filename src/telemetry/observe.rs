@@ -45,11 +45,22 @@ pub fn note(group: &str, version: &str, resource: &str, namespace: &str, name: &
     });
     let span = Span::current();
     if !span.is_disabled() {
-        span.record("crdstore.group", group);
-        span.record("crdstore.version", version);
-        span.record("crdstore.resource", resource);
-        span.record("k8s.namespace.name", namespace);
-        span.record("crdstore.name", name);
+        record_names(&span, group, version, resource, namespace, name);
+    }
+}
+
+/// Records what a request names in its span, leaving out what it does not.
+fn record_names(span: &Span, group: &str, version: &str, resource: &str, namespace: &str, name: &str) {
+    for (field, value) in [
+        ("crdstore.group", group),
+        ("crdstore.version", version),
+        ("crdstore.resource", resource),
+        ("k8s.namespace.name", namespace),
+        ("crdstore.name", name),
+    ] {
+        if !value.is_empty() {
+            span.record(field, value);
+        }
     }
 }
 
@@ -125,16 +136,22 @@ pub fn start(transport: Transport, info: RequestInfo, method: &str, path: &str, 
         "url.path" = Empty,
         "http.response.status_code" = Empty,
         "crdstore.verb" = info.verb,
-        "crdstore.group" = info.group.as_str(),
-        "crdstore.version" = info.version.as_str(),
-        "crdstore.resource" = info.resource.as_str(),
-        "crdstore.subresource" = info.subresource,
+        "crdstore.group" = Empty,
+        "crdstore.version" = Empty,
+        "crdstore.resource" = Empty,
+        "crdstore.subresource" = Empty,
         "crdstore.scope" = Empty,
-        "k8s.namespace.name" = info.namespace.as_str(),
-        "crdstore.name" = info.name.as_str(),
+        "k8s.namespace.name" = Empty,
+        "crdstore.name" = Empty,
         "crdstore.code" = Empty,
     );
     if !span.is_disabled() {
+        // Fields are recorded once each: an exporter may keep both values
+        // of a field recorded twice. gRPC requests note theirs later.
+        record_names(&span, &info.group, &info.version, &info.resource, &info.namespace, &info.name);
+        if !info.subresource.is_empty() {
+            span.record("crdstore.subresource", info.subresource);
+        }
         span.record("otel.name", span_name(transport, method, path, &info));
         match transport {
             Transport::Grpc => {
