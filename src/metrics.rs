@@ -8,7 +8,6 @@
 use std::sync::OnceLock;
 
 use opentelemetry::metrics::{Counter, Histogram, Meter, MeterProvider as _, UpDownCounter};
-use opentelemetry::KeyValue;
 use opentelemetry_sdk::metrics::{MeterProviderBuilder, SdkMeterProvider};
 
 /// Latency buckets in seconds: the apiserver's request-duration buckets.
@@ -146,6 +145,20 @@ pub fn install(extra: impl FnOnce(MeterProviderBuilder) -> MeterProviderBuilder)
     fresh
 }
 
+/// Installs instruments that record nothing (a provider without readers;
+/// `/metrics` stays empty), unless the provider was built already: the
+/// baseline the telemetry benchmark measures the metrics' cost against.
+pub fn install_disabled() -> bool {
+    let mut fresh = false;
+    INSTALLED.get_or_init(|| {
+        fresh = true;
+        let provider = SdkMeterProvider::builder().build();
+        let metrics = Metrics::new(provider.meter("crdstore"));
+        Installed { provider, registry: prometheus::Registry::new(), metrics }
+    });
+    fresh
+}
+
 fn installed() -> &'static Installed {
     install(|builder| builder);
     INSTALLED.get().expect("installed above")
@@ -166,11 +179,6 @@ pub fn shutdown() {
     if let Some(installed) = INSTALLED.get() {
         let _ = installed.provider.shutdown();
     }
-}
-
-/// Labels from name-value pairs.
-pub fn labels<const N: usize>(pairs: [(&'static str, &str); N]) -> [KeyValue; N] {
-    pairs.map(|(k, v)| KeyValue::new(k, v.to_string()))
 }
 
 /// Seconds since `start`, for the histograms.

@@ -280,6 +280,8 @@ impl MetricsService for Receiver {
 /// The built binary serving with OTLP export to `endpoint`, killed on drop.
 struct Traced {
     child: tokio::process::Child,
+    /// Its log lines (JSON), as they arrive.
+    logs: Arc<Mutex<Vec<String>>>,
     grpc: SocketAddr,
     http: SocketAddr,
     _dir: tempfile::TempDir,
@@ -298,9 +300,9 @@ impl Traced {
             .env("OTEL_TRACES_SAMPLER", "parentbased_always_on")
             .env("OTEL_BSP_SCHEDULE_DELAY", "100")
             .env("OTEL_METRIC_EXPORT_INTERVAL", "200")
-            .env("RUST_LOG", "warn")
+            .env("RUST_LOG", "warn,crdstore::request=debug")
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
             .unwrap();
@@ -309,7 +311,17 @@ impl Traced {
         let addr = |prefix: &str| -> SocketAddr {
             line.split_whitespace().find_map(|w| w.strip_prefix(prefix)).expect("listening line").parse().unwrap()
         };
-        Self { grpc: addr("grpc="), http: addr("http="), child, _dir: dir }
+        let logs = Arc::new(Mutex::new(Vec::new()));
+        let mut stderr = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+        tokio::spawn({
+            let logs = logs.clone();
+            async move {
+                while let Ok(Some(line)) = stderr.next_line().await {
+                    logs.lock().unwrap().push(line);
+                }
+            }
+        });
+        Self { grpc: addr("grpc="), http: addr("http="), child, logs, _dir: dir }
     }
 }
 
@@ -452,6 +464,25 @@ async fn traced_requests(protocol: &str) {
         .await;
     assert_eq!(attribute(&server_span, "crdstore.name").as_deref(), Some("h"));
     assert_eq!(attribute(&server_span, "crdstore.scope").as_deref(), Some("resource"));
+    // Its one log line, in JSON, carries its trace ID and its own span ID.
+    let trace_hex: String = trace.iter().map(|b| format!("{b:02x}")).collect();
+    let span_hex: String = server_span.span_id.iter().map(|b| format!("{b:02x}")).collect();
+    let deadline = Instant::now() + WAIT;
+    let line = loop {
+        let found = traced.logs.lock().unwrap().iter().find(|l| l.contains(&trace_hex)).cloned();
+        if let Some(line) = found {
+            break line;
+        }
+        assert!(Instant::now() < deadline, "no log line of the get: {:?}", traced.logs.lock().unwrap());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let logged: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(logged["level"], "DEBUG", "{line}");
+    assert_eq!(logged["verb"], "get", "{line}");
+    assert_eq!(logged["name"], "h", "{line}");
+    assert_eq!(logged["code"], 200, "{line}");
+    assert_eq!(logged["span"]["trace_id"], trace_hex.as_str(), "{line}");
+    assert_eq!(logged["span"]["span_id"], span_hex.as_str(), "{line}");
 
     // The service is named, and the metrics arrive too.
     assert!(receiver.0.lock().unwrap().services.iter().any(|s| s == "crdstore-under-test"));
