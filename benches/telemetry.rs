@@ -214,5 +214,5 @@ fn main() {
     }
     println!("spans received by the local OTLP receiver: {spans}");
     // Give the receiver a moment to answer the last export before exiting.
-    runtime.block_on(tokio::time::sleep(Duration::from_millis(100)));
+    runtime.block_on(async { tokio::time::sleep(Duration::from_millis(100)).await });
 }
