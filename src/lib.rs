@@ -9,12 +9,14 @@ pub mod error;
 pub mod gates;
 pub mod gateway;
 pub mod grpc;
+pub mod metrics;
 pub mod pb;
 pub mod registry;
 pub mod resource;
 pub mod schema;
 pub mod server;
 pub mod storage;
+pub mod telemetry;
 pub mod watch;
 
 pub use error::{Error, Result};

@@ -13,6 +13,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use crdstore::server::{Config, Server, DEFAULT_BODY_TIMEOUT, DEFAULT_HEAD_TIMEOUT, DEFAULT_MAX_WATCHES};
 use crdstore::storage::HistoryWindow;
+use crdstore::telemetry::LogFormat;
 use crdstore::watch::stream::WatchDefaults;
 
 use backup::{BackupArgs, RestoreArgs};
@@ -185,6 +186,13 @@ struct ServeArgs {
     /// (RESOURCE_EXHAUSTED) with a retry delay.
     #[arg(long, env = "CRDSTORE_MAX_WATCHES", default_value_t = DEFAULT_MAX_WATCHES)]
     max_watches: usize,
+    /// How log lines on stderr look: `text`, or `json` (one object per line,
+    /// with the request's trace and span IDs when tracing is on). `RUST_LOG`
+    /// filters them; `debug` adds a line per request. Traces and metrics go
+    /// over OTLP when `OTEL_EXPORTER_OTLP_ENDPOINT` (or a per-signal endpoint)
+    /// is set.
+    #[arg(long, env = "CRDSTORE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
 }
 
 impl ServeArgs {
@@ -224,13 +232,17 @@ async fn terminated() {
     let _ = ctrl_c.await;
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+/// Logs of the one-shot commands: text on standard error, `RUST_LOG` or info.
+fn plain_logs() {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
     let invoked = std::env::args().next().unwrap_or_default();
     let cli = if std::path::Path::new(&invoked).file_name().is_some_and(|n| n.to_string_lossy() == PLUGIN) {
         let args = std::iter::once("crdstore".to_string())
@@ -243,8 +255,21 @@ async fn main() -> ExitCode {
     let args = match cli.command {
         Command::Serve(args) => args,
         Command::FeatureGates(args) => return feature_gates(args),
-        Command::Backup(args) => return backup::backup(args).await,
-        Command::Restore(args) => return backup::restore(args).await,
+        Command::Backup(args) => {
+            plain_logs();
+            return backup::backup(args).await;
+        }
+        Command::Restore(args) => {
+            plain_logs();
+            return backup::restore(args).await;
+        }
+    };
+    let telemetry = match crdstore::telemetry::init(args.log_format) {
+        Ok(telemetry) => telemetry,
+        Err(err) => {
+            eprintln!("crdstore: telemetry could not start: {err}");
+            return ExitCode::FAILURE;
+        }
     };
     let server = match Server::start(args.config()).await {
         Ok(server) => server,
@@ -257,7 +282,10 @@ async fn main() -> ExitCode {
     println!("crdstore listening grpc={} http={}", server.grpc_addr, server.http_addr);
     terminated().await;
     tracing::info!("shutting down");
-    match server.shutdown().await {
+    let stopped = server.shutdown().await;
+    // Off the runtime's workers: the exporters block while they send.
+    let _ = tokio::task::spawn_blocking(move || telemetry.shutdown()).await;
+    match stopped {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             tracing::error!(error = %err, "shutdown failed");

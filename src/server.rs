@@ -248,6 +248,45 @@ async fn serve_http(
     Ok(())
 }
 
+/// The gauges read from the store when metrics are collected:
+/// `apiserver_storage_objects` for every definition's objects and the
+/// definitions themselves (label `resource`, `<plural>.<group>`), and
+/// `crdstore_storage_history_window_revisions`. They hold the store weakly,
+/// and say nothing once it is gone.
+fn observe_store(store: &Arc<dyn Storage>, registry: &Arc<Registry>) {
+    use crate::storage::keys;
+    use opentelemetry::KeyValue;
+    let meter = crate::metrics::get().meter();
+    let (weak_store, weak_registry) = (Arc::downgrade(store), Arc::downgrade(registry));
+    let _objects = meter
+        .i64_observable_gauge("apiserver_storage_objects")
+        .with_description("Number of stored objects at the time of last check split by kind.")
+        .with_callback(move |gauge| {
+            let (Some(store), Some(registry)) = (weak_store.upgrade(), weak_registry.upgrade()) else { return };
+            let Ok(definitions) = registry.all() else { return };
+            let resource = format!("{}.{}", keys::DEFINITIONS_RESOURCE, keys::DEFINITIONS_GROUP);
+            gauge.observe(definitions.len() as i64, &[KeyValue::new("resource", resource)]);
+            for crd in definitions {
+                let (group, plural) = (&crd.spec.group, &crd.spec.names.plural);
+                let count = store.count(&keys::resource_prefix(group, plural)) as i64;
+                gauge.observe(count, &[KeyValue::new("resource", format!("{plural}.{group}"))]);
+            }
+        })
+        .build();
+    let weak_store = Arc::downgrade(store);
+    let _window = meter
+        .i64_observable_gauge("crdstore_storage_history_window_revisions")
+        .with_description(
+            "Revisions of history kept for watches and lists: the current revision less the compacted one.",
+        )
+        .with_callback(move |gauge| {
+            if let Some(store) = weak_store.upgrade() {
+                gauge.observe(store.current_revision().since(store.compacted_revision()), &[]);
+            }
+        })
+        .build();
+}
+
 /// A running server.
 pub struct Server {
     pub grpc_addr: SocketAddr,
@@ -261,6 +300,8 @@ impl Server {
     /// bound.
     pub async fn start(config: Config) -> Result<Self, BoxError> {
         std::fs::create_dir_all(&config.data_dir)?;
+        // The instruments exist before the store records into them.
+        crate::metrics::install(|builder| builder);
         let options = SledOptions { window: config.window, compaction_interval: config.compaction_interval };
         let (store, background) = SledStore::open(&config.data_dir, options)?;
         tokio::spawn(background.run());
@@ -284,6 +325,7 @@ impl Server {
         let watches = Arc::new(Semaphore::new(config.max_watches));
         let limits = crate::gateway::Limits { body_timeout: config.body_timeout, watches: watches.clone() };
         let api = crate::gateway::Api { registry: registry.clone(), resources: resources.clone(), limits };
+        observe_store(&store, &registry);
         let routes = crate::grpc::routes(store.clone(), registry, resources, watches).await?;
 
         // The builder's TCP settings apply only to listeners it binds itself:

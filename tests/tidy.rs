@@ -30,6 +30,7 @@ use crdstore::error::Reason;
 /// other. A module not listed here fails the test until it is placed.
 const LAYERS: &[(&str, u8)] = &[
     ("error", 0),
+    ("metrics", 0), // the process's instruments, beside the error
     ("storage", 1),
     ("apimachinery", 2),
     ("auth", 2), // future: who is asking, beside the object machinery
@@ -44,6 +45,7 @@ const LAYERS: &[(&str, u8)] = &[
     // The transports, on top. The generated messages sit under the handlers,
     // the handlers under the assembly, the assembly under the crate roots.
     ("pb", 6),
+    ("telemetry", 6), // OTLP, logs and request observation, under the transports
     ("grpc", 7),
     ("gateway", 7),
     ("server", 8),
@@ -57,6 +59,7 @@ const ROOT_REEXPORTS: &[(&str, &str)] = &[("Error", "error"), ("Result", "error"
 /// The modules that make up the domain: none may import a transport crate.
 const DOMAIN: &[&str] = &[
     "error",
+    "metrics",
     "storage",
     "apimachinery",
     "schema",

@@ -16,6 +16,9 @@ mod watch;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use axum::Router;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -73,7 +76,29 @@ pub fn router(api: Api) -> Router {
         .route("/openapi/v2", get(openapi::v2))
         .route("/openapi/v3", get(openapi::v3_index))
         .route("/openapi/v3/apis/{group}/{version}", get(openapi::v3_group_version))
+        .route("/metrics", get(metrics))
         .with_state(api)
+        .layer(axum::middleware::from_fn(observe))
+}
+
+/// Every request in a server span (child of its `traceparent`) and the
+/// apiserver's request metrics, ended when its body ends.
+async fn observe(request: Request, next: Next) -> Response {
+    let (method, path) = (request.method().as_str(), request.uri().path());
+    let info = crate::telemetry::RequestInfo::http(method, path, request.uri().query());
+    let flight = crate::telemetry::start(crate::telemetry::Transport::Http, info, method, path, request.headers());
+    let response = tracing::Instrument::instrument(next.run(request), flight.span().clone()).await;
+    flight.finish(response).map(axum::body::Body::new)
+}
+
+/// `/metrics`: the Prometheus text format.
+async fn metrics() -> Response {
+    match crate::telemetry::render_metrics() {
+        Ok(text) => {
+            ([(axum::http::header::CONTENT_TYPE, crate::telemetry::METRICS_CONTENT_TYPE)], text).into_response()
+        }
+        Err(err) => (axum::http::StatusCode::INTERNAL_SERVER_ERROR, err.to_string()).into_response(),
+    }
 }
 
 async fn ok() -> &'static str {

@@ -38,21 +38,38 @@ pub async fn routes(
     health_reporter.set_serving::<CustomResourceDefinitionsServer<definitions::DefinitionsService>>().await;
     health_reporter.set_serving::<CustomResourcesServer<resources::ResourcesService>>().await;
     health_reporter.set_serving::<MaintenanceServer<maintenance::MaintenanceService>>().await;
-    let reflection = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .build_v1()?;
+    // Both reflection versions: grpcui, Postman, older grpcurl and Python's
+    // grpcio-reflection ask v1alpha first or only.
+    let reflection = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    let (reflection_v1, reflection_v1alpha) = (reflection().build_v1()?, reflection().build_v1alpha()?);
     let definitions =
         CustomResourceDefinitionsServer::new(definitions::DefinitionsService::new(registry, watches.clone()))
             .max_decoding_message_size(MAX_MESSAGE_BYTES);
     let resources = CustomResourcesServer::new(resources::ResourcesService::new(resources, watches))
         .max_decoding_message_size(MAX_MESSAGE_BYTES);
     let maintenance = MaintenanceServer::new(maintenance::MaintenanceService::new(store));
-    Ok(Routes::new(health)
-        .add_service(reflection)
+    let routes = Routes::new(health)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
         .add_service(definitions)
         .add_service(resources)
-        .add_service(maintenance))
+        .add_service(maintenance);
+    Ok(Routes::from(routes.into_axum_router().layer(axum::middleware::from_fn(observe))))
+}
+
+/// Every call to crdstore's services in a server span (child of the
+/// `traceparent` metadata) and the apiserver's request metrics, ended when
+/// its response (a watch's stream) ends. Health and reflection pass through.
+async fn observe(request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+    let path = request.uri().path();
+    let Some(info) = crate::telemetry::RequestInfo::grpc(path) else { return next.run(request).await };
+    let flight = crate::telemetry::start(crate::telemetry::Transport::Grpc, info, "POST", path, request.headers());
+    let handled = tracing::Instrument::instrument(flight.scope(next.run(request)), flight.span().clone()).await;
+    flight.finish(handled).map(axum::body::Body::new)
 }
 
 /// A slot for one more watch out of `watches` (shared with the HTTP

@@ -32,6 +32,7 @@ impl ResourcesService {
 
 fn reference(r: Option<pb::ResourceRef>) -> Ref {
     let r = r.unwrap_or_default();
+    crate::telemetry::note(&r.group, &r.version, &r.resource, &r.namespace, &r.name);
     Ref { group: r.group, version: r.version, resource: r.resource, namespace: r.namespace, name: r.name }
 }
 

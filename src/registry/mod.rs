@@ -420,7 +420,7 @@ impl Registry {
             stopped: self.stopped.clone(),
             ends: None,
         };
-        stream::start(self.store.clone(), spec).await
+        Ok(crate::watch::metered::metered(stream::start(self.store.clone(), spec).await?, GROUP, "v1", KIND))
     }
 }
 

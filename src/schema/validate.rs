@@ -42,6 +42,7 @@ pub enum Root {
 /// update: the value keywords, ratcheted against `old`, then the CEL rules
 /// unless an error blocks them.
 pub fn validate_update(value: &Value, old: Option<&Value>, schema: &Schema, path: &str, root: Root) -> Validation {
+    let _span = tracing::debug_span!("admission.validate").entered();
     let resource = root == Root::Object;
     let mut checker = Checker::default();
     checker.check(value, schema, &Path::Base(path), old);
@@ -58,6 +59,7 @@ pub fn validate_update(value: &Value, old: Option<&Value>, schema: &Schema, path
         return out;
     }
     let subject = Subject { path, value, old, resource, ratcheted: false };
+    let cel = tracing::debug_span!("admission.cel").entered();
     let mut findings = Findings::default();
     run_rules(schema, &subject, &mut findings);
     if findings.needs_pricing() {
@@ -66,6 +68,8 @@ pub fn validate_update(value: &Value, old: Option<&Value>, schema: &Schema, path
         findings = Findings::priced();
         run_rules(schema, &subject, &mut findings);
     }
+    crate::metrics::get().cel_cost.record(findings.spent(), &[]);
+    drop(cel);
     out.errors.extend(findings.errors);
     out.warnings.extend(findings.warnings);
     out

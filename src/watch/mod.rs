@@ -1,7 +1,8 @@
 //! Watch streams in Kubernetes terms over a storage watch (`stream`), and
 //! the cache that renders each changed object once for every watcher that
 //! delivers it (`render`). The storage fan-out they read from is the
-//! store's (`storage::hub`).
+//! store's (`storage::hub`). `metered` counts watchers and their events.
 
+pub mod metered;
 pub mod render;
 pub mod stream;

@@ -19,6 +19,7 @@ mod storage;
 mod strict;
 mod subresources;
 mod support;
+mod telemetry;
 mod transport;
 mod watch;
 mod watch_checker;

@@ -247,7 +247,7 @@ impl Resources {
         options: &WriteOptions,
     ) -> Result<Vec<String>> {
         let Some(schema) = served.schema(version) else { return Ok(Vec::new()) };
-        let mut dropped = crate::schema::prune(obj, schema);
+        let mut dropped = tracing::debug_span!("admission.prune").in_scope(|| crate::schema::prune(obj, schema));
         let mut duplicates = duplicates.to_vec();
         if endpoint == Endpoint::Status {
             let in_status =
@@ -264,7 +264,7 @@ impl Resources {
             FieldValidation::Strict | FieldValidation::Ignore => Vec::new(),
             FieldValidation::Warn => unknown,
         };
-        crate::schema::apply_defaults(obj, schema);
+        tracing::debug_span!("admission.default").in_scope(|| crate::schema::apply_defaults(obj, schema));
         Ok(warnings)
     }
 
@@ -490,6 +490,7 @@ impl Resources {
         let decode_served = served.clone();
         let renders = self.renders.clone();
         let (api_version, kind) = (served.api_version(&r.version), served.kind.clone());
+        let labels = (served.group.clone(), r.version.clone(), served.kind.clone());
         let spec = WatchSpec {
             prefix: Self::collection_prefix(&served, r),
             options,
@@ -508,7 +509,12 @@ impl Resources {
                 self.definitions.subscribe(),
             ))),
         };
-        stream::start(self.store.clone(), spec).await
+        Ok(crate::watch::metered::metered(
+            stream::start(self.store.clone(), spec).await?,
+            &labels.0,
+            &labels.1,
+            &labels.2,
+        ))
     }
 }
 

@@ -48,6 +48,11 @@ impl Findings {
         Self { priced: true, ..Self::default() }
     }
 
+    /// The cost charged so far (the whole budget once it ran out).
+    pub fn spent(&self) -> u64 {
+        (RUNTIME_COST_BUDGET - self.remaining.max(0)).max(0) as u64
+    }
+
     /// The budget ran out: no further rule runs.
     pub fn exhausted(&self) -> bool {
         self.remaining < 0

@@ -66,6 +66,7 @@ pub(super) fn compact(shared: &Shared, state: &State) -> Result<Revision, Storag
     batch.insert(keys::META_COMPACTED, &codec::encode_revision(last_whole));
     shared.tree.apply_batch(batch).map_err(sled_err)?;
     tracing::debug!(compacted = %last_whole, examined, dropped, "compacted event log");
+    crate::metrics::get().compactions.add(1, &[]);
     Ok(last_whole)
 }
 

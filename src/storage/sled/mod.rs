@@ -13,6 +13,7 @@ mod compaction;
 mod history;
 mod image;
 mod index;
+mod reply;
 mod writer;
 
 use std::ops::Bound;
@@ -198,6 +199,7 @@ fn run_fan_out(shared: std::sync::Weak<Shared>, mut rx: mpsc::UnboundedReceiver<
         let Some(shared) = shared.upgrade() else { return };
         match publish {
             writer::Publish::Durable { state, events, answers } => {
+                let fan_out: Vec<_> = answers.iter().filter_map(|(reply, _)| reply.fan_out()).collect();
                 match events.len() {
                     0 => {}
                     1 => {
@@ -215,6 +217,7 @@ fn run_fan_out(shared: std::sync::Weak<Shared>, mut rx: mpsc::UnboundedReceiver<
                     shared.state.store(state);
                     shared.readable.send_replace(revision);
                 }
+                drop(fan_out);
                 for (reply, answer) in answers {
                     let _ = reply.send(answer);
                 }
@@ -423,9 +426,16 @@ impl Storage for SledStore {
     }
 
     async fn commit(&self, ops: Vec<Op>) -> Result<Committed, StorageError> {
-        let (reply, rx) = oneshot::channel();
-        self.tx.send(Request::Commit { ops, reply }).await.map_err(|_| closed())?;
-        rx.await.map_err(|_| closed())?
+        let start = std::time::Instant::now();
+        let committed = async {
+            let (reply, rx) = oneshot::channel();
+            let reply = reply::Reply::new(reply);
+            self.tx.send(Request::Commit { ops, reply }).await.map_err(|_| closed())?;
+            rx.await.map_err(|_| closed())?
+        };
+        let committed = tracing::Instrument::instrument(committed, tracing::debug_span!("storage.commit")).await;
+        crate::metrics::get().commit_duration.record(crate::metrics::since(start), &[]);
+        committed
     }
 
     fn watch(&self, prefix: &str, after: Revision) -> Result<WatchReceiver, StorageError> {

@@ -27,7 +27,7 @@ use crate::storage::{
 /// Most commits the writer puts in one group.
 pub(super) const MAX_GROUP: usize = 1024;
 
-pub(super) type Reply = oneshot::Sender<Result<Committed, StorageError>>;
+pub(super) type Reply = super::reply::Reply;
 pub(super) type Answer = (Reply, Result<Committed, StorageError>);
 
 /// What the flusher hands the fan-out thread, in order.
@@ -215,6 +215,7 @@ fn unavailable(answers: impl IntoIterator<Item = Reply>, why: &str) -> Vec<Answe
 /// yet flushed.
 fn apply_group(shared: &Shared, base: &Arc<State>, group: Vec<(Vec<Op>, Reply)>) -> Applied {
     let refused = |answers| Applied { state: base.clone(), events: Vec::new(), answers };
+    crate::metrics::get().group_commit_size.record(group.len() as u64, &[]);
     if shared.failed.load(Ordering::Acquire) {
         return refused(unavailable(group.into_iter().map(|(_, r)| r), "storage failed an earlier write"));
     }
@@ -280,7 +281,13 @@ fn run_flusher(shared: Arc<Shared>, rx: std::sync::mpsc::Receiver<Stage>) {
             next = rx.try_recv().ok();
         }
         let durable = if groups.iter().any(|g| !g.events.is_empty()) {
-            shared.db.flush().map(|_| ()).map_err(|e| e.to_string())
+            let fsync: Vec<_> =
+                groups.iter_mut().flat_map(|g| g.answers.iter_mut()).filter_map(|(r, _)| r.fsync()).collect();
+            let start = std::time::Instant::now();
+            let flushed = shared.db.flush().map(|_| ()).map_err(|e| e.to_string());
+            crate::metrics::get().fsync_duration.record(crate::metrics::since(start), &[]);
+            drop(fsync);
+            flushed
         } else {
             Ok(())
         };

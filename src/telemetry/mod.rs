@@ -1,0 +1,168 @@
+//! Traces, metrics and logs for the transports. `init` sets the process up
+//! from the standard `OTEL_*` variables (OTLP traces and metrics over gRPC
+//! or HTTP/protobuf, off unless an endpoint is set) and the log format.
+//! `start` opens the server span and the request's metrics for one HTTP or
+//! gRPC request (`observe` has the span, the labels and the body that ends
+//! them); the domain adds child spans with `tracing` and records its own
+//! instruments through `crate::metrics`.
+
+mod observe;
+pub mod request_info;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_otlp::{Protocol, WithExportConfig as _};
+use opentelemetry_sdk::metrics::PeriodicReader;
+use opentelemetry_sdk::propagation::TraceContextPropagator;
+use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::Resource;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
+use tracing_subscriber::Layer as _;
+
+pub use observe::{note, start, InFlight, Transport};
+pub use request_info::RequestInfo;
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Whether spans are exported: only then is an incoming `traceparent` read.
+static TRACING: AtomicBool = AtomicBool::new(false);
+
+/// Whether traces are being exported.
+pub fn tracing_on() -> bool {
+    TRACING.load(Ordering::Relaxed)
+}
+
+/// How log lines are written (to stderr).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line, with the fields of the enclosing spans
+    /// (the request's, with its trace and span IDs when tracing is on).
+    Json,
+}
+
+/// The telemetry of a process: flushes what is left on `shutdown`.
+pub struct Telemetry {
+    tracer: Option<SdkTracerProvider>,
+}
+
+impl Telemetry {
+    /// Sends the spans and metrics not sent yet, then stops the exporters.
+    pub fn shutdown(self) {
+        if let Some(tracer) = self.tracer {
+            let _ = tracer.shutdown();
+        }
+        crate::metrics::shutdown();
+    }
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// Whether OTLP export of a signal (`TRACES`, `METRICS`) is configured: an
+/// endpoint for it or for all, and its exporter not `none`.
+fn otlp_configured(signal: &str) -> bool {
+    let exporter = env(&format!("OTEL_{signal}_EXPORTER"));
+    exporter.as_deref() != Some("none")
+        && (env(&format!("OTEL_EXPORTER_OTLP_{signal}_ENDPOINT")).is_some()
+            || env("OTEL_EXPORTER_OTLP_ENDPOINT").is_some())
+}
+
+/// The protocol of a signal: `grpc` or `http/protobuf` (the
+/// specification's default).
+fn protocol(signal: &str) -> Result<Protocol, BoxError> {
+    let chosen = env(&format!("OTEL_EXPORTER_OTLP_{signal}_PROTOCOL")).or_else(|| env("OTEL_EXPORTER_OTLP_PROTOCOL"));
+    match chosen.as_deref().unwrap_or("http/protobuf") {
+        "grpc" => Ok(Protocol::Grpc),
+        "http/protobuf" => Ok(Protocol::HttpBinary),
+        other => {
+            Err(format!("OTEL_EXPORTER_OTLP_PROTOCOL {other:?} is not supported: use grpc or http/protobuf").into())
+        }
+    }
+}
+
+/// The resource every signal carries: `service.name` from
+/// `OTEL_SERVICE_NAME` (or `OTEL_RESOURCE_ATTRIBUTES`), else `crdstore`.
+fn resource() -> Resource {
+    let named = env("OTEL_SERVICE_NAME").is_some()
+        || env("OTEL_RESOURCE_ATTRIBUTES").is_some_and(|attrs| attrs.contains("service.name="));
+    let builder = Resource::builder();
+    let builder = if named { builder } else { builder.with_service_name("crdstore") };
+    builder.with_attribute(opentelemetry::KeyValue::new("service.version", env!("CARGO_PKG_VERSION"))).build()
+}
+
+fn span_exporter() -> Result<opentelemetry_otlp::SpanExporter, BoxError> {
+    let builder = opentelemetry_otlp::SpanExporter::builder();
+    Ok(match protocol("TRACES")? {
+        Protocol::Grpc => builder.with_tonic().build()?,
+        protocol => builder.with_http().with_protocol(protocol).build()?,
+    })
+}
+
+fn metric_exporter() -> Result<opentelemetry_otlp::MetricExporter, BoxError> {
+    let builder = opentelemetry_otlp::MetricExporter::builder();
+    Ok(match protocol("METRICS")? {
+        Protocol::Grpc => builder.with_tonic().build()?,
+        protocol => builder.with_http().with_protocol(protocol).build()?,
+    })
+}
+
+/// Sets up logging, and OTLP traces and metrics where the environment asks
+/// for them (`OTEL_EXPORTER_OTLP_ENDPOINT` or the per-signal endpoint,
+/// `OTEL_EXPORTER_OTLP_PROTOCOL`, `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`,
+/// `OTEL_METRIC_EXPORT_INTERVAL`, ...). Call once, inside the runtime,
+/// before the server starts. `RUST_LOG` filters the log lines only: spans
+/// go to OTLP whatever it says.
+pub fn init(format: LogFormat) -> Result<Telemetry, BoxError> {
+    let resource = resource();
+    if otlp_configured("METRICS") {
+        let reader = PeriodicReader::builder(metric_exporter()?).build();
+        let resource = resource.clone();
+        crate::metrics::install(move |builder| builder.with_reader(reader).with_resource(resource));
+    }
+    let tracer = if otlp_configured("TRACES") {
+        // The sampler is the SDK's, from OTEL_TRACES_SAMPLER(_ARG).
+        let provider =
+            SdkTracerProvider::builder().with_batch_exporter(span_exporter()?).with_resource(resource).build();
+        opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
+        Some(provider)
+    } else {
+        None
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let logs = match format {
+        LogFormat::Text => tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(ansi).boxed(),
+        LogFormat::Json => tracing_subscriber::fmt::layer()
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .with_writer(std::io::stderr)
+            .boxed(),
+    };
+    // Spans are debug-level under the `crdstore` target: with tracing off
+    // and the default filter nothing is interested, and they cost nothing.
+    let spans = tracer.as_ref().map(|provider| {
+        tracing_opentelemetry::layer()
+            .with_tracer(provider.tracer("crdstore"))
+            .with_filter(tracing_subscriber::filter::Targets::new().with_target("crdstore", tracing::Level::DEBUG))
+    });
+    tracing_subscriber::registry().with(logs.with_filter(filter)).with(spans).try_init()?;
+    TRACING.store(tracer.is_some(), Ordering::Relaxed);
+    Ok(Telemetry { tracer })
+}
+
+/// `/metrics`: every metric in the Prometheus text format.
+pub fn render_metrics() -> Result<String, BoxError> {
+    let families = crate::metrics::registry().gather();
+    Ok(prometheus::TextEncoder::new().encode_to_string(&families)?)
+}
+
+/// The content type of `render_metrics`.
+pub const METRICS_CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";

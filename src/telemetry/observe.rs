@@ -1,0 +1,344 @@
+//! One request, observed: its server span (child of an incoming W3C
+//! `traceparent`), its labels, and the body that ends both. When the
+//! response body ends (for a watch, when the watch does) the request counts
+//! in `apiserver_request_total` and `apiserver_request_duration_seconds`,
+//! leaves `apiserver_longrunning_requests`, and logs one debug line.
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use http_body::{Body, Frame, SizeHint};
+use opentelemetry::KeyValue;
+use tracing::field::Empty;
+use tracing::Span;
+use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+
+use super::RequestInfo;
+use crate::metrics;
+
+/// Which transport a request came in on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    Http,
+    Grpc,
+}
+
+tokio::task_local! {
+    /// The labels of the gRPC request being handled, for its handler to
+    /// complete (`note`).
+    static NOTED: Arc<Mutex<RequestInfo>>;
+}
+
+/// Notes what a gRPC handler's request names (group, version, resource,
+/// namespace, name) in the request's labels and span. Outside a request
+/// (a test calling a handler) it does nothing.
+pub fn note(group: &str, version: &str, resource: &str, namespace: &str, name: &str) {
+    let _ = NOTED.try_with(|noted| {
+        let mut info = noted.lock().unwrap_or_else(|e| e.into_inner());
+        info.group = group.to_string();
+        info.version = version.to_string();
+        info.resource = resource.to_string();
+        info.namespace = namespace.to_string();
+        info.name = name.to_string();
+    });
+    let span = Span::current();
+    if !span.is_disabled() {
+        record_names(&span, group, version, resource, namespace, name);
+    }
+}
+
+/// Records what a request names in its span, leaving out what it does not.
+fn record_names(span: &Span, group: &str, version: &str, resource: &str, namespace: &str, name: &str) {
+    for (field, value) in [
+        ("crdstore.group", group),
+        ("crdstore.version", version),
+        ("crdstore.resource", resource),
+        ("k8s.namespace.name", namespace),
+        ("crdstore.name", name),
+    ] {
+        if !value.is_empty() {
+            span.record(field, value);
+        }
+    }
+}
+
+/// A request in flight, until its response body ends.
+pub struct InFlight {
+    info: Arc<Mutex<RequestInfo>>,
+    transport: Transport,
+    start: Instant,
+    span: Span,
+    /// The HTTP code (gRPC statuses as their HTTP equivalents).
+    code: u16,
+    /// The labels it counts under in `apiserver_longrunning_requests`.
+    long_running: Option<Vec<KeyValue>>,
+}
+
+/// Reads the W3C trace context of incoming headers (HTTP headers, gRPC
+/// metadata).
+struct Headers<'a>(&'a http::HeaderMap);
+
+impl opentelemetry::propagation::Extractor for Headers<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(|v| v.to_str().ok())
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        self.0.keys().map(|k| k.as_str()).collect()
+    }
+}
+
+/// The span name: `package.Service/Method` for gRPC (the RPC semantic
+/// conventions), `METHOD route` for HTTP, with the route's variable parts
+/// as placeholders.
+fn span_name(transport: Transport, method: &str, path: &str, info: &RequestInfo) -> String {
+    match transport {
+        Transport::Grpc => path.trim_start_matches('/').to_string(),
+        Transport::Http if info.resource.is_empty() => format!("{method} {path}"),
+        Transport::Http => {
+            let mut route = format!("{method} /apis/{}/{}", info.group, info.version);
+            if !info.namespace.is_empty() {
+                route.push_str("/namespaces/{namespace}");
+            }
+            route.push('/');
+            route.push_str(&info.resource);
+            if !info.name.is_empty() {
+                route.push_str("/{name}");
+            }
+            if !info.subresource.is_empty() {
+                route.push('/');
+                route.push_str(info.subresource);
+            }
+            route
+        }
+    }
+}
+
+/// Starts observing a request: its server span, child of the headers'
+/// `traceparent` when tracing is on, and its place among the long-running
+/// requests.
+pub fn start(transport: Transport, info: RequestInfo, method: &str, path: &str, headers: &http::HeaderMap) -> InFlight {
+    let span = tracing::debug_span!(
+        target: "crdstore::request",
+        "request",
+        otel.name = Empty,
+        otel.kind = "server",
+        otel.status_code = Empty,
+        trace_id = Empty,
+        span_id = Empty,
+        "rpc.system" = Empty,
+        "rpc.service" = Empty,
+        "rpc.method" = Empty,
+        "rpc.grpc.status_code" = Empty,
+        "http.request.method" = Empty,
+        "url.path" = Empty,
+        "http.response.status_code" = Empty,
+        "crdstore.verb" = info.verb,
+        "crdstore.group" = Empty,
+        "crdstore.version" = Empty,
+        "crdstore.resource" = Empty,
+        "crdstore.subresource" = Empty,
+        "crdstore.scope" = Empty,
+        "k8s.namespace.name" = Empty,
+        "crdstore.name" = Empty,
+        "crdstore.code" = Empty,
+    );
+    if !span.is_disabled() {
+        // Fields are recorded once each: an exporter may keep both values
+        // of a field recorded twice. gRPC requests note theirs later.
+        record_names(&span, &info.group, &info.version, &info.resource, &info.namespace, &info.name);
+        if !info.subresource.is_empty() {
+            span.record("crdstore.subresource", info.subresource);
+        }
+        span.record("otel.name", span_name(transport, method, path, &info));
+        match transport {
+            Transport::Grpc => {
+                let (service, rpc) = path.trim_start_matches('/').split_once('/').unwrap_or((path, ""));
+                span.record("rpc.system", "grpc");
+                span.record("rpc.service", service);
+                span.record("rpc.method", rpc);
+            }
+            Transport::Http => {
+                span.record("http.request.method", method);
+                span.record("url.path", path);
+            }
+        }
+        if super::tracing_on() {
+            let parent = opentelemetry::global::get_text_map_propagator(|p| p.extract(&Headers(headers)));
+            let _ = span.set_parent(parent);
+            let context = span.context();
+            let ids = opentelemetry::trace::TraceContextExt::span(&context).span_context().clone();
+            span.record("trace_id", tracing::field::display(ids.trace_id()));
+            span.record("span_id", tracing::field::display(ids.span_id()));
+        }
+    }
+    let long_running = info.long_running().then(|| {
+        let labels = vec![
+            KeyValue::new("verb", info.verb),
+            KeyValue::new("group", info.group.clone()),
+            KeyValue::new("version", info.version.clone()),
+            KeyValue::new("resource", info.resource.clone()),
+            KeyValue::new("subresource", info.subresource),
+            KeyValue::new("scope", info.scope()),
+        ];
+        metrics::get().longrunning.add(1, &labels);
+        labels
+    });
+    InFlight { info: Arc::new(Mutex::new(info)), transport, start: Instant::now(), span, code: 0, long_running }
+}
+
+/// The HTTP code Kubernetes' clients and dashboards read for a gRPC status
+/// (google.rpc.Code's HTTP mapping); an OK create is 201, as over HTTP.
+fn grpc_to_http(code: &str, verb: &str) -> u16 {
+    match code {
+        "0" if verb == "create" => 201,
+        "0" => 200,
+        "1" => 499,
+        "3" | "9" | "11" => 400,
+        "4" => 504,
+        "5" => 404,
+        "6" | "10" => 409,
+        "7" => 403,
+        "8" => 429,
+        "12" => 501,
+        "14" => 503,
+        "16" => 401,
+        _ => 500,
+    }
+}
+
+impl InFlight {
+    /// The request's span, to run its handler in.
+    pub fn span(&self) -> &Span {
+        &self.span
+    }
+
+    /// Runs `handler` with this request's labels open to `note`.
+    pub async fn scope<F: std::future::Future>(&self, handler: F) -> F::Output {
+        NOTED.scope(self.info.clone(), handler).await
+    }
+
+    /// Takes the code from the response head and wraps its body, which ends
+    /// the request when it ends.
+    pub fn finish<B>(mut self, response: http::Response<B>) -> http::Response<Observed<B>> {
+        match self.transport {
+            Transport::Http => self.code = response.status().as_u16(),
+            Transport::Grpc => {
+                // A trailers-only response (an error) has its status in the
+                // head; otherwise it comes in the trailers.
+                if let Some(status) = response.headers().get("grpc-status").and_then(|v| v.to_str().ok()) {
+                    self.grpc_status(status);
+                }
+            }
+        }
+        response.map(|inner| Observed { inner, flight: Some(self) })
+    }
+
+    fn grpc_status(&mut self, status: &str) {
+        let verb = self.info.lock().map(|i| i.verb).unwrap_or("");
+        self.code = grpc_to_http(status, verb);
+        self.span.record("rpc.grpc.status_code", status.parse::<i64>().unwrap_or(2));
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let info = self.info.lock().unwrap_or_else(|e| e.into_inner());
+        if self.code == 0 {
+            // No status arrived: the body or the stream was cut short.
+            self.code = if self.transport == Transport::Grpc { grpc_to_http("0", info.verb) } else { 499 };
+        }
+        let elapsed = metrics::since(self.start);
+        let code = self.code.to_string();
+        let mut labels = vec![
+            KeyValue::new("verb", info.verb),
+            KeyValue::new("group", info.group.clone()),
+            KeyValue::new("version", info.version.clone()),
+            KeyValue::new("resource", info.resource.clone()),
+            KeyValue::new("subresource", info.subresource),
+            KeyValue::new("scope", info.scope()),
+        ];
+        metrics::get().request_duration.record(elapsed, &labels);
+        labels.push(KeyValue::new("code", code));
+        metrics::get().requests.add(1, &labels);
+        if let Some(long_running) = self.long_running.take() {
+            metrics::get().longrunning.add(-1, &long_running);
+        }
+        if !self.span.is_disabled() {
+            self.span.record("crdstore.scope", info.scope());
+            self.span.record("crdstore.code", self.code);
+            if self.transport == Transport::Http {
+                self.span.record("http.response.status_code", self.code);
+            }
+            if self.code >= 500 {
+                self.span.record("otel.status_code", "error");
+            }
+        }
+        tracing::debug!(
+            target: "crdstore::request",
+            parent: &self.span,
+            verb = info.verb,
+            group = %info.group,
+            version = %info.version,
+            resource = %info.resource,
+            subresource = info.subresource,
+            namespace = %info.namespace,
+            name = %info.name,
+            code = self.code,
+            seconds = elapsed,
+            "request"
+        );
+    }
+}
+
+/// A response body that ends its request's observation when it ends.
+pub struct Observed<B> {
+    inner: B,
+    flight: Option<InFlight>,
+}
+
+impl<B: Body + Unpin> Body for Observed<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        let this = self.get_mut();
+        let polled = Pin::new(&mut this.inner).poll_frame(cx);
+        match &polled {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let (Some(trailers), Some(flight)) = (frame.trailers_ref(), this.flight.as_mut()) {
+                    if let Some(status) = trailers.get("grpc-status").and_then(|v| v.to_str().ok()) {
+                        flight.grpc_status(status);
+                    }
+                }
+            }
+            Poll::Ready(None) | Poll::Ready(Some(Err(_))) => this.flight = None,
+            Poll::Pending => {}
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grpc_codes_read_as_http_codes() {
+        assert_eq!(grpc_to_http("0", "create"), 201);
+        assert_eq!(grpc_to_http("0", "get"), 200);
+        assert_eq!(grpc_to_http("5", "get"), 404);
+        assert_eq!(grpc_to_http("6", "create"), 409);
+        assert_eq!(grpc_to_http("14", "get"), 503);
+    }
+}
