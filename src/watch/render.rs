@@ -4,7 +4,6 @@
 //! of it framed once per wire format (`Rendered`), so a thousand watchers
 //! of a change cost one encoding and a thousand reference counts.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
@@ -44,16 +43,6 @@ pub struct Rendered {
 /// A shared rendered object.
 pub type Object = Arc<Rendered>;
 
-/// How many frames and JSON documents watchers have encoded, process-wide:
-/// what the tests count to show that an event is encoded once, not once
-/// per watcher.
-static ENCODED: AtomicU64 = AtomicU64::new(0);
-
-/// The number of encodings so far (JSON documents and frames).
-pub fn encodings() -> u64 {
-    ENCODED.load(Ordering::Relaxed)
-}
-
 impl Rendered {
     pub fn new(value: Value) -> Object {
         Arc::new(Self { value, json: OnceLock::new(), frames: Default::default(), tombstone: OnceLock::new() })
@@ -66,22 +55,14 @@ impl Rendered {
 
     /// The object as shared JSON bytes, serialized on first use.
     pub fn json_bytes(&self) -> &Bytes {
-        self.json.get_or_init(|| {
-            ENCODED.fetch_add(1, Ordering::Relaxed);
-            Bytes::from(serde_json::to_vec(&self.value).expect("JSON values serialize"))
-        })
+        self.json.get_or_init(|| Bytes::from(serde_json::to_vec(&self.value).expect("JSON values serialize")))
     }
 
     /// The event of `kind` about this object in `format`, framed by
     /// `encode` on first use and shared after.
     pub fn frame(&self, format: Format, kind: EventType, encode: impl FnOnce(&Rendered) -> Bytes) -> Bytes {
         let slot = format as usize * KINDS + kind as usize;
-        self.frames[slot]
-            .get_or_init(|| {
-                ENCODED.fetch_add(1, Ordering::Relaxed);
-                encode(self)
-            })
-            .clone()
+        self.frames[slot].get_or_init(|| encode(self)).clone()
     }
 
     /// The object as the DELETED event at `revision` shows it (its last
