@@ -17,6 +17,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fds = protox::compile(PROTOS, ["proto"])?;
     let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
     std::fs::write(out_dir.join("crdstore_descriptor.bin"), fds.encode_to_vec())?;
-    tonic_prost_build::configure().build_client(true).build_server(true).compile_fds(fds)?;
+    // A watch event's object is shared bytes: every watcher of a change sends
+    // the same rendering, not a copy of it each.
+    tonic_prost_build::configure()
+        .build_client(true)
+        .build_server(true)
+        .bytes(".crdstore.v1.WatchEvent.object")
+        .compile_fds(fds)?;
     Ok(())
 }

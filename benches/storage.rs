@@ -5,6 +5,12 @@
 //! Figures are printed, not asserted: CI machines vary. Set
 //! `CRDSTORE_BENCH_SECONDS` to change how long each figure is measured
 //! (default 3).
+//!
+//! `cargo bench --bench storage -- --scale 1000000` instead stores that many
+//! 1 KB objects and prints the resident memory per object beyond its bytes,
+//! while writing and after a restart (measured in a fresh process that
+//! opens the same directory), and how long the restart took until a read
+//! was served.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -103,11 +109,114 @@ fn raw_sled(dir: &std::path::Path) -> f64 {
     n as f64 / elapsed
 }
 
+/// This process's resident set, in bytes.
+fn rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).expect("VmRSS");
+    line.split_whitespace().nth(1).and_then(|kb| kb.parse::<u64>().ok()).expect("VmRSS in kB") * 1024
+}
+
+fn scale_key(i: usize) -> String {
+    format!("/registry/example.com/benches/ns{}/object-{i:08}", i % 64)
+}
+
+/// What `n` stored objects hold beyond their bytes, per object.
+fn overhead_per_object(rss: u64, base: u64, n: usize) -> f64 {
+    let bytes = (value().len() + scale_key(0).len()) as f64;
+    (rss.saturating_sub(base)) as f64 / n as f64 - bytes
+}
+
+/// `--scale n`: stores `n` objects (64 writers, 16 objects per commit),
+/// reports memory while open, then restarts in a fresh process.
+async fn scale(n: usize) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("scale");
+    let base = rss_bytes();
+    let (store, background) = SledStore::open(&dir, SledOptions::default()).expect("open store");
+    tokio::spawn(background.run());
+    let store = Arc::new(store);
+    let start = Instant::now();
+    let next = Arc::new(AtomicUsize::new(0));
+    let tasks: Vec<_> = (0..64)
+        .map(|_| {
+            let (store, next) = (store.clone(), next.clone());
+            tokio::spawn(async move {
+                let value = value();
+                loop {
+                    let first = next.fetch_add(16, Ordering::Relaxed);
+                    if first >= n {
+                        return;
+                    }
+                    let ops = (first..(first + 16).min(n))
+                        .map(|i| Op {
+                            key: scale_key(i),
+                            precondition: Precondition::None,
+                            mutation: Mutation::Put(value.clone()),
+                        })
+                        .collect();
+                    store.commit(ops).await.expect("commit");
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.expect("writer");
+    }
+    let written = start.elapsed();
+    let rss = rss_bytes();
+    println!("stored {n} objects of {} bytes in {:.1} s", value().len(), written.as_secs_f64());
+    println!(
+        "  while open:    RSS {:>6.0} MB, {:>6.0} bytes per object beyond its bytes (target <= 1024)",
+        rss as f64 / 1e6,
+        overhead_per_object(rss, base, n)
+    );
+    store.close().await;
+    drop(store);
+    let out = std::process::Command::new(std::env::current_exe().expect("this bench"))
+        .args(["--reopen", dir.to_str().expect("a UTF-8 path"), &n.to_string()])
+        .output()
+        .expect("reopen in a fresh process");
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    eprint!("{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// `--reopen dir n`: opens a store of `n` objects as a restart does and
+/// reports the time until a read is served and the memory it then holds.
+async fn reopen(dir: &std::path::Path, n: usize) {
+    let base = rss_bytes();
+    let (start, cpu) = (Instant::now(), cpu_seconds());
+    let (store, _background) = SledStore::open(dir, SledOptions::default()).expect("reopen store");
+    let found = store.get(&scale_key(n - 1)).is_some();
+    let took = start.elapsed();
+    assert!(found, "the last object is served after the restart");
+    let rss = rss_bytes();
+    println!(
+        "  restart:       {:>6.2} s until a read is served (target <= 5 s), {:.2} s of CPU",
+        took.as_secs_f64(),
+        cpu_seconds() - cpu
+    );
+    println!(
+        "  after restart: RSS {:>6.0} MB, {:>6.0} bytes per object beyond its bytes (target <= 1024)",
+        rss as f64 / 1e6,
+        overhead_per_object(rss, base, n)
+    );
+    store.close().await;
+}
+
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--list") {
         println!("storage: bench");
+        return;
+    }
+    let arg = |name: &str| args.iter().position(|a| a == name).map(|i| &args[i + 1..]);
+    if let Some(rest) = arg("--reopen") {
+        reopen(std::path::Path::new(&rest[0]), rest[1].parse().expect("an object count")).await;
+        return;
+    }
+    if let Some(rest) = arg("--scale") {
+        scale(rest.first().and_then(|n| n.parse().ok()).expect("--scale takes an object count")).await;
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");

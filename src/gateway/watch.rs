@@ -8,6 +8,7 @@ use axum::body::{Body, Bytes};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use bytes::BytesMut;
 use futures::StreamExt;
 use serde_json::{json, Value};
 use tokio::sync::OwnedSemaphorePermit;
@@ -17,6 +18,7 @@ use super::status::status_object;
 use crate::error::{Error, Reason, Result};
 use crate::resource::served::Served;
 use crate::resource::table::{definitions_table, table};
+use crate::watch::render::Format;
 use crate::watch::stream::{EventType, WatchEvent, WatchStream};
 
 fn type_name(kind: EventType) -> &'static str {
@@ -41,19 +43,33 @@ pub fn definition_tables() -> Tabulate {
     Box::new(|object| definitions_table(std::slice::from_ref(object), None, jiff::Timestamp::now()))
 }
 
+/// An event's line. Without tables it is the object's shared JSON-line
+/// frame, framed once for every watcher of the event; a table is per watch
+/// (its columns are the watch's own).
 fn line(event: &WatchEvent, tabulate: Option<&Tabulate>) -> Bytes {
-    let mut out = Vec::with_capacity(event.object.json().len() + 32);
-    out.extend_from_slice(format!("{{\"type\":\"{}\",\"object\":", type_name(event.kind)).as_bytes());
     match tabulate {
         Some(tabulate) if event.kind != EventType::Bookmark => {
-            let rows = tabulate(&event.object.value);
-            out.extend_from_slice(&serde_json::to_vec(&rows).expect("JSON values serialize"));
+            let rows = serde_json::to_vec(&tabulate(&event.object.value)).expect("JSON values serialize");
+            frame(event.kind, &rows)
         }
-        _ => out.extend_from_slice(event.object.json()),
+        _ => event.object.frame(Format::JsonLine, event.kind, |object| frame(event.kind, object.json())),
     }
-    out.extend_from_slice(b"}\n");
-    Bytes::from(out)
 }
+
+fn frame(kind: EventType, object: &[u8]) -> Bytes {
+    let kind = type_name(kind);
+    let mut out = BytesMut::with_capacity(object.len() + kind.len() + 24);
+    out.extend_from_slice(b"{\"type\":\"");
+    out.extend_from_slice(kind.as_bytes());
+    out.extend_from_slice(b"\",\"object\":");
+    out.extend_from_slice(object);
+    out.extend_from_slice(b"}\n");
+    out.freeze()
+}
+
+/// Events written at once at most: what is ready goes out in one chunk, so
+/// a batch of changes costs a watcher one write, not one per event.
+const CHUNK_EVENTS: usize = 256;
 
 fn error_line(err: &Error) -> Bytes {
     let event = json!({"type": "ERROR", "object": status_object(err)});
@@ -66,22 +82,38 @@ fn error_line(err: &Error) -> Bytes {
 /// `tabulate` is set. The stream holds its watch `slot` until it ends.
 pub fn stream(events: Result<WatchStream>, tabulate: Option<Tabulate>, slot: OwnedSemaphorePermit) -> Response {
     let body = match events {
-        Ok(events) => Body::from_stream(events.scan(false, move |ended, item| {
+        Ok(events) => Body::from_stream(events.ready_chunks(CHUNK_EVENTS).scan(false, move |ended, items| {
             let _slot = &slot;
             if *ended {
                 return futures::future::ready(None);
             }
-            let chunk = match item {
-                Ok(event) => line(&event, tabulate.as_ref()),
-                Err(err) => {
-                    *ended = true;
-                    error_line(&err)
+            let mut lines = Vec::with_capacity(items.len());
+            for item in items {
+                match item {
+                    Ok(event) => lines.push(line(&event, tabulate.as_ref())),
+                    Err(err) => {
+                        *ended = true;
+                        lines.push(error_line(&err));
+                        break;
+                    }
                 }
-            };
-            futures::future::ready(Some(Ok::<_, std::convert::Infallible>(chunk)))
+            }
+            futures::future::ready(Some(Ok::<_, std::convert::Infallible>(join(lines))))
         })),
         Err(err) if err.reason == Reason::Expired => Body::from(error_line(&err)),
         Err(err) => return failure(&err),
     };
     (StatusCode::OK, [(CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// The lines as one chunk: a single line as it is (shared, not copied).
+fn join(mut lines: Vec<Bytes>) -> Bytes {
+    if lines.len() == 1 {
+        return lines.pop().expect("one line");
+    }
+    let mut out = BytesMut::with_capacity(lines.iter().map(Bytes::len).sum());
+    for line in &lines {
+        out.extend_from_slice(line);
+    }
+    out.freeze()
 }

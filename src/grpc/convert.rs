@@ -128,7 +128,7 @@ pub fn watch_event(event: &WatchEvent) -> pb::WatchEvent {
         EventType::Deleted => pb::EventType::Deleted,
         EventType::Bookmark => pb::EventType::Bookmark,
     };
-    pb::WatchEvent { r#type: kind as i32, object: event.object.json().to_vec() }
+    pb::WatchEvent { r#type: kind as i32, object: event.object.json_bytes().clone() }
 }
 
 /// A response carrying the write's warnings as `warning` metadata entries,

@@ -1,8 +1,10 @@
 //! Fan-out of committed event batches to watchers. Publishing never waits:
 //! each watcher may have at most `WATCHER_BUFFER` events buffered (counted in
 //! events, not batches, since batches grow with load), and a watcher that
-//! would exceed it is cut off (it sees `lagged`) so that it resumes from its
-//! last revision, instead of holding up the writer or the other watchers.
+//! would exceed it is cut off (it sees `lagged`) instead of holding up the
+//! writer or the other watchers; the storage watch then catches up from the
+//! log and subscribes again, so what a watcher holds stays bounded and it
+//! misses nothing.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -1,20 +1,43 @@
 //! Rendering stored objects for watchers: each changed object is turned
 //! into what clients see once per version (`RenderCache`) and shared by
-//! every watcher that delivers it, its JSON serialized once (`Rendered`).
+//! every watcher that delivers it, its JSON serialized once and each event
+//! of it framed once per wire format (`Rendered`), so a thousand watchers
+//! of a change cost one encoding and a thousand reference counts.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use bytes::Bytes;
 use serde_json::Value;
 
+use super::stream::EventType;
+use crate::apimachinery::meta;
 use crate::error::Result;
-use crate::storage::KeyValue;
+use crate::storage::{KeyValue, Revision};
+
+/// The wire formats a transport frames events in; each event of an object
+/// is framed once per format, whichever watcher asks first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// A `{"type":...,"object":...}` line (Kubernetes' JSON watch stream).
+    /// (gRPC needs no frame of its own: its event carries the shared JSON
+    /// bytes, which prost writes straight into the transport's buffer.)
+    JsonLine,
+}
+
+const FORMATS: usize = 1;
+const KINDS: usize = 4;
 
 /// An object as clients see it, rendered once and shared: every watcher of
-/// the same change gets the same `Arc`, and its JSON is serialized once.
+/// the same change gets the same `Arc`, its JSON is serialized once, each
+/// event of it is framed once per format, and its deletion is rendered once.
 #[derive(Debug)]
 pub struct Rendered {
     pub value: Value,
-    json: std::sync::OnceLock<Vec<u8>>,
+    json: OnceLock<Bytes>,
+    frames: [OnceLock<Bytes>; FORMATS * KINDS],
+    /// The object as a DELETED event shows it: its last state at the
+    /// revision of the delete (a stored value is deleted at one revision).
+    tombstone: OnceLock<(Revision, Object)>,
 }
 
 /// A shared rendered object.
@@ -22,12 +45,42 @@ pub type Object = Arc<Rendered>;
 
 impl Rendered {
     pub fn new(value: Value) -> Object {
-        Arc::new(Self { value, json: std::sync::OnceLock::new() })
+        Arc::new(Self { value, json: OnceLock::new(), frames: Default::default(), tombstone: OnceLock::new() })
     }
 
     /// The object as JSON bytes, serialized on first use.
     pub fn json(&self) -> &[u8] {
-        self.json.get_or_init(|| serde_json::to_vec(&self.value).expect("JSON values serialize"))
+        self.json_bytes()
+    }
+
+    /// The object as shared JSON bytes, serialized on first use.
+    pub fn json_bytes(&self) -> &Bytes {
+        self.json.get_or_init(|| Bytes::from(serde_json::to_vec(&self.value).expect("JSON values serialize")))
+    }
+
+    /// The event of `kind` about this object in `format`, framed by
+    /// `encode` on first use and shared after.
+    pub fn frame(&self, format: Format, kind: EventType, encode: impl FnOnce(&Rendered) -> Bytes) -> Bytes {
+        let slot = format as usize * KINDS + kind as usize;
+        self.frames[slot].get_or_init(|| encode(self)).clone()
+    }
+
+    /// The object as the DELETED event at `revision` shows it (its last
+    /// state with the delete's resourceVersion), rendered once for every
+    /// watcher of the delete.
+    pub fn deleted_at(&self, revision: Revision) -> Object {
+        let (at, object) = self.tombstone.get_or_init(|| {
+            let mut last = self.value.clone();
+            meta::set_resource_version(&mut last, revision);
+            (revision, Rendered::new(last))
+        });
+        if *at == revision {
+            return object.clone();
+        }
+        // Not expected (a value is deleted once), but never wrong.
+        let mut last = self.value.clone();
+        meta::set_resource_version(&mut last, revision);
+        Rendered::new(last)
     }
 }
 

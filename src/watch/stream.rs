@@ -11,7 +11,6 @@ use futures::StreamExt;
 use serde_json::Value;
 
 pub use super::render::{Object, Rendered};
-use crate::apimachinery::meta;
 use crate::apimachinery::options::WatchOptions;
 use crate::error::{Error, Result};
 use crate::storage::{Event, KeyValue, ReadAt, Revision, Storage, StorageError, WatchMessage};
@@ -247,9 +246,8 @@ fn translate(spec: &WatchSpec, event: &Event) -> Result<Option<WatchEvent>> {
             if !matches(&last.value) {
                 return Ok(None);
             }
-            let mut last = last.value.clone();
-            meta::set_resource_version(&mut last, *revision);
-            Ok(Some(WatchEvent { kind: EventType::Deleted, object: Rendered::new(last) }))
+            // Every watcher of the delete shares one rendering of it.
+            Ok(Some(WatchEvent { kind: EventType::Deleted, object: last.deleted_at(*revision) }))
         }
     }
 }
@@ -257,4 +255,84 @@ fn translate(spec: &WatchSpec, event: &Event) -> Result<Option<WatchEvent>> {
 /// Resolves once the server shuts down.
 pub async fn until_stopped(mut stopped: tokio::sync::watch::Receiver<bool>) {
     let _ = stopped.wait_for(|s| *s).await.map(|_| ());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apimachinery::meta;
+    use crate::storage::sled::{SledOptions, SledStore};
+    use crate::storage::{Mutation, Op, Precondition};
+    use crate::watch::render::{Format, RenderCache};
+    use bytes::Bytes;
+
+    fn put(key: &str, value: &str) -> Op {
+        Op { key: key.into(), precondition: Precondition::None, mutation: Mutation::Put(value.as_bytes().to_vec()) }
+    }
+
+    /// Watchers decode through one render cache, as the resource service's do.
+    fn spec(renders: &Arc<RenderCache>, stopped: &tokio::sync::watch::Receiver<bool>) -> WatchSpec {
+        let (renders, version) = (renders.clone(), Arc::<str>::from("v1"));
+        WatchSpec {
+            prefix: "/w/".into(),
+            options: WatchOptions { send_initial_events: Some(false), ..Default::default() },
+            decode: Arc::new(move |kv| {
+                renders.get_or_render(kv, &version, || {
+                    let mut value: Value = serde_json::from_slice(&kv.value).expect("JSON");
+                    meta::set_resource_version(&mut value, kv.mod_revision);
+                    Ok(value)
+                })
+            }),
+            matches: None,
+            bookmark: Arc::new(|_, _| Value::Null),
+            bookmark_interval: Duration::from_secs(3600),
+            default_timeout: Duration::from_secs(3600),
+            stopped: stopped.clone(),
+            ends: None,
+        }
+    }
+
+    /// A thousand watchers of an added, a modified and a deleted object get
+    /// the same three renderings, and each event is framed once.
+    #[tokio::test]
+    async fn each_event_is_rendered_and_framed_once_for_every_watcher() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _background) = SledStore::open(dir.path(), SledOptions::default()).unwrap();
+        let store: Arc<dyn Storage> = Arc::new(store);
+        let (_stop, stopped) = tokio::sync::watch::channel(false);
+        let renders = Arc::new(RenderCache::default());
+        let mut watchers = Vec::new();
+        for _ in 0..1000 {
+            watchers.push(start(store.clone(), spec(&renders, &stopped)).await.unwrap());
+        }
+        store.commit(vec![put("/w/a", r#"{"metadata":{"name":"a"}}"#)]).await.unwrap();
+        store.commit(vec![put("/w/a", r#"{"metadata":{"name":"a"},"spec":1}"#)]).await.unwrap();
+        store
+            .commit(vec![Op { key: "/w/a".into(), precondition: Precondition::None, mutation: Mutation::Delete }])
+            .await
+            .unwrap();
+        let encoded = std::sync::atomic::AtomicUsize::new(0);
+        let mut first: Option<Vec<Bytes>> = None;
+        for watcher in &mut watchers {
+            let mut frames = Vec::new();
+            for _ in 0..3 {
+                let event = watcher.next().await.unwrap().unwrap();
+                frames.push(event.object.frame(Format::JsonLine, event.kind, |o| {
+                    encoded.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    Bytes::copy_from_slice(o.json())
+                }));
+            }
+            match &first {
+                None => first = Some(frames),
+                Some(first) => {
+                    for (a, b) in first.iter().zip(&frames) {
+                        assert_eq!(a.as_ptr(), b.as_ptr(), "every watcher sends the same bytes");
+                    }
+                }
+            }
+        }
+        assert_eq!(encoded.into_inner(), 3, "one frame per event, not one per watcher");
+        let deleted: Value = serde_json::from_slice(&first.unwrap()[2]).unwrap();
+        assert_eq!(deleted["metadata"]["resourceVersion"], "3", "a deletion shows the delete's revision");
+    }
 }

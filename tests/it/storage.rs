@@ -311,13 +311,16 @@ async fn a_check_ties_a_commit_to_another_keys_revision() {
     assert!(s.get("/obj/b").is_none());
 }
 
+/// A watcher that falls behind holds no more than its buffer and never
+/// holds up writers or other watchers; it catches up from the log instead
+/// of being cut off, so it still sees every revision, once, in order.
 #[tokio::test]
-async fn a_watcher_that_falls_behind_is_cut_off_without_stalling_writers() {
+async fn a_watcher_that_falls_behind_catches_up_from_the_log_without_stalling_writers() {
     let b = Backend::open(HistoryWindow::default());
     let s = &b.store;
     let mut stalled = s.watch("/slow/", rev(0)).unwrap();
     let mut healthy = s.watch("/slow/", rev(0)).unwrap();
-    let total = crdstore::storage::hub::WATCHER_BUFFER + 200;
+    let total = crdstore::storage::hub::WATCHER_BUFFER * 2 + 200;
     let writers = (0..8).map(|w| {
         let s = s.clone();
         tokio::spawn(async move {
@@ -326,7 +329,7 @@ async fn a_watcher_that_falls_behind_is_cut_off_without_stalling_writers() {
             }
         })
     });
-    let done = tokio::time::timeout(Duration::from_secs(30), async {
+    let done = tokio::time::timeout(Duration::from_secs(60), async {
         // The healthy watcher keeps up while the writers run.
         let reader = async {
             let mut seen = 0;
@@ -341,19 +344,16 @@ async fn a_watcher_that_falls_behind_is_cut_off_without_stalling_writers() {
     })
     .await;
     assert!(done.is_ok(), "writers and the healthy watcher were not held up by the stalled one");
-    let mut received = 0;
-    let ended = loop {
-        match tokio::time::timeout(Duration::from_secs(5), stalled.next()).await.unwrap() {
-            Some(Ok(WatchMessage::Events(batch))) => received += batch.len(),
+    let mut revisions = Vec::new();
+    while revisions.len() < total {
+        match tokio::time::timeout(Duration::from_secs(10), stalled.next()).await.unwrap() {
+            Some(Ok(WatchMessage::Events(batch))) => revisions.extend(batch.iter().map(|e| e.revision().get())),
             Some(Ok(WatchMessage::Progress(_))) => {}
-            other => break other,
+            other => panic!("the stalled watcher ended after {} events: {other:?}", revisions.len()),
         }
-    };
-    assert!(matches!(ended, Some(Err(StorageError::WatcherTooSlow))), "{ended:?}");
-    assert!(received < total, "it was cut off before the end, after what it had buffered");
-    let err: crdstore::Error = StorageError::WatcherTooSlow.into();
-    assert_eq!(err.reason, crdstore::error::Reason::TooManyRequests);
-    assert!(err.message.contains("resume from the last resourceVersion"));
+    }
+    assert_eq!(revisions, (1..=total as i64).collect::<Vec<_>>(), "every revision once, in order");
+    assert_eq!(s.get("/slow/0").map(|kv| kv.mod_revision.get() > 0), Some(true), "the store still serves");
 }
 
 /// Every revision the store hands out (a range's, a commit's answer) is safe

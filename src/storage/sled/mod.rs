@@ -35,6 +35,11 @@ use crate::storage::{HistoryWindow, Hub};
 
 /// Log entries read per chunk when a watch catches up from history.
 const REPLAY_CHUNK: usize = 512;
+/// sled's page cache. Readers never touch sled (the index holds every
+/// current value), so its cache serves only the writer and history reads
+/// (watch replay, ranges at an older revision); sled's default of 1 GiB
+/// would hold a second copy of the store in memory.
+const SLED_CACHE_BYTES: u64 = 64 << 20;
 /// How often an idle watch is told how far it has got.
 const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 
@@ -130,7 +135,12 @@ impl SledStore {
     /// compacted only while it runs. The writer, flusher and fan-out threads
     /// are the store's own.
     pub fn open(dir: &Path, options: SledOptions) -> Result<(Self, Background), StorageError> {
-        let db = sled::Config::new().path(dir).mode(sled::Mode::HighThroughput).open().map_err(sled_err)?;
+        let db = sled::Config::new()
+            .path(dir)
+            .mode(sled::Mode::HighThroughput)
+            .cache_capacity(SLED_CACHE_BYTES)
+            .open()
+            .map_err(sled_err)?;
         let tree = db.open_tree(keys::TREE).map_err(sled_err)?;
         check_format(&tree)?;
         let compacted = read_meta(&tree, keys::META_COMPACTED)?;
@@ -283,6 +293,12 @@ fn read_meta(tree: &sled::Tree, key: &[u8]) -> Result<Revision, StorageError> {
 /// One watch: history after `after` up to what the hub had published when
 /// it subscribed, then live batches; only events under `prefix`. A stream
 /// polled by its consumer: no task of its own.
+///
+/// A watcher that falls `WATCHER_BUFFER` events behind is cut off by the
+/// hub, which never waits for it; it then catches up from the log, as
+/// etcd's unsynced watchers do, and subscribes again: it misses nothing
+/// and holds no more than its buffer, and it ends (`Compacted`, a 410) only
+/// if it falls behind the history window.
 fn watch_stream(
     shared: std::sync::Weak<Shared>,
     mut live: crate::storage::Subscription,
@@ -297,80 +313,87 @@ fn watch_stream(
             let kept: Vec<Event> = events.iter().filter(|e| e.key().starts_with(&*prefix)).cloned().collect();
             (!kept.is_empty()).then(|| Arc::new(kept))
         };
-        let mut from = after + 1;
-        let mut delivered = after;
-        while from <= live.from {
-            let Some(strong) = shared.upgrade() else { return };
-            let to = live.from;
-            let chunk = tokio::task::spawn_blocking(move || history::read_shared_log(&strong, from, to, REPLAY_CHUNK)).await;
-            let chunk = match chunk {
-                Ok(Ok(chunk)) => chunk,
-                Ok(Err(err)) => {
-                    yield Err(err);
-                    return;
-                }
-                Err(join) => {
-                    yield Err(StorageError::Internal(format!("replay task failed: {join}")));
-                    return;
-                }
-            };
-            from = chunk.last().map_or(to + 1, |(r, _)| *r + 1);
-            for (revision, events) in chunk {
-                if let Some(batch) = matching(&Arc::new(events)) {
-                    delivered = revision;
-                    yield Ok(WatchMessage::Events(batch));
-                }
-            }
-        }
-        // Everything up to `live.from` is delivered: say so when the last
-        // revisions replayed were not this watch's (a watch that caught up
-        // past other keys' changes learns it at once).
-        let mut reached = delivered;
-        if live.from > reached {
-            reached = live.from;
-            yield Ok(WatchMessage::Progress(reached));
-        }
+        // Every change up to `reached` has been delivered.
+        let mut reached = after;
         let mut progress = tokio::time::interval(PROGRESS_EVERY);
         progress.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            tokio::select! {
-                batch = live.recv() => match batch {
-                    Some(batch) => {
-                        let Some(last) = batch.last().map(Event::revision) else { continue };
-                        if last <= reached {
-                            continue;
-                        }
-                        // Only the part after what was delivered: a batch may
-                        // span revisions on both sides of it.
-                        let batch = if batch[0].revision() <= reached {
-                            Arc::new(batch.iter().filter(|e| e.revision() > reached).cloned().collect())
-                        } else {
-                            batch
-                        };
-                        reached = last;
-                        if let Some(batch) = matching(&batch) {
-                            yield Ok(WatchMessage::Events(batch));
-                        } else {
-                            yield Ok(WatchMessage::Progress(last));
-                        }
-                    }
-                    None => {
-                        if live.lagged() {
-                            yield Err(StorageError::WatcherTooSlow);
-                        }
+            let mut from = reached + 1;
+            let mut delivered = reached;
+            while from <= live.from {
+                let Some(strong) = shared.upgrade() else { return };
+                let to = live.from;
+                let chunk = tokio::task::spawn_blocking(move || history::read_shared_log(&strong, from, to, REPLAY_CHUNK)).await;
+                let chunk = match chunk {
+                    Ok(Ok(chunk)) => chunk,
+                    Ok(Err(err)) => {
+                        yield Err(err);
                         return;
                     }
-                },
-                _ = progress.tick() => {
-                    let Some(strong) = shared.upgrade() else { return };
-                    let caught_up = strong.hub.caught_up(&live);
-                    drop(strong);
-                    if let Some(published) = caught_up.filter(|p| *p > reached) {
-                        reached = published;
-                        yield Ok(WatchMessage::Progress(published));
+                    Err(join) => {
+                        yield Err(StorageError::Internal(format!("replay task failed: {join}")));
+                        return;
+                    }
+                };
+                from = chunk.last().map_or(to + 1, |(r, _)| *r + 1);
+                for (revision, events) in chunk {
+                    if let Some(batch) = matching(&Arc::new(events)) {
+                        delivered = revision;
+                        yield Ok(WatchMessage::Events(batch));
                     }
                 }
             }
+            // Everything up to `live.from` is delivered: say so when the last
+            // revisions replayed were not this watch's (a watch that caught up
+            // past other keys' changes learns it at once).
+            reached = delivered;
+            if live.from > reached {
+                reached = live.from;
+                yield Ok(WatchMessage::Progress(reached));
+            }
+            // Live batches until the hub closes (the end) or cuts this
+            // watcher off (then around again, from the log).
+            loop {
+                tokio::select! {
+                    batch = live.recv() => match batch {
+                        Some(batch) => {
+                            let Some(last) = batch.last().map(Event::revision) else { continue };
+                            if last <= reached {
+                                continue;
+                            }
+                            // Only the part after what was delivered: a batch may
+                            // span revisions on both sides of it.
+                            let batch = if batch[0].revision() <= reached {
+                                Arc::new(batch.iter().filter(|e| e.revision() > reached).cloned().collect())
+                            } else {
+                                batch
+                            };
+                            reached = last;
+                            if let Some(batch) = matching(&batch) {
+                                yield Ok(WatchMessage::Events(batch));
+                            } else {
+                                yield Ok(WatchMessage::Progress(last));
+                            }
+                        }
+                        None => break,
+                    },
+                    _ = progress.tick() => {
+                        let Some(strong) = shared.upgrade() else { return };
+                        let caught_up = strong.hub.caught_up(&live);
+                        drop(strong);
+                        if let Some(published) = caught_up.filter(|p| *p > reached) {
+                            reached = published;
+                            yield Ok(WatchMessage::Progress(published));
+                        }
+                    }
+                }
+            }
+            if !live.lagged() {
+                return;
+            }
+            let Some(strong) = shared.upgrade() else { return };
+            tracing::debug!(prefix = %prefix, %reached, "watcher fell behind; catching up from the log");
+            live = strong.hub.subscribe(&prefix);
         }
     })
 }
