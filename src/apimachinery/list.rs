@@ -151,9 +151,13 @@ pub async fn list(
     matches: Option<&(dyn Fn(&Value) -> bool + Sync)>,
 ) -> Result<ListPage> {
     let select = matches.map(|matches| move |kv: &KeyValue| decode(kv).map(|obj| matches(&obj).then_some(obj)));
-    let select = select.as_ref().map(|s| s as &(dyn Fn(&KeyValue) -> Result<Option<Value>> + Sync));
+    let select = select.as_ref().map(|s| s as Select<'_, Value>);
     list_selected(store, prefix, options, decode, select).await
 }
+
+/// What selects the items of a list: the item of a key-value the selectors
+/// match, or none.
+pub type Select<'a, T> = &'a (dyn Fn(&KeyValue) -> Result<Option<T>> + Sync);
 
 /// Lists the keys under `prefix` as `options` ask, as items of any form.
 /// `decode` turns a stored key-value into the item returned; `select`, when
@@ -164,7 +168,7 @@ pub async fn list_selected<T: Send>(
     prefix: &str,
     options: &ListOptions,
     decode: &(dyn Fn(&KeyValue) -> Result<T> + Sync),
-    select: Option<&(dyn Fn(&KeyValue) -> Result<Option<T>> + Sync)>,
+    select: Option<Select<'_, T>>,
 ) -> Result<ListPage<T>> {
     validate(options)?;
     let requested = options.resource_version.revision();

@@ -57,7 +57,7 @@ impl Resources {
                 }
             }
         });
-        let select = select.as_ref().map(|s| s as &(dyn Fn(&KeyValue) -> Result<Option<Vec<u8>>> + Sync));
+        let select = select.as_ref().map(|s| s as list::Select<'_, Vec<u8>>);
         list::list_selected(self.store.as_ref(), &Self::collection_prefix(served, r), options, &render, select).await
     }
 }
