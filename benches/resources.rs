@@ -1,8 +1,13 @@
 //! `cargo bench --bench resources`: custom-resource figures for 1 KB objects,
 //! measured in-process through the domain (`Resources`, no gRPC framing):
 //! durable creates/s at 64 concurrent clients, gets/s, listing 10,000
-//! objects whole and paged by 500, and watch delivery latency (p50/p99)
+//! objects whole and paged by 500 (as values, and as the JSON the
+//! transports send), and watch delivery latency (p50/p99)
 //! with 1,000 watchers while writing 1,000 objects/s.
+//!
+//! Then the same lists and gets over gRPC and HTTP against a server
+//! in-process on loopback (`CRDSTORE_BENCH_TRANSPORTS=0` skips them): the
+//! median of `CRDSTORE_BENCH_ROUNDS` (default 5) lists each.
 //!
 //! Figures are printed, not asserted. `CRDSTORE_BENCH_SECONDS` sets the
 //! measuring time of the rate figures (default 3).
@@ -151,12 +156,34 @@ async fn gets(resources: &Arc<Resources>, namespace: &str, names: usize) -> f64 
     done.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64()
 }
 
+/// `CRDSTORE_BENCH_REPEATS`: how many more whole lists to time (and to
+/// profile), default 1 (none).
+fn repeats() -> usize {
+    std::env::var("CRDSTORE_BENCH_REPEATS").ok().and_then(|s| s.parse().ok()).unwrap_or(1)
+}
+
 async fn list_ms(resources: &Resources, namespace: &str, limit: i64) -> (f64, usize) {
     let start = Instant::now();
     let mut count = 0;
     let mut options = ListOptions { limit, ..Default::default() };
     loop {
         let page = resources.list(&reference(namespace, ""), &options).await.expect("list");
+        count += page.items.len();
+        if page.continue_token.is_empty() {
+            break;
+        }
+        options.continue_token = page.continue_token;
+    }
+    (start.elapsed().as_secs_f64() * 1000.0, count)
+}
+
+/// `list_ms` over `Resources::list_json`, the JSON the transports send.
+async fn list_json_ms(resources: &Resources, namespace: &str, limit: i64) -> (f64, usize) {
+    let start = Instant::now();
+    let mut count = 0;
+    let mut options = ListOptions { limit, ..Default::default() };
+    loop {
+        let page = resources.list_json(&reference(namespace, ""), &options).await.expect("list");
         count += page.items.len();
         if page.continue_token.is_empty() {
             break;
@@ -272,6 +299,21 @@ async fn main() {
     println!("list of {n} objects, whole:           {whole:>10.1} ms (target <= 100)");
     let (paged, n) = list_ms(&s.resources, "big", 500).await;
     println!("list of {n} objects, paged by 500:    {paged:>10.1} ms");
+    let (whole, n) = list_json_ms(&s.resources, "big", 0).await;
+    println!("list of {n} objects as JSON, whole:   {whole:>10.1} ms");
+    let (paged, n) = list_json_ms(&s.resources, "big", 500).await;
+    println!("list of {n} objects as JSON, by 500:  {paged:>10.1} ms");
+    if repeats() > 1 {
+        let mut ms: Vec<f64> = Vec::new();
+        for _ in 0..repeats() {
+            ms.push(list_json_ms(&s.resources, "big", 0).await.0);
+        }
+        ms.sort_by(f64::total_cmp);
+        println!("list of {n} objects as JSON, whole, median of {}: {:>6.1} ms", ms.len(), ms[ms.len() / 2]);
+    }
+    if std::env::var("CRDSTORE_BENCH_TRANSPORTS").map_or(true, |v| v != "0") {
+        transports::run().await;
+    }
     let watchers = std::env::var("CRDSTORE_BENCH_WATCHERS").ok().and_then(|w| w.parse().ok()).unwrap_or(1000);
     if watchers == 0 {
         return;
@@ -292,4 +334,197 @@ async fn main() {
         watchers * 5000,
         w.cut_off
     );
+}
+
+/// Lists and gets over gRPC and HTTP against a server in-process.
+mod transports {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    use crdstore::pb::v1 as pb;
+    use crdstore::pb::v1::custom_resource_definitions_client::CustomResourceDefinitionsClient;
+    use crdstore::pb::v1::custom_resources_client::CustomResourcesClient;
+    use crdstore::server::{Config, Server};
+    use serde_json::json;
+    use tonic::transport::Channel;
+
+    fn rounds() -> usize {
+        std::env::var("CRDSTORE_BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(5)
+    }
+
+    fn widgets(name: &str) -> pb::ResourceRef {
+        pb::ResourceRef {
+            group: "example.com".into(),
+            version: "v1".into(),
+            resource: "widgets".into(),
+            namespace: "big".into(),
+            name: name.into(),
+        }
+    }
+
+    /// A client that takes a whole list of 10,000 in one message.
+    fn resources_client(channel: Channel) -> CustomResourcesClient<Channel> {
+        CustomResourcesClient::new(channel).max_decoding_message_size(256 << 20)
+    }
+
+    fn median(mut ms: Vec<f64>) -> f64 {
+        ms.sort_by(f64::total_cmp);
+        ms[ms.len() / 2]
+    }
+
+    async fn grpc_list(client: &mut CustomResourcesClient<Channel>, limit: i64) -> (f64, usize) {
+        let start = Instant::now();
+        let (mut count, mut token) = (0, String::new());
+        loop {
+            let options = pb::ListOptions { limit, continue_token: token, ..Default::default() };
+            let page = client
+                .list(pb::ListResourcesRequest { r#ref: Some(widgets("")), options: Some(options) })
+                .await
+                .expect("list")
+                .into_inner();
+            count += page.items.len();
+            if page.continue_token.is_empty() {
+                break;
+            }
+            token = page.continue_token;
+        }
+        (start.elapsed().as_secs_f64() * 1000.0, count)
+    }
+
+    /// What the client reads of a list: the items are scanned, not built.
+    #[derive(serde::Deserialize)]
+    struct ListHead {
+        items: Vec<serde::de::IgnoredAny>,
+        metadata: ListMeta,
+    }
+
+    #[derive(serde::Deserialize)]
+    struct ListMeta {
+        #[serde(rename = "continue", default)]
+        continue_token: String,
+    }
+
+    async fn http_list(client: &reqwest::Client, base: &str, limit: i64) -> (f64, usize) {
+        let start = Instant::now();
+        let (mut count, mut token) = (0, String::new());
+        loop {
+            let mut url = format!("{base}/apis/example.com/v1/namespaces/big/widgets?limit={limit}");
+            if !token.is_empty() {
+                url += &format!("&continue={token}");
+            }
+            let body = client.get(&url).send().await.expect("list").bytes().await.expect("body");
+            let list: ListHead = serde_json::from_slice(&body).expect("a list");
+            count += list.items.len();
+            token = list.metadata.continue_token;
+            if token.is_empty() {
+                break;
+            }
+        }
+        (start.elapsed().as_secs_f64() * 1000.0, count)
+    }
+
+    /// Gets/s over gRPC with 64 concurrent clients on 8 connections.
+    async fn grpc_gets(channels: &[Channel], names: usize) -> f64 {
+        let done = Arc::new(AtomicUsize::new(0));
+        let deadline = Instant::now() + super::seconds();
+        let start = Instant::now();
+        let tasks: Vec<_> = (0..64)
+            .map(|t| {
+                let mut client = resources_client(channels[t % channels.len()].clone());
+                let done = done.clone();
+                tokio::spawn(async move {
+                    let mut i = t;
+                    while Instant::now() < deadline {
+                        let j = i % names;
+                        let name = format!("w{:02}-{:05}", j % 64, j);
+                        client
+                            .get(pb::GetResourceRequest { r#ref: Some(widgets(&name)), ..Default::default() })
+                            .await
+                            .expect("get");
+                        done.fetch_add(1, Ordering::Relaxed);
+                        i += 7;
+                    }
+                })
+            })
+            .collect();
+        for t in tasks {
+            t.await.expect("reader");
+        }
+        done.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64()
+    }
+
+    pub async fn run() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let server = Server::start(Config::ephemeral(dir.path().to_path_buf())).await.expect("server");
+        let endpoint = format!("http://{}", server.grpc_addr);
+        let mut definitions = CustomResourceDefinitionsClient::connect(endpoint.clone()).await.expect("connect");
+        let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+                     "versions": [{"name": "v1", "served": true, "storage": true,
+                                   "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
+        definitions
+            .create(pb::CreateDefinitionRequest {
+                definition: serde_json::to_vec(&crd).expect("crd"),
+                ..Default::default()
+            })
+            .await
+            .expect("register");
+        let mut channels = Vec::new();
+        for _ in 0..8 {
+            channels.push(Channel::from_shared(endpoint.clone()).expect("uri").connect().await.expect("connect"));
+        }
+        // The definition is served once established; retry the first create until it is.
+        let mut client = resources_client(channels[0].clone());
+        let first = super::body("w00-00000", json!(null));
+        while client
+            .create(pb::CreateResourceRequest { r#ref: Some(widgets("")), object: first.clone(), ..Default::default() })
+            .await
+            .is_err()
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        let tasks: Vec<_> = (0..64)
+            .map(|c| {
+                let mut client = resources_client(channels[c % channels.len()].clone());
+                tokio::spawn(async move {
+                    for i in (0..10_000).skip(c).step_by(64).filter(|i| *i != 0) {
+                        let object = super::body(&format!("w{c:02}-{i:05}"), json!(null));
+                        client
+                            .create(pb::CreateResourceRequest {
+                                r#ref: Some(widgets("")),
+                                object,
+                                ..Default::default()
+                            })
+                            .await
+                            .expect("fill");
+                    }
+                })
+            })
+            .collect();
+        for t in tasks {
+            t.await.expect("filler");
+        }
+        let http = reqwest::Client::new();
+        let base = format!("http://{}", server.http_addr);
+        let (mut grpc_whole, mut grpc_paged, mut http_whole, mut http_paged) = (vec![], vec![], vec![], vec![]);
+        let mut n = 0;
+        for _ in 0..rounds() {
+            let (ms, count) = grpc_list(&mut client, 0).await;
+            grpc_whole.push(ms);
+            n = count;
+            grpc_paged.push(grpc_list(&mut client, 500).await.0);
+            http_whole.push(http_list(&http, &base, 0).await.0);
+            http_paged.push(http_list(&http, &base, 500).await.0);
+        }
+        println!("gRPC list of {n} objects, whole:      {:>10.1} ms (median of {})", median(grpc_whole), rounds());
+        println!("gRPC list of {n} objects, by 500:     {:>10.1} ms", median(grpc_paged));
+        println!("HTTP list of {n} objects, whole:      {:>10.1} ms (the client scans the JSON)", median(http_whole));
+        println!("HTTP list of {n} objects, by 500:     {:>10.1} ms", median(http_paged));
+        let rate = grpc_gets(&channels, 10_000).await;
+        println!("gRPC gets/s, 64 clients:                {rate:>10.0}");
+        drop((client, channels, definitions));
+        server.shutdown().await.expect("shutdown");
+    }
 }

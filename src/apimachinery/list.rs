@@ -17,10 +17,10 @@ use crate::storage::{KeyValue, ReadAt, Revision, Storage, StorageError};
 /// How long a list waits for a resourceVersion newer than the store's.
 const WAIT_FOR_REVISION: Duration = Duration::from_secs(3);
 
-/// One page of a list.
+/// One page of a list: its objects, or their JSON (`list_selected`).
 #[derive(Debug, Clone)]
-pub struct ListPage {
-    pub items: Vec<Value>,
+pub struct ListPage<T = Value> {
+    pub items: Vec<T>,
     pub revision: Revision,
     /// Empty when this is the last page.
     pub continue_token: String,
@@ -150,6 +150,26 @@ pub async fn list(
     decode: &(dyn Fn(&KeyValue) -> Result<Value> + Sync),
     matches: Option<&(dyn Fn(&Value) -> bool + Sync)>,
 ) -> Result<ListPage> {
+    let select = matches.map(|matches| move |kv: &KeyValue| decode(kv).map(|obj| matches(&obj).then_some(obj)));
+    let select = select.as_ref().map(|s| s as Select<'_, Value>);
+    list_selected(store, prefix, options, decode, select).await
+}
+
+/// What selects the items of a list: the item of a key-value the selectors
+/// match, or none.
+pub type Select<'a, T> = &'a (dyn Fn(&KeyValue) -> Result<Option<T>> + Sync);
+
+/// Lists the keys under `prefix` as `options` ask, as items of any form.
+/// `decode` turns a stored key-value into the item returned; `select`, when
+/// there are selectors, gives the item of a key-value they match, or none.
+/// Each key-value is decoded at most once.
+pub async fn list_selected<T: Send>(
+    store: &dyn Storage,
+    prefix: &str,
+    options: &ListOptions,
+    decode: &(dyn Fn(&KeyValue) -> Result<T> + Sync),
+    select: Option<Select<'_, T>>,
+) -> Result<ListPage<T>> {
     validate(options)?;
     let requested = options.resource_version.revision();
     let limit = usize::try_from(options.limit).unwrap_or(0);
@@ -169,18 +189,18 @@ pub async fn list(
         };
         (at, None)
     };
-    // With selectors, objects are decoded in the filter and kept for the
+    // With selectors, items are decoded in the filter and kept for the
     // page; decoding errors there are reported after the range.
     let mut failure: Option<Error> = None;
-    let mut decoded: HashMap<Arc<str>, Value> = HashMap::new();
+    let mut decoded: HashMap<Arc<str>, T> = HashMap::new();
     let mut filter = |kv: &KeyValue| {
-        let Some(matches) = matches else { return true };
-        match decode(kv) {
-            Ok(obj) if matches(&obj) => {
-                decoded.insert(kv.key.clone(), obj);
+        let Some(select) = select else { return true };
+        match select(kv) {
+            Ok(Some(item)) => {
+                decoded.insert(kv.key.clone(), item);
                 true
             }
-            Ok(_) => false,
+            Ok(None) => false,
             Err(err) => {
                 failure.get_or_insert(err);
                 false
@@ -203,7 +223,7 @@ pub async fn list(
         }
         Err(StorageError::FutureRevision { requested, .. }) => {
             wait_for_revision(store, requested).await?;
-            return Box::pin(list(store, prefix, options, decode, matches)).await;
+            return Box::pin(list_selected(store, prefix, options, decode, select)).await;
         }
         Err(err) => return Err(err.into()),
     };

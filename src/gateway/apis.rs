@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 
-use super::codec::{json_body, respond, unsupported, Output, Reply};
+use super::codec::{json_body, respond, respond_json, unsupported, Output, Reply};
 use super::discovery::{self, CRD_GROUP};
 use super::query::Params;
 use super::{watch, Api};
@@ -196,8 +196,8 @@ fn list_meta(page: &ListPage) -> ListMeta {
     }
 }
 
-/// A list envelope: `kind` is the list kind, `metadata` the list's.
-fn list_json(api_version: &str, kind: &str, page: &ListPage) -> Value {
+/// A list's `metadata`.
+fn list_metadata<T>(page: &ListPage<T>) -> Value {
     let mut metadata = json!({"resourceVersion": page.revision.to_string()});
     if !page.continue_token.is_empty() {
         metadata["continue"] = json!(page.continue_token);
@@ -205,7 +205,31 @@ fn list_json(api_version: &str, kind: &str, page: &ListPage) -> Value {
     if let Some(remaining) = page.remaining.filter(|n| *n > 0) {
         metadata["remainingItemCount"] = json!(remaining);
     }
-    json!({"apiVersion": api_version, "kind": kind, "metadata": metadata, "items": page.items})
+    metadata
+}
+
+/// A list envelope: `kind` is the list kind, `metadata` the list's.
+fn list_json(api_version: &str, kind: &str, page: &ListPage) -> Value {
+    json!({"apiVersion": api_version, "kind": kind, "metadata": list_metadata(page), "items": page.items})
+}
+
+/// `list_json` of items that are JSON already, written around them: the
+/// same bytes serialising `list_json` of the parsed items gives.
+fn list_json_bytes(api_version: &str, kind: &str, page: &ListPage<Vec<u8>>) -> Vec<u8> {
+    let size = page.items.iter().map(|item| item.len() + 1).sum::<usize>() + 256;
+    let mut out = Vec::with_capacity(size);
+    let head = json!({"apiVersion": api_version, "kind": kind, "metadata": list_metadata(page)});
+    serde_json::to_writer(&mut out, &head).expect("JSON values serialize");
+    out.pop(); // the closing brace
+    out.extend_from_slice(br#","items":["#);
+    for (i, item) in page.items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(item);
+    }
+    out.extend_from_slice(b"]}");
+    out
 }
 
 async fn definitions(
@@ -290,6 +314,10 @@ async fn resources(
             let tabulate = (output == Output::Table).then(|| watch::resource_tables(served.clone(), r.version.clone()));
             Ok(watch::stream(events, tabulate, slot))
         }
+        (&Method::GET, true, None) if output == Output::Json => {
+            let page = resources.list_json(&r, &params.list_options()?).await?;
+            Ok(respond_json(StatusCode::OK, list_json_bytes(&served.api_version(&r.version), &served.list_kind, &page)))
+        }
         (&Method::GET, true, None) => {
             let page = resources.list(&r, &params.list_options()?).await?;
             let body = tabled(&page.items, Some(&list_meta(&page)))
@@ -317,6 +345,15 @@ async fn resources(
             let mut list = list_json(&served.api_version(&r.version), &served.list_kind, &page);
             list["metadata"] = json!({});
             Ok(ok(&list, &[]))
+        }
+        (&Method::GET, false, None | Some("status")) if output == Output::Json => {
+            let found = resources
+                .get_json_at_least(&r, ResourceVersion::parse(params.get("resourceVersion").unwrap_or(""))?)
+                .await?;
+            if sub.is_some() && !served.has_status(&r.version) {
+                return Err(not_found(&format!("{}/{}/status", r.resource, r.name)).into());
+            }
+            Ok(respond_json(StatusCode::OK, found))
         }
         (&Method::GET, false, None | Some("status")) => {
             let found = resources

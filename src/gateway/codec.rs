@@ -148,6 +148,11 @@ pub fn respond(code: StatusCode, value: &Value, output: Output, warnings: &[Stri
     response
 }
 
+/// A JSON response of `body`, JSON already.
+pub fn respond_json(code: StatusCode, body: Vec<u8>) -> Response {
+    (code, [(CONTENT_TYPE, "application/json")], Body::from(body)).into_response()
+}
+
 /// `Warning: 299 - "<text>"` headers, as Kubernetes sends them.
 pub fn add_warnings(headers: &mut HeaderMap, warnings: &[String]) {
     for warning in warnings {

@@ -73,9 +73,9 @@ impl CustomResources for ResourcesService {
 
     async fn get(&self, request: Request<pb::GetResourceRequest>) -> Result<Response<pb::GetResourceResponse>, Status> {
         let req = request.into_inner();
-        let found =
-            self.resources.get_at_least(&reference(req.r#ref), ResourceVersion::parse(&req.resource_version)?).await?;
-        Ok(Response::new(pb::GetResourceResponse { object: convert::json(&found) }))
+        let r = reference(req.r#ref);
+        let found = self.resources.get_json_at_least(&r, ResourceVersion::parse(&req.resource_version)?).await?;
+        Ok(Response::new(pb::GetResourceResponse { object: found }))
     }
 
     async fn list(
@@ -83,9 +83,10 @@ impl CustomResources for ResourcesService {
         request: Request<pb::ListResourcesRequest>,
     ) -> Result<Response<pb::ListResourcesResponse>, Status> {
         let req = request.into_inner();
-        let page = self.resources.list(&reference(req.r#ref), &convert::list_options(req.options, "options")?).await?;
+        let options = convert::list_options(req.options, "options")?;
+        let page = self.resources.list_json(&reference(req.r#ref), &options).await?;
         Ok(Response::new(pb::ListResourcesResponse {
-            items: page.items.iter().map(convert::json).collect(),
+            items: page.items,
             resource_version: page.revision.to_string(),
             continue_token: page.continue_token,
             remaining_item_count: page.remaining.unwrap_or(0),

@@ -1,12 +1,13 @@
 //! Custom resources: the service that serves every accepted definition at
 //! each served version (`service`), its strategy (`strategy`), the served
-//! catalog (`served`), scale, tables, and the cleanup of a terminating
+//! catalog (`served`), the stored form (`stored`), scale, tables, and the cleanup of a terminating
 //! definition's instances.
 
 pub mod cleanup;
 pub mod scale;
 pub mod served;
 pub mod service;
+pub mod stored;
 pub mod strategy;
 pub mod table;
 

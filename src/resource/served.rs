@@ -68,6 +68,10 @@ pub struct Served {
     pub storage_version: String,
     /// The definition is being deleted: creates are refused.
     pub terminating: bool,
+    /// The fingerprint of the storage version's schema: stored objects
+    /// marked with it are already pruned and defaulted by it
+    /// (`stored::render`).
+    pub storage_mark: u64,
     /// A fingerprint of what open watches depend on (spec and accepted
     /// names): when it changes, they end so clients re-list.
     pub shape: u64,
@@ -90,6 +94,15 @@ impl Served {
             serde_json::to_string(accepted).unwrap_or_default().hash(&mut h);
             h.finish()
         };
+        let storage_version = definition::storage_version(crd)?.to_string();
+        let storage_schema = crd
+            .spec
+            .versions
+            .iter()
+            .find(|v| v.name == storage_version)
+            .and_then(|v| v.schema.as_ref())
+            .and_then(|s| s.open_api_v3_schema.as_ref())
+            .map(|s| serde_json::to_string(s).unwrap_or_default());
         Some(Self {
             definition: crd.metadata.name.clone().unwrap_or_default(),
             revision,
@@ -139,7 +152,8 @@ impl Served {
                     }
                 })
                 .collect(),
-            storage_version: definition::storage_version(crd)?.to_string(),
+            storage_mark: super::stored::fingerprint(storage_schema.as_deref()),
+            storage_version,
             terminating: crd.metadata.deletion_timestamp.is_some() || conditions::is_true(crd, "Terminating"),
             shape,
             gates: Gates::compile(crd.gates.as_ref()),

@@ -9,7 +9,6 @@ use super::served::Served;
 use crate::apimachinery::meta;
 use crate::apimachinery::strategy::{set_status, Checked, Operation, Scope, Strategy};
 use crate::error::{Error, FieldError, Result};
-use crate::storage::KeyValue;
 
 /// A request's address, as the transports give it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -170,32 +169,12 @@ impl Strategy for ResourceStrategy<'_> {
 }
 
 /// The stored bytes of an object: its storage apiVersion, no
-/// resourceVersion.
+/// resourceVersion (see `stored`).
 pub fn to_stored(served: &Served, obj: &Value) -> Vec<u8> {
-    let mut obj = obj.clone();
-    meta::strip_resource_version(&mut obj);
-    obj["apiVersion"] = Value::String(served.api_version(&served.storage_version));
-    serde_json::to_vec(&obj).expect("JSON values serialize")
+    super::stored::Storing::new(served, obj).take_bytes(None)
 }
 
-/// A stored object as a client sees it at `version`, with its
-/// resourceVersion. The storage version's defaults apply on read, so a
-/// default added later shows at once (and is stored at the next write).
-/// Until conversion comes, only apiVersion changes.
-pub fn from_stored(served: &Served, version: &str, kv: &KeyValue) -> Result<Value> {
-    let mut obj: Value = serde_json::from_slice(&kv.value)
-        .map_err(|e| Error::internal(format!("stored object {} is corrupt: {e}", kv.key)))?;
-    // Stored objects are pruned and defaulted by the storage version's
-    // schema as it is now, so fields a schema change dropped disappear and
-    // defaults it added appear, until the next write persists both.
-    if let Some(schema) = served.storage_schema() {
-        crate::schema::prune(&mut obj, schema);
-        crate::schema::apply_defaults(&mut obj, schema);
-    }
-    obj["apiVersion"] = Value::String(served.api_version(version));
-    meta::set_resource_version(&mut obj, kv.mod_revision);
-    Ok(obj)
-}
+pub use super::stored::from_stored;
 
 #[cfg(test)]
 mod tests {

@@ -16,6 +16,7 @@ mod resources;
 mod schemas;
 mod server;
 mod storage;
+mod stored_reads;
 mod strict;
 mod subresources;
 mod support;

@@ -2,6 +2,7 @@
 //! delete-collection with Kubernetes semantics, for every definition whose
 //! names are accepted, at each served version, in the definition's scope.
 
+mod encoded;
 mod subresources;
 
 use std::sync::Arc;
@@ -9,6 +10,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::served::{Catalog, Served};
+use super::stored::Storing;
 use super::strategy::{self, Ref, ResourceStrategy};
 use crate::apimachinery::list::{self, ListPage};
 use crate::apimachinery::options::{
@@ -198,13 +200,18 @@ impl Resources {
             }
             return Ok(Some(Written { object: obj, warnings }));
         }
-        let stored = strategy::to_stored(&served, &obj);
-        meta::check_stored_size(&stored)?;
-        let ops = vec![Op::check(keys::definition_key(&served.definition), served.revision), Op::create(key, stored)];
+        // The answer is what a read of the stored bytes shows, made from the
+        // object in hand rather than parsed back from them.
+        let mut stored = Storing::new(&served, &obj);
+        meta::check_stored_size(stored.json())?;
+        let ops = vec![
+            Op::check(keys::definition_key(&served.definition), served.revision),
+            Op::create(key, stored.take_bytes(None)),
+        ];
         match self.store.commit(ops).await {
             Ok(committed) => {
                 let kv = committed.current(1).ok_or_else(|| Error::internal("create left no object"))?;
-                Ok(Some(Written { object: strategy::from_stored(&served, &r.version, kv)?, warnings }))
+                Ok(Some(Written { object: stored.into_object(&served, &r.version, kv.mod_revision), warnings }))
             }
             // The definition changed since it was resolved: resolve again.
             Err(StorageError::PreconditionFailed { index: 0, .. }) => Ok(None),
@@ -351,12 +358,13 @@ impl Resources {
             meta::set_resource_version(&mut obj, current.mod_revision);
             return Ok(Some(Written { object: obj, warnings }));
         }
+        let mut stored = None;
         let op = if finished {
             Op::delete(key, current.mod_revision)
         } else {
-            let stored = strategy::to_stored(served, &obj);
-            meta::check_stored_size(&stored)?;
-            Op::update(key, current.mod_revision, stored)
+            let storing = stored.insert(Storing::new(served, &obj));
+            meta::check_stored_size(storing.json())?;
+            Op::update(key, current.mod_revision, storing.take_bytes(Some(current)))
         };
         let committed = match self.store.commit(vec![op]).await {
             Err(StorageError::PreconditionFailed { current: None, .. }) => {
@@ -370,7 +378,8 @@ impl Resources {
             return Ok(Some(Written { object: obj, warnings }));
         }
         let kv = committed.current(0).ok_or_else(|| Error::internal("update left no object"))?;
-        Ok(Some(Written { object: strategy::from_stored(served, &r.version, kv)?, warnings }))
+        let stored = stored.ok_or_else(|| Error::internal("update stored nothing"))?;
+        Ok(Some(Written { object: stored.into_object(served, &r.version, kv.mod_revision), warnings }))
     }
 
     /// Deletes an object, or marks it for deletion while it has finalizers.
@@ -459,17 +468,8 @@ impl Resources {
     }
 
     fn selectors(served: &Served, label_selector: &str, field_selector: &str) -> Result<Option<stream::Matches>> {
-        let labels = LabelSelector::parse(label_selector)?;
-        let supported: &[&str] =
-            if served.namespaced() { &["metadata.name", "metadata.namespace"] } else { &["metadata.name"] };
-        let fields = FieldSelector::parse(field_selector, supported)?;
-        if labels.is_empty() && fields.is_empty() {
-            return Ok(None);
-        }
-        Ok(Some(Arc::new(move |obj: &Value| {
-            labels.matches(&meta::labels(obj))
-                && fields.matches(|f| meta::meta_str(obj, f.trim_start_matches("metadata.")).to_string())
-        })))
+        let Some(selectors) = Selectors::parse(served, label_selector, field_selector)? else { return Ok(None) };
+        Ok(Some(Arc::new(move |obj: &Value| selectors.matches(obj))))
     }
 
     /// Lists objects of a resource in a namespace, or in all of them.
@@ -515,6 +515,28 @@ impl Resources {
             &labels.1,
             &labels.2,
         ))
+    }
+}
+
+/// A list's or a watch's label and field selectors.
+struct Selectors {
+    labels: LabelSelector,
+    fields: FieldSelector,
+}
+
+impl Selectors {
+    /// None when there are none.
+    fn parse(served: &Served, label_selector: &str, field_selector: &str) -> Result<Option<Self>> {
+        let labels = LabelSelector::parse(label_selector)?;
+        let supported: &[&str] =
+            if served.namespaced() { &["metadata.name", "metadata.namespace"] } else { &["metadata.name"] };
+        let fields = FieldSelector::parse(field_selector, supported)?;
+        Ok((!labels.is_empty() || !fields.is_empty()).then_some(Self { labels, fields }))
+    }
+
+    fn matches(&self, obj: &Value) -> bool {
+        self.labels.matches(&meta::labels(obj))
+            && self.fields.matches(|f| meta::meta_str(obj, f.trim_start_matches("metadata.")).to_string())
     }
 }
 

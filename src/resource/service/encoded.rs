@@ -1,0 +1,63 @@
+//! Reads answered as JSON bytes (`get_json`, `list_json`), for transports
+//! that send JSON: each object is rendered from its stored bytes
+//! (`stored::render`), never built as a value when its mark allows, and
+//! selectors read only the head of each stored object.
+
+use serde_json::Value;
+
+use super::{Resources, Selectors};
+use crate::apimachinery::list::{self, ListPage};
+use crate::apimachinery::options::{ListOptions, ResourceVersion};
+use crate::error::Result;
+use crate::resource::stored::{self, Head};
+use crate::resource::Ref;
+use crate::storage::KeyValue;
+
+impl Selectors {
+    fn matches_head(&self, head: &Head) -> bool {
+        self.labels.matches(&head.labels)
+            && self.fields.matches(|f| match f {
+                "metadata.name" => head.name.clone(),
+                "metadata.namespace" => head.namespace.clone(),
+                _ => String::new(),
+            })
+    }
+}
+
+impl Resources {
+    /// `get`, as the JSON of the object.
+    pub fn get_json(&self, r: &Ref) -> Result<Vec<u8>> {
+        let served = self.served_object(r)?;
+        stored::render(&served, &r.version, &self.load(&served, r)?)
+    }
+
+    /// `get_at_least`, as the JSON of the object.
+    pub async fn get_json_at_least(&self, r: &Ref, resource_version: ResourceVersion) -> Result<Vec<u8>> {
+        if let Some(rv) = resource_version.revision() {
+            list::wait_for_revision(self.store.as_ref(), rv).await?;
+        }
+        self.get_json(r)
+    }
+
+    /// `list`, each item as the JSON of the object.
+    pub async fn list_json(&self, r: &Ref, options: &ListOptions) -> Result<ListPage<Vec<u8>>> {
+        let served = self.served_collection(r)?;
+        let served = &*served;
+        let selectors = Selectors::parse(served, &options.label_selector, &options.field_selector)?;
+        let render = |kv: &KeyValue| stored::render(served, &r.version, kv);
+        let select = selectors.map(|selectors| {
+            move |kv: &KeyValue| -> Result<Option<Vec<u8>>> {
+                match stored::head(&kv.value) {
+                    Some(head) if selectors.matches_head(&head) => render(kv).map(Some),
+                    Some(_) => Ok(None),
+                    None => {
+                        let obj: Value = stored::from_stored(served, &r.version, kv)?;
+                        Ok(selectors.matches(&obj).then(|| serde_json::to_vec(&obj).expect("JSON values serialize")))
+                    }
+                }
+            }
+        });
+        let select = select.as_ref().map(|s| s as list::Select<'_, Vec<u8>>);
+        list::list_selected(self.store.as_ref(), &Self::collection_prefix(served, r), options, &render, select).await
+    }
+}

@@ -1,0 +1,317 @@
+//! The stored form of a custom resource, and reads rendered from it without
+//! building the object: a stored object whose bytes carry the mark of the
+//! storage schema it was written under is already pruned and defaulted by
+//! that schema, so its JSON is spliced into answers with only `apiVersion`
+//! and `resourceVersion` rewritten.
+//!
+//! The mark is JSON whitespace after the object (a newline and 32 spaces,
+//! tabs, carriage returns and newlines, two bits each, holding a 64-bit
+//! fingerprint of the storage version's schema), so the bytes stay plain
+//! JSON to every reader, and objects stored without it (by older versions,
+//! or not already pruned and defaulted) are read as before.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::served::Served;
+use crate::apimachinery::meta;
+use crate::error::{Error, Result};
+use crate::storage::{KeyValue, Revision};
+
+/// The meaning of a mark: bump it when pruning or defaulting change what
+/// they do to the same schema, so older marks stop matching.
+const MARK_VERSION: u8 = 1;
+
+/// The symbols of a mark, two bits each.
+const SYMBOLS: [u8; 4] = [b' ', b'\t', b'\r', b'\n'];
+
+/// A newline, then 32 symbols.
+const MARK_LEN: usize = 33;
+
+/// The fingerprint of a storage version's schema (its `openAPIV3Schema` as
+/// JSON, none for a version without one): FNV-1a, stable across builds, as
+/// it is stored.
+pub fn fingerprint(schema_json: Option<&str>) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |byte: u8| {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    };
+    eat(MARK_VERSION);
+    match schema_json {
+        Some(json) => json.bytes().for_each(&mut eat),
+        None => eat(0),
+    }
+    hash
+}
+
+fn append_mark(bytes: &mut Vec<u8>, mark: u64) {
+    bytes.push(b'\n');
+    bytes.extend((0..32).map(|i| SYMBOLS[((mark >> (2 * i)) & 3) as usize]));
+}
+
+/// The JSON of stored bytes, and their mark when they carry one.
+pub fn split_mark(value: &[u8]) -> (&[u8], Option<u64>) {
+    let Some(at) = value.len().checked_sub(MARK_LEN) else { return (value, None) };
+    let (json, mark) = value.split_at(at);
+    if mark[0] != b'\n' || !json.ends_with(b"}") {
+        return (value, None);
+    }
+    let mut fingerprint = 0u64;
+    for (i, symbol) in mark[1..].iter().enumerate() {
+        let Some(bits) = SYMBOLS.iter().position(|s| s == symbol) else { return (value, None) };
+        fingerprint |= (bits as u64) << (2 * i);
+    }
+    (json, Some(fingerprint))
+}
+
+/// What a read of stored bytes shows beyond them: the storage version's
+/// schema as it is now prunes and defaults the object (so fields a schema
+/// change dropped disappear and defaults it added appear, until the next
+/// write persists both).
+fn prune_and_default(served: &Served, obj: &mut Value) {
+    if let Some(schema) = served.storage_schema() {
+        crate::schema::prune(obj, schema);
+        crate::schema::apply_defaults(obj, schema);
+    }
+}
+
+/// An object about to be stored: its bytes, and what a read of them shows.
+pub struct Storing {
+    /// The stored bytes: the JSON, and the mark when it applies.
+    bytes: Vec<u8>,
+    json_len: usize,
+    /// The object as read at the storage version, without resourceVersion.
+    read: Value,
+}
+
+impl Storing {
+    /// The stored form of `obj`: its storage apiVersion, no resourceVersion,
+    /// marked when the storage schema as it is now leaves it unchanged.
+    pub fn new(served: &Served, obj: &Value) -> Self {
+        let mut stored = obj.clone();
+        meta::strip_resource_version(&mut stored);
+        stored["apiVersion"] = Value::String(served.api_version(&served.storage_version));
+        let mut bytes = serde_json::to_vec(&stored).expect("JSON values serialize");
+        let json_len = bytes.len();
+        let read = match served.storage_schema() {
+            None => {
+                append_mark(&mut bytes, served.storage_mark);
+                stored
+            }
+            Some(_) => {
+                let mut read = stored.clone();
+                prune_and_default(served, &mut read);
+                if read == stored {
+                    append_mark(&mut bytes, served.storage_mark);
+                }
+                read
+            }
+        };
+        Self { bytes, json_len, read }
+    }
+
+    /// The JSON, without the mark (what the size limit applies to), until
+    /// the bytes are taken.
+    pub fn json(&self) -> &[u8] {
+        &self.bytes[..self.json_len]
+    }
+
+    /// Takes the bytes to store over `current` (none for a create): `current`'s
+    /// own when they hold the same JSON, so a write that changes nothing
+    /// stays a write that changes nothing whatever mark either carries.
+    pub fn take_bytes(&mut self, current: Option<&KeyValue>) -> Vec<u8> {
+        match current {
+            Some(current) if split_mark(&current.value).0 == self.json() => current.value.to_vec(),
+            _ => std::mem::take(&mut self.bytes),
+        }
+    }
+
+    /// What a read at `version` of what was stored at `revision` shows, as
+    /// `from_stored` would parse it from the stored bytes.
+    pub fn into_object(self, served: &Served, version: &str, revision: Revision) -> Value {
+        let mut obj = self.read;
+        obj["apiVersion"] = Value::String(served.api_version(version));
+        meta::set_resource_version(&mut obj, revision);
+        obj
+    }
+}
+
+/// A stored object as a client sees it at `version`, with its
+/// resourceVersion. The storage version's defaults apply on read, so a
+/// default added later shows at once (and is stored at the next write).
+/// Until conversion comes, only apiVersion changes.
+pub fn from_stored(served: &Served, version: &str, kv: &KeyValue) -> Result<Value> {
+    let mut obj: Value = serde_json::from_slice(split_mark(&kv.value).0)
+        .map_err(|e| Error::internal(format!("stored object {} is corrupt: {e}", kv.key)))?;
+    prune_and_default(served, &mut obj);
+    obj["apiVersion"] = Value::String(served.api_version(version));
+    meta::set_resource_version(&mut obj, kv.mod_revision);
+    Ok(obj)
+}
+
+/// A stored object as `from_stored` shows it, as JSON: spliced from the
+/// stored bytes when they carry the storage schema's current mark, else
+/// parsed, pruned, defaulted and serialised.
+pub fn render(served: &Served, version: &str, kv: &KeyValue) -> Result<Vec<u8>> {
+    let (json, mark) = split_mark(&kv.value);
+    if mark == Some(served.storage_mark) {
+        if let Some(bytes) = splice(json, &served.api_version(version), kv.mod_revision) {
+            return Ok(bytes);
+        }
+    }
+    Ok(serde_json::to_vec(&from_stored(served, version, kv)?).expect("JSON values serialize"))
+}
+
+/// A key of a JSON object, borrowed unless it has escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> std::result::Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+/// The members of a JSON object in order, their values unparsed.
+struct Members<'a>(Vec<(Key<'a>, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Members<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        struct MembersVisitor;
+        impl<'de> Visitor<'de> for MembersVisitor {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Members<'de>, A::Error> {
+                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(8));
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    members.push((key, map.next_value::<&'de RawValue>()?));
+                }
+                Ok(Members(members))
+            }
+        }
+        deserializer.deserialize_map(MembersVisitor)
+    }
+}
+
+fn write_key(out: &mut Vec<u8>, key: &str) {
+    serde_json::to_writer(&mut *out, key).expect("strings serialize");
+    out.push(b':');
+}
+
+/// The compact JSON `json` (as serde_json writes a value) with the
+/// top-level `apiVersion` replaced and `metadata.resourceVersion` set, in
+/// the order `from_stored` leaves them: byte for byte what serialising its
+/// result gives. None when the object lacks either member.
+fn splice(json: &[u8], api_version: &str, revision: Revision) -> Option<Vec<u8>> {
+    let top: Members = serde_json::from_slice(json).ok()?;
+    let metadata = top.0.iter().find(|(k, _)| k.0 == "metadata")?.1;
+    if !top.0.iter().any(|(k, _)| k.0 == "apiVersion") {
+        return None;
+    }
+    let metadata: Members = serde_json::from_str(metadata.get()).ok()?;
+    let rv = revision.to_string();
+    let mut out = Vec::with_capacity(json.len() + api_version.len() + rv.len() + 24);
+    out.push(b'{');
+    for (i, (key, value)) in top.0.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_key(&mut out, &key.0);
+        match &*key.0 {
+            "apiVersion" => serde_json::to_writer(&mut out, api_version).expect("strings serialize"),
+            "metadata" => {
+                out.push(b'{');
+                let mut set = false;
+                for (j, (key, value)) in metadata.0.iter().enumerate() {
+                    if j > 0 {
+                        out.push(b',');
+                    }
+                    write_key(&mut out, &key.0);
+                    if key.0 == "resourceVersion" {
+                        serde_json::to_writer(&mut out, &rv).expect("strings serialize");
+                        set = true;
+                    } else {
+                        out.extend_from_slice(value.get().as_bytes());
+                    }
+                }
+                if !set {
+                    if !metadata.0.is_empty() {
+                        out.push(b',');
+                    }
+                    write_key(&mut out, "resourceVersion");
+                    serde_json::to_writer(&mut out, &rv).expect("strings serialize");
+                }
+                out.push(b'}');
+            }
+            _ => out.extend_from_slice(value.get().as_bytes()),
+        }
+    }
+    out.push(b'}');
+    Some(out)
+}
+
+/// What label and field selectors read of an object: its name, namespace
+/// and string labels.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Head {
+    pub name: String,
+    pub namespace: String,
+    pub labels: std::collections::BTreeMap<String, String>,
+}
+
+#[derive(serde::Deserialize)]
+struct HeadDoc<'a> {
+    #[serde(borrow, default)]
+    metadata: Option<MetaDoc<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct MetaDoc<'a> {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    namespace: Option<String>,
+    #[serde(borrow, default)]
+    labels: Option<&'a RawValue>,
+}
+
+/// The head of stored bytes, reading nothing else, as `meta::meta_str` and
+/// `meta::labels` read it from the object a read shows (reads never change
+/// them: no default applies under `metadata`, and pruning there drops only
+/// nulls and unknown fields). None when it is not that simple (a name that
+/// is not a string, say): then parse the object.
+pub fn head(value: &[u8]) -> Option<Head> {
+    let doc: HeadDoc = serde_json::from_slice(split_mark(value).0).ok()?;
+    let Some(meta) = doc.metadata else { return Some(Head::default()) };
+    let labels = match meta.labels {
+        None => Default::default(),
+        Some(raw) if raw.get() == "null" => Default::default(),
+        Some(raw) => {
+            let all: serde_json::Map<String, Value> = serde_json::from_str(raw.get()).ok()?;
+            all.into_iter().filter_map(|(k, v)| v.as_str().map(|v| (k, v.to_string()))).collect()
+        }
+    };
+    Some(Head { name: meta.name.unwrap_or_default(), namespace: meta.namespace.unwrap_or_default(), labels })
+}
+
+#[cfg(test)]
+mod tests;
