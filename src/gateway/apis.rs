@@ -376,7 +376,9 @@ async fn resources(
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PUT, false, Some("scale")) => {
-            Ok(ok(&resources.update_scale(&r, &json_body(headers, body).await?, &params.write_options()?).await?, &[]))
+            let written =
+                resources.update_scale(&r, &json_body(headers, body).await?, &params.write_options()?).await?;
+            Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PATCH, false, None | Some("status")) => {
             let endpoint = if sub.is_some() { Endpoint::Status } else { Endpoint::Main };
@@ -385,12 +387,11 @@ async fn resources(
                 resources.patch(&r, endpoint, patch_type(headers, RESOURCE_PATCH_TYPES)?, body, &options).await?;
             Ok(ok(&written.object, &written.warnings))
         }
-        (&Method::PATCH, false, Some("scale")) => Ok(ok(
-            &resources
-                .patch_scale(&r, patch_type(headers, RESOURCE_PATCH_TYPES)?, body, &params.write_options()?)
-                .await?,
-            &[],
-        )),
+        (&Method::PATCH, false, Some("scale")) => {
+            let options = params.write_options()?;
+            let written = resources.patch_scale(&r, patch_type(headers, RESOURCE_PATCH_TYPES)?, body, &options).await?;
+            Ok(ok(&written.object, &written.warnings))
+        }
         (&Method::DELETE, false, None) => {
             let deleted = resources.delete(&r, &params.delete_options(&delete_body(headers, body).await?)?).await?;
             let code = if deleted.gone { StatusCode::OK } else { StatusCode::ACCEPTED };

@@ -13,7 +13,6 @@ use tonic::{Request, Response, Status};
 use super::convert;
 use crate::apimachinery::options::ResourceVersion;
 use crate::apimachinery::patch::PatchType;
-use crate::apimachinery::Written;
 use crate::pb::v1 as pb;
 use crate::pb::v1::custom_resources_server::CustomResources;
 use crate::resource::{Endpoint, Ref, Resources};
@@ -134,10 +133,7 @@ impl CustomResources for ResourcesService {
                 self.resources.patch(&r, Endpoint::Main, kind, &req.patch, &options).await?
             }
             pb::Subresource::Status => self.resources.patch(&r, Endpoint::Status, kind, &req.patch, &options).await?,
-            pb::Subresource::Scale => {
-                let scale = self.resources.patch_scale(&r, kind, &req.patch, &options).await?;
-                Written { object: scale, warnings: Vec::new() }
-            }
+            pb::Subresource::Scale => self.resources.patch_scale(&r, kind, &req.patch, &options).await?,
         };
         Ok(convert::with_warnings(
             pb::PatchResourceResponse { object: convert::json(&patched.object) },
@@ -192,11 +188,11 @@ impl CustomResources for ResourcesService {
         request: Request<pb::UpdateScaleRequest>,
     ) -> Result<Response<pb::UpdateScaleResponse>, Status> {
         let req = request.into_inner();
-        let scale = self
+        let written = self
             .resources
             .update_scale(&reference(req.r#ref), &req.scale, &convert::write_options(req.options)?)
             .await?;
-        Ok(Response::new(pb::UpdateScaleResponse { scale: convert::json(&scale) }))
+        Ok(convert::with_warnings(pb::UpdateScaleResponse { scale: convert::json(&written.object) }, &written.warnings))
     }
 
     async fn convert(&self, _: Request<pb::ConvertRequest>) -> Result<Response<pb::ConvertResponse>, Status> {

@@ -334,7 +334,13 @@ async fn every_write_path_is_gated() {
         scale: serde_json::to_vec(&scale).unwrap(),
         options: None,
     };
-    let answer = parse(&r.update_scale(req).await.unwrap().into_inner().scale);
+    let response = r.update_scale(req).await.unwrap();
+    assert_eq!(
+        warnings(&response),
+        vec!["spec.replicas: ignored: feature gate ReplicasFeatureGate (alpha) is disabled; the stored value is kept"],
+        "a scale write reports the gated field it could not change"
+    );
+    let answer = parse(&response.into_inner().scale);
     assert_eq!(answer["spec"]["replicas"], 2, "{answer}");
     assert_eq!(get(&mut r, "g").await["spec"]["replicas"], 2);
     still_serves(&t).await;

@@ -59,7 +59,7 @@ impl Resources {
     /// Writes the `spec.replicas` of a Scale into the object; everything
     /// else in the Scale is ignored. Its resourceVersion, when set, is a
     /// precondition. Returns the resulting Scale.
-    pub async fn update_scale(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Value> {
+    pub async fn update_scale(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
         let served = self.served_object(r)?;
         let paths = Self::require_scale(&served, r)?;
         let (wanted, _) = decode::object(body)?;
@@ -80,7 +80,7 @@ impl Resources {
         patch_type: PatchType,
         patch: &[u8],
         options: &WriteOptions,
-    ) -> Result<Value> {
+    ) -> Result<Written> {
         let served = self.served_object(r)?;
         let paths = Self::require_scale(&served, r)?;
         meta::check_body_size(patch)?;
@@ -97,7 +97,9 @@ impl Resources {
         .await
     }
 
-    /// One attempt at writing a Scale; `None` after a concurrent write.
+    /// One attempt at writing a Scale: the Scale written and the write's
+    /// warnings (a gated `.spec.replicas`, say); `None` after a concurrent
+    /// write.
     async fn write_scale(
         &self,
         served: &Served,
@@ -106,7 +108,7 @@ impl Resources {
         current: &KeyValue,
         wanted: &Value,
         options: &WriteOptions,
-    ) -> Result<Option<Value>> {
+    ) -> Result<Option<Written>> {
         let rv = meta::meta_str(wanted, "resourceVersion");
         if !rv.is_empty() && meta::parse_resource_version(rv)? != Some(current.mod_revision) {
             return Err(Error::stale(&served.group, &served.plural, &r.name));
@@ -115,7 +117,10 @@ impl Resources {
         let obj = scale::apply(&strategy::from_stored(served, &r.version, current)?, paths, replicas);
         let target = Target { served, r, current, endpoint: Endpoint::Main, options };
         match self.write_over(target, obj, &[]).await? {
-            Some(written) => scale::read(&written.object, paths).map(Some),
+            Some(written) => {
+                let object = scale::read(&written.object, paths)?;
+                Ok(Some(Written { object, warnings: written.warnings }))
+            }
             None if rv.is_empty() => Ok(None),
             None => Err(Error::stale(&served.group, &served.plural, &r.name)),
         }
