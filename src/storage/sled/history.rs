@@ -9,38 +9,43 @@ use super::{sled_err, Shared};
 use crate::storage::keys;
 use crate::storage::{codec, Event, KeyValue, Revision, StorageError};
 
-/// The events of one revision.
-pub(super) type RevisionEvents = (Revision, Vec<Event>);
+/// The events of one revision, and when it was committed (Unix ms).
+pub(super) struct Logged {
+    pub revision: Revision,
+    pub committed_at_ms: i64,
+    pub events: Vec<Event>,
+}
 
 /// Reads whole revisions `from..=to` from the log, checking none is missing,
 /// stopping after about `max` entries (the caller goes on from the last).
+/// Watch replay, historical reads and backup images all read it here.
 pub(super) fn read_log(
     tree: &sled::Tree,
     compacted: &dyn Fn() -> Revision,
     from: Revision,
     to: Revision,
     max: usize,
-) -> Result<Vec<RevisionEvents>, StorageError> {
-    let mut out: Vec<RevisionEvents> = Vec::new();
+) -> Result<Vec<Logged>, StorageError> {
+    let mut out: Vec<Logged> = Vec::new();
     for (count, item) in tree.range(keys::log_start(from)..keys::log_start(to + 1)).enumerate() {
         let (k, v) = item.map_err(sled_err)?;
         let rev = keys::log_revision(&k).ok_or_else(|| StorageError::Internal("corrupt log key".into()))?;
-        let (event, _) = codec::decode_event(rev, &v)?;
+        let (event, committed_at_ms) = codec::decode_event(rev, &v)?;
         match out.last_mut() {
-            Some((last, events)) if *last == rev => events.push(event),
+            Some(last) if last.revision == rev => last.events.push(event),
             last => {
-                let expected = last.map_or(from, |(r, _)| *r + 1);
+                let expected = last.map_or(from, |l| l.revision + 1);
                 if rev != expected {
                     return Err(gap(compacted(), expected));
                 }
                 if count >= max {
                     return Ok(out);
                 }
-                out.push((rev, vec![event]));
+                out.push(Logged { revision: rev, committed_at_ms, events: vec![event] });
             }
         }
     }
-    let reached = out.last().map_or(from - 1, |(r, _)| *r);
+    let reached = out.last().map_or(from - 1, |l| l.revision);
     if reached < to {
         return Err(gap(compacted(), reached + 1));
     }
@@ -62,7 +67,7 @@ pub(super) fn read_shared_log(
     from: Revision,
     to: Revision,
     max: usize,
-) -> Result<Vec<RevisionEvents>, StorageError> {
+) -> Result<Vec<Logged>, StorageError> {
     read_log(&shared.tree, &|| shared.compacted(), from, to, max)
 }
 
@@ -79,8 +84,8 @@ pub(super) fn overlay_at(
     let mut from = revision + 1;
     while from <= current {
         let chunk = read_shared_log(shared, from, current, 4096)?;
-        for (_, events) in &chunk {
-            for event in events {
+        for logged in &chunk {
+            for event in &logged.events {
                 let key = event.key();
                 if !key.starts_with(prefix) || start_after.is_some_and(|after| key <= after) {
                     continue;
@@ -92,7 +97,7 @@ pub(super) fn overlay_at(
                 overlay.entry(Arc::from(key)).or_insert(before);
             }
         }
-        from = chunk.last().map_or(current + 1, |(r, _)| *r + 1);
+        from = chunk.last().map_or(current + 1, |l| l.revision + 1);
     }
     Ok(overlay)
 }

@@ -100,23 +100,12 @@ impl Items {
         }
         let shared = self.shared.upgrade().ok_or_else(super::closed)?;
         let to = (self.next + (REVISIONS_PER_STEP - 1)).min(self.end);
-        let mut expected = self.next;
-        for item in shared.tree.range(keys::log_start(self.next)..keys::log_start(to + 1)) {
-            let (k, v) = item.map_err(sled_err)?;
-            let rev = keys::log_revision(&k).ok_or_else(|| StorageError::Internal("corrupt log key".into()))?;
-            let (event, committed_at_ms) = codec::decode_event(rev, &v)?;
-            match self.buffer.back_mut() {
-                Some(ImageItem::History { revision, events, .. }) if *revision == rev => events.push(event),
-                _ if rev == expected => {
-                    expected += 1;
-                    self.buffer.push_back(ImageItem::History { revision: rev, committed_at_ms, events: vec![event] });
-                }
-                _ => return Err(StorageError::Internal(format!("event log is missing revision {expected}"))),
-            }
-        }
-        if expected <= to {
-            return Err(StorageError::Internal(format!("event log is missing revision {expected}")));
-        }
+        let chunk = super::history::read_shared_log(&shared, self.next, to, usize::MAX)?;
+        self.buffer.extend(chunk.into_iter().map(|l| ImageItem::History {
+            revision: l.revision,
+            committed_at_ms: l.committed_at_ms,
+            events: l.events,
+        }));
         self.next = to + 1;
         Ok(())
     }

@@ -335,10 +335,10 @@ fn watch_stream(
                         return;
                     }
                 };
-                from = chunk.last().map_or(to + 1, |(r, _)| *r + 1);
-                for (revision, events) in chunk {
-                    if let Some(batch) = matching(&Arc::new(events)) {
-                        delivered = revision;
+                from = chunk.last().map_or(to + 1, |l| l.revision + 1);
+                for logged in chunk {
+                    if let Some(batch) = matching(&Arc::new(logged.events)) {
+                        delivered = logged.revision;
                         yield Ok(WatchMessage::Events(batch));
                     }
                 }
