@@ -38,7 +38,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("watch", 3),
     ("conversion", 3), // future: version conversion, beside schema
     ("apply", 3),      // future: server-side apply
-    ("gates", 3),      // future: feature gates
+    ("gates", 3),      // field-level feature gates
     ("registry", 4),
     ("resource", 5),
     ("gc", 5), // future: garbage collection, beside resource
@@ -51,6 +51,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("server", 8),
     ("lib", 9),
     ("main", 9),
+    ("cli", 9), // the binary's one-shot commands, beside main
 ];
 
 /// Names the crate root re-exports, and the module each comes from.
