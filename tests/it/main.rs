@@ -4,6 +4,7 @@
 mod backup;
 mod cel_limits;
 mod crash;
+mod declarative;
 mod definitions;
 mod gates;
 mod gateway;
