@@ -6,6 +6,7 @@ mod cel_limits;
 mod crash;
 mod declarative;
 mod definitions;
+mod deprecation;
 mod gates;
 mod gateway;
 mod hostile;
