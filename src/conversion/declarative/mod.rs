@@ -176,7 +176,7 @@ struct Step {
 enum Op {
     Rename { from: FieldPath, to: FieldPath },
     Default { path: FieldPath, value: Value },
-    Cel { from: FieldPath, to: FieldPath, forward: Typed, backward: Typed },
+    Cel { from: FieldPath, to: FieldPath, forward: Box<Typed>, backward: Box<Typed> },
 }
 
 /// An expression and the schema of the `self` it reads.
@@ -368,7 +368,7 @@ fn compile_rule(rule: RuleRef<'_>, source: &Compiled, target: &Compiled, at: &st
             let typed = |source: &str, version: &Compiled, at_path: &FieldPath, field: &str| {
                 let schema = version.schema.as_ref().and_then(|s| validate::schema_at(s, at_path).ok().flatten());
                 Expression::compile(source, schema)
-                    .map(|expression| Typed { expression, schema: schema.cloned() })
+                    .map(|expression| Box::new(Typed { expression, schema: schema.cloned() }))
                     .map_err(|e| format!("{at}.{field}: {e}"))
             };
             let forward = typed(&c.forward, source, &from, "forward")?;
