@@ -48,7 +48,7 @@ fn wrong_things() -> Crd {
         .set("/spec/versions/2/conversion", json!({"declarative": {"v1": {}}}))
         .set("/spec/versions/0/conversion/declarative/v2/rules/0/rename/to", json!(".spec.nope"))
         .set("/spec/versions/0/conversion/declarative/v2/rules/2/cel/forward", json!("self +"))
-        .set("/spec/versions/0/conversion/declarative/v2/rules/3/default/path", json!(".spec.place.x"))
+        .set("/spec/versions/0/conversion/declarative/v2/rules/3/default", json!({"path": ".spec.place.x", "value": 7}))
 }
 
 const WRONG_PATHS: [&str; 4] = [

@@ -207,6 +207,7 @@ fn each_rule_error_is_at_its_path() {
         (json!({"rename": {"to": ".spec.keep"}}), format!("{at}.rename.from")),
         (json!({"default": {"path": ".spec.keep", "value": 1}}), format!("{at}.default.path")),
         (json!({"default": {"path": ".spec.mode"}}), format!("{at}.default.value")),
+        (json!({"default": {"path": ".spec.mode", "value": 3}}), format!("{at}.default.value")),
         (
             json!({"cel": {"from": ".spec.size", "to": ".spec.sizeStr", "forward": "self.nope", "backward": "1"}}),
             format!("{at}.cel.forward"),

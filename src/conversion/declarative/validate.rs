@@ -100,6 +100,11 @@ impl Check<'_> {
                     }
                     if d.value.is_null() {
                         errs.push(FieldError::required(format!("{at}.value"), ""));
+                    } else if let Some(node) =
+                        path.as_ref().zip(self.target.1).and_then(|(p, s)| schema_at(s, p).ok().flatten())
+                    {
+                        // The value must be one the target version's schema accepts.
+                        errs.extend(crate::schema::validate(&d.value, node, &format!("{at}.value")));
                     }
                     push_written(&mut forward, &at, "path", &d.path, path);
                 }
