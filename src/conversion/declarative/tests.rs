@@ -205,7 +205,7 @@ fn each_rule_error_is_at_its_path() {
         (json!({"rename": {"from": ".spec.a[0]", "to": ".spec.keep"}}), format!("{at}.rename.from")),
         (json!({"rename": {"from": ".metadata.name", "to": ".spec.keep"}}), format!("{at}.rename.from")),
         (json!({"rename": {"to": ".spec.keep"}}), format!("{at}.rename.from")),
-        (json!({"default": {"path": ".spec.keep", "value": 1}}), format!("{at}.default.path")),
+        (json!({"default": {"path": ".spec.keep", "value": "k"}}), format!("{at}.default.path")),
         (json!({"default": {"path": ".spec.mode"}}), format!("{at}.default.value")),
         (json!({"default": {"path": ".spec.mode", "value": 3}}), format!("{at}.default.value")),
         (
