@@ -95,6 +95,9 @@ impl Served {
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();
             serde_json::to_string(&crd.spec).unwrap_or_default().hash(&mut h);
+            // The versions' declarative conversion is outside k8s-openapi's
+            // spec: a change of it changes how objects read, as a schema does.
+            serde_json::to_string(&crd.conversions).unwrap_or_default().hash(&mut h);
             serde_json::to_string(accepted).unwrap_or_default().hash(&mut h);
             h.finish()
         };
@@ -321,6 +324,22 @@ mod tests {
         definition::from_json(serde_json::json!({"spec": {"group": "example.com",
             "names": {"plural": "widgets", "kind": "Widget"}, "scope": "Namespaced", "versions": versions}}))
         .unwrap()
+    }
+
+    #[test]
+    fn a_change_of_declarative_conversion_changes_the_shape() {
+        let with = |rename_to: &str| {
+            let mut crd = definition(serde_json::json!([
+                {"name": "v1", "served": true, "storage": true,
+                 "conversion": {"declarative": {"v2": {"rename": {"from": ".spec.a", "to": rename_to}}}}},
+                {"name": "v2", "served": true, "storage": false}]));
+            crd.status = Some(serde_json::from_value(serde_json::json!({
+                "acceptedNames": {"plural": "widgets", "kind": "Widget"},
+                "conditions": [{"type": "Established", "status": "True"}, {"type": "NamesAccepted", "status": "True"}]}))
+            .unwrap());
+            Served::from_definition(&crd, crate::storage::Revision::ZERO).expect("served").shape
+        };
+        assert_ne!(with(".spec.b"), with(".spec.c"));
     }
 
     #[test]
