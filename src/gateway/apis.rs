@@ -184,8 +184,30 @@ pub async fn handle(
         Target::Definitions { name, status } => {
             definitions(&api, name, status, &method, &params, &headers, &body).await
         }
-        Target::Resources { r, sub } => resources(&api, r, sub, &method, &params, &headers, &body).await,
+        Target::Resources { r, sub } => {
+            let deprecation = deprecation(&api, &r);
+            let reply = resources(&api, r, sub, &method, &params, &headers, &body).await;
+            Ok(warned(reply, deprecation.as_deref()))
+        }
     }
+}
+
+/// The deprecation warning of the version `r` names, if it is served and
+/// deprecated.
+fn deprecation(api: &Api, r: &Ref) -> Option<String> {
+    let served = api.resources.served(&r.group, &r.version, &r.resource).ok()?;
+    served.deprecation(&r.version).map(String::from)
+}
+
+/// The reply with a warning added, whatever it is (an error too, as
+/// Kubernetes adds a deprecated version's warning to every response).
+fn warned(reply: Reply, warning: Option<&str>) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let mut response = reply.unwrap_or_else(IntoResponse::into_response);
+    if let Some(warning) = warning {
+        super::codec::add_warnings(response.headers_mut(), &[warning.to_string()]);
+    }
+    response
 }
 
 fn list_meta(page: &ListPage) -> ListMeta {

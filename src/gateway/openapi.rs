@@ -58,6 +58,11 @@ fn definitions_kind() -> Kind {
             "featureGates": {"type": "array", "items": gate, "description": "The gates."},
         },
     });
+    let version = json!({
+        "type": "object",
+        "x-kubernetes-preserve-unknown-fields": true,
+        "properties": {"conversion": version_conversion()},
+    });
     Kind {
         group: CRD_GROUP.into(),
         version: "v1".into(),
@@ -79,7 +84,7 @@ fn definitions_kind() -> Kind {
                         "group": string("group is the API group of the defined custom resource."),
                         "scope": string("scope indicates whether the defined custom resource is cluster- or namespace-scoped."),
                         "names": {"type": "object", "description": "names specify the resource and kind names for the custom resource.", "x-kubernetes-preserve-unknown-fields": true},
-                        "versions": {"type": "array", "description": "versions is the list of all API versions of the defined custom resource.", "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+                        "versions": {"type": "array", "description": "versions is the list of all API versions of the defined custom resource.", "items": version},
                         "customFeatureGates": gates,
                     },
                 },
@@ -88,6 +93,67 @@ fn definitions_kind() -> Kind {
             "x-kubernetes-group-version-kind": [{"group": CRD_GROUP, "version": "v1", "kind": "CustomResourceDefinition"}],
         }),
     }
+}
+
+/// `spec.versions[i].conversion`, the declarative conversion of a version
+/// (a crdstore extension; with `spec.conversion.strategy: Declarative`).
+fn version_conversion() -> Value {
+    let string = |d: &str| json!({"type": "string", "description": d});
+    let rename = json!({
+        "type": "object",
+        "description": "The field at from (in this version) is the field at to (in the target version); to under another parent is a move.",
+        "required": ["from", "to"],
+        "properties": {
+            "from": string("A field path of this version, such as .spec.a."),
+            "to": string("A field path of the target version, such as .spec.b.c."),
+        },
+    });
+    let rule = json!({
+        "type": "object",
+        "description": "One conversion rule: exactly one of rename, default or cel.",
+        "properties": {
+            "rename": rename,
+            "default": {
+                "type": "object",
+                "description": "A field only the target version has: set to value on the way there; on the way back a value other than value is kept in the annotation conversion.crdstore.io/<targetVersion>.",
+                "required": ["path", "value"],
+                "properties": {
+                    "path": string("A field path of the target version that this version does not have."),
+                    "value": {"description": "The value the field gets.", "x-kubernetes-preserve-unknown-fields": true},
+                },
+            },
+            "cel": {
+                "type": "object",
+                "description": "A value computed each way by CEL expressions, self being the field read.",
+                "required": ["from", "to", "forward", "backward"],
+                "properties": {
+                    "from": string("A field path of this version."),
+                    "to": string("A field path of the target version."),
+                    "forward": string("The value at to, computed from self, the value at from."),
+                    "backward": string("The value at from, computed from self, the value at to."),
+                },
+            },
+        },
+    });
+    let declaration = json!({
+        "type": "object",
+        "description": "How this version becomes the target version: a rename, a list of rules, or both (the rename first). The reverse is derived from it.",
+        "properties": {
+            "rename": rename,
+            "rules": {"type": "array", "items": rule, "description": "The rules, applied in order (in reverse order on the way back)."},
+        },
+    });
+    json!({
+        "type": "object",
+        "description": "How this version converts to others (a crdstore extension, with spec.conversion.strategy Declarative). Fields the target version cannot hold are kept in the annotation conversion.crdstore.io/<thisVersion> and restored on the way back.",
+        "properties": {
+            "declarative": {
+                "type": "object",
+                "description": "By target version: how this version becomes it. Declare each conversion once; the conversion graph over the versions has no loop and reaches every served version.",
+                "additionalProperties": declaration,
+            },
+        },
+    })
 }
 
 /// Marks each field a gate guards: `x-crdstore-feature-gate` and a line in

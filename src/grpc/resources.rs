@@ -29,6 +29,27 @@ impl ResourcesService {
     }
 }
 
+impl ResourcesService {
+    /// `result` with the warning of the version `r` names when it is
+    /// deprecated, as a `warning` metadata entry on the answer or the error
+    /// (Kubernetes adds it to every response at that version).
+    fn warned<T>(&self, r: &Ref, result: Result<Response<T>, Status>) -> Result<Response<T>, Status> {
+        let served = self.resources.served(&r.group, &r.version, &r.resource).ok();
+        let Some(warning) = served.as_ref().and_then(|s| s.deprecation(&r.version)) else { return result };
+        let Ok(value) = tonic::metadata::MetadataValue::try_from(warning) else { return result };
+        match result {
+            Ok(mut response) => {
+                response.metadata_mut().append("warning", value);
+                Ok(response)
+            }
+            Err(mut status) => {
+                status.metadata_mut().append("warning", value);
+                Err(status)
+            }
+        }
+    }
+}
+
 fn reference(r: Option<pb::ResourceRef>) -> Ref {
     let r = r.unwrap_or_default();
     crate::telemetry::note(&r.group, &r.version, &r.resource, &r.namespace, &r.name);
@@ -62,19 +83,25 @@ impl CustomResources for ResourcesService {
         request: Request<pb::CreateResourceRequest>,
     ) -> Result<Response<pb::CreateResourceResponse>, Status> {
         let req = request.into_inner();
-        let created =
-            self.resources.create(&reference(req.r#ref), &req.object, &convert::write_options(req.options)?).await?;
-        Ok(convert::with_warnings(
-            pb::CreateResourceResponse { object: convert::json(&created.object) },
-            &created.warnings,
-        ))
+        let r = reference(req.r#ref);
+        let result = async {
+            let created = self.resources.create(&r, &req.object, &convert::write_options(req.options)?).await?;
+            Ok(convert::with_warnings(
+                pb::CreateResourceResponse { object: convert::json(&created.object) },
+                &created.warnings,
+            ))
+        };
+        self.warned(&r, result.await)
     }
 
     async fn get(&self, request: Request<pb::GetResourceRequest>) -> Result<Response<pb::GetResourceResponse>, Status> {
         let req = request.into_inner();
         let r = reference(req.r#ref);
-        let found = self.resources.get_json_at_least(&r, ResourceVersion::parse(&req.resource_version)?).await?;
-        Ok(Response::new(pb::GetResourceResponse { object: found }))
+        let result = async {
+            let found = self.resources.get_json_at_least(&r, ResourceVersion::parse(&req.resource_version)?).await?;
+            Ok(Response::new(pb::GetResourceResponse { object: found }))
+        };
+        self.warned(&r, result.await)
     }
 
     async fn list(
@@ -82,27 +109,35 @@ impl CustomResources for ResourcesService {
         request: Request<pb::ListResourcesRequest>,
     ) -> Result<Response<pb::ListResourcesResponse>, Status> {
         let req = request.into_inner();
-        let options = convert::list_options(req.options, "options")?;
-        let page = self.resources.list_json(&reference(req.r#ref), &options).await?;
-        Ok(Response::new(pb::ListResourcesResponse {
-            items: page.items,
-            resource_version: page.revision.to_string(),
-            continue_token: page.continue_token,
-            remaining_item_count: page.remaining.unwrap_or(0),
-        }))
+        let r = reference(req.r#ref);
+        let result = async {
+            let options = convert::list_options(req.options, "options")?;
+            let page = self.resources.list_json(&r, &options).await?;
+            Ok(Response::new(pb::ListResourcesResponse {
+                items: page.items,
+                resource_version: page.revision.to_string(),
+                continue_token: page.continue_token,
+                remaining_item_count: page.remaining.unwrap_or(0),
+            }))
+        };
+        self.warned(&r, result.await)
     }
 
     type WatchStream = EventStream;
 
     async fn watch(&self, request: Request<pb::WatchResourcesRequest>) -> Result<Response<Self::WatchStream>, Status> {
         let req = request.into_inner();
-        let slot = super::watch_slot(&self.watches)?;
-        let events = self.resources.watch(&reference(req.r#ref), convert::watch_options(req.options)?).await?;
-        let stream = events.map(move |item| {
-            let _slot = &slot;
-            item.map(|e| convert::watch_event(&e)).map_err(Status::from)
-        });
-        Ok(Response::new(Box::pin(stream)))
+        let r = reference(req.r#ref);
+        let result = async {
+            let slot = super::watch_slot(&self.watches)?;
+            let events = self.resources.watch(&r, convert::watch_options(req.options)?).await?;
+            let stream = events.map(move |item| {
+                let _slot = &slot;
+                item.map(|e| convert::watch_event(&e)).map_err(Status::from)
+            });
+            Ok(Response::new(Box::pin(stream) as Self::WatchStream))
+        };
+        self.warned(&r, result.await)
     }
 
     async fn update(
@@ -110,12 +145,15 @@ impl CustomResources for ResourcesService {
         request: Request<pb::UpdateResourceRequest>,
     ) -> Result<Response<pb::UpdateResourceResponse>, Status> {
         let req = request.into_inner();
-        let updated =
-            self.resources.update(&reference(req.r#ref), &req.object, &convert::write_options(req.options)?).await?;
-        Ok(convert::with_warnings(
-            pb::UpdateResourceResponse { object: convert::json(&updated.object) },
-            &updated.warnings,
-        ))
+        let r = reference(req.r#ref);
+        let result = async {
+            let updated = self.resources.update(&r, &req.object, &convert::write_options(req.options)?).await?;
+            Ok(convert::with_warnings(
+                pb::UpdateResourceResponse { object: convert::json(&updated.object) },
+                &updated.warnings,
+            ))
+        };
+        self.warned(&r, result.await)
     }
 
     async fn patch(
@@ -123,22 +161,29 @@ impl CustomResources for ResourcesService {
         request: Request<pb::PatchResourceRequest>,
     ) -> Result<Response<pb::PatchResourceResponse>, Status> {
         let req = request.into_inner();
-        let kind = patch_type(req.patch_type)?;
-        // Read as the raw number: prost's getter reads an unknown value as
-        // the default, which would patch the main resource.
-        let subresource: pb::Subresource = convert::known_enum("PatchResourceRequest", "subresource", req.subresource)?;
-        let (r, options) = (reference(req.r#ref), convert::write_options(req.options)?);
-        let patched = match subresource {
-            pb::Subresource::Unspecified => {
-                self.resources.patch(&r, Endpoint::Main, kind, &req.patch, &options).await?
-            }
-            pb::Subresource::Status => self.resources.patch(&r, Endpoint::Status, kind, &req.patch, &options).await?,
-            pb::Subresource::Scale => self.resources.patch_scale(&r, kind, &req.patch, &options).await?,
+        let r = reference(req.r#ref);
+        let result = async {
+            let kind = patch_type(req.patch_type)?;
+            // Read as the raw number: prost's getter reads an unknown value as
+            // the default, which would patch the main resource.
+            let subresource: pb::Subresource =
+                convert::known_enum("PatchResourceRequest", "subresource", req.subresource)?;
+            let options = convert::write_options(req.options)?;
+            let patched = match subresource {
+                pb::Subresource::Unspecified => {
+                    self.resources.patch(&r, Endpoint::Main, kind, &req.patch, &options).await?
+                }
+                pb::Subresource::Status => {
+                    self.resources.patch(&r, Endpoint::Status, kind, &req.patch, &options).await?
+                }
+                pb::Subresource::Scale => self.resources.patch_scale(&r, kind, &req.patch, &options).await?,
+            };
+            Ok(convert::with_warnings(
+                pb::PatchResourceResponse { object: convert::json(&patched.object) },
+                &patched.warnings,
+            ))
         };
-        Ok(convert::with_warnings(
-            pb::PatchResourceResponse { object: convert::json(&patched.object) },
-            &patched.warnings,
-        ))
+        self.warned(&r, result.await)
     }
 
     async fn delete(
@@ -146,8 +191,15 @@ impl CustomResources for ResourcesService {
         request: Request<pb::DeleteResourceRequest>,
     ) -> Result<Response<pb::DeleteResourceResponse>, Status> {
         let req = request.into_inner();
-        let deleted = self.resources.delete(&reference(req.r#ref), &convert::delete_options(req.options)?).await?;
-        Ok(Response::new(pb::DeleteResourceResponse { object: convert::json(&deleted.object), deleted: deleted.gone }))
+        let r = reference(req.r#ref);
+        let result = async {
+            let deleted = self.resources.delete(&r, &convert::delete_options(req.options)?).await?;
+            Ok(Response::new(pb::DeleteResourceResponse {
+                object: convert::json(&deleted.object),
+                deleted: deleted.gone,
+            }))
+        };
+        self.warned(&r, result.await)
     }
 
     async fn delete_collection(
@@ -155,12 +207,14 @@ impl CustomResources for ResourcesService {
         request: Request<pb::DeleteCollectionRequest>,
     ) -> Result<Response<pb::DeleteCollectionResponse>, Status> {
         let req = request.into_inner();
-        let list_options = convert::list_options(req.list_options, "list_options")?;
-        let items = self
-            .resources
-            .delete_collection(&reference(req.r#ref), &list_options, &convert::delete_options(req.options)?)
-            .await?;
-        Ok(Response::new(pb::DeleteCollectionResponse { items: items.iter().map(convert::json).collect() }))
+        let r = reference(req.r#ref);
+        let result = async {
+            let list_options = convert::list_options(req.list_options, "list_options")?;
+            let items =
+                self.resources.delete_collection(&r, &list_options, &convert::delete_options(req.options)?).await?;
+            Ok(Response::new(pb::DeleteCollectionResponse { items: items.iter().map(convert::json).collect() }))
+        };
+        self.warned(&r, result.await)
     }
 
     async fn update_status(
@@ -168,19 +222,24 @@ impl CustomResources for ResourcesService {
         request: Request<pb::UpdateStatusRequest>,
     ) -> Result<Response<pb::UpdateStatusResponse>, Status> {
         let req = request.into_inner();
-        let updated = self
-            .resources
-            .update_status(&reference(req.r#ref), &req.object, &convert::write_options(req.options)?)
-            .await?;
-        Ok(convert::with_warnings(
-            pb::UpdateStatusResponse { object: convert::json(&updated.object) },
-            &updated.warnings,
-        ))
+        let r = reference(req.r#ref);
+        let result = async {
+            let updated = self.resources.update_status(&r, &req.object, &convert::write_options(req.options)?).await?;
+            Ok(convert::with_warnings(
+                pb::UpdateStatusResponse { object: convert::json(&updated.object) },
+                &updated.warnings,
+            ))
+        };
+        self.warned(&r, result.await)
     }
 
     async fn get_scale(&self, request: Request<pb::GetScaleRequest>) -> Result<Response<pb::GetScaleResponse>, Status> {
-        let scale = self.resources.get_scale(&reference(request.into_inner().r#ref))?;
-        Ok(Response::new(pb::GetScaleResponse { scale: convert::json(&scale) }))
+        let r = reference(request.into_inner().r#ref);
+        let result = self
+            .resources
+            .get_scale(&r)
+            .map(|scale| Response::new(pb::GetScaleResponse { scale: convert::json(&scale) }));
+        self.warned(&r, result.map_err(Status::from))
     }
 
     async fn update_scale(
@@ -188,11 +247,15 @@ impl CustomResources for ResourcesService {
         request: Request<pb::UpdateScaleRequest>,
     ) -> Result<Response<pb::UpdateScaleResponse>, Status> {
         let req = request.into_inner();
-        let written = self
-            .resources
-            .update_scale(&reference(req.r#ref), &req.scale, &convert::write_options(req.options)?)
-            .await?;
-        Ok(convert::with_warnings(pb::UpdateScaleResponse { scale: convert::json(&written.object) }, &written.warnings))
+        let r = reference(req.r#ref);
+        let result = async {
+            let written = self.resources.update_scale(&r, &req.scale, &convert::write_options(req.options)?).await?;
+            Ok(convert::with_warnings(
+                pb::UpdateScaleResponse { scale: convert::json(&written.object) },
+                &written.warnings,
+            ))
+        };
+        self.warned(&r, result.await)
     }
 
     async fn convert(&self, _: Request<pb::ConvertRequest>) -> Result<Response<pb::ConvertResponse>, Status> {

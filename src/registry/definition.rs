@@ -1,9 +1,11 @@
 //! Definitions in and out: parsing a request body into a typed
 //! `Definition` (k8s-openapi's `CustomResourceDefinition` plus crdstore's
-//! `spec.customFeatureGates`; type errors name their path), Kubernetes'
+//! `spec.customFeatureGates` and `spec.versions[*].conversion`; type errors
+//! name their path), Kubernetes'
 //! defaulting, and the stored form (JSON without resourceVersion, which is
 //! the key's modify revision).
 
+use std::collections::BTreeMap;
 use std::ops::{Deref, DerefMut};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
@@ -13,6 +15,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::apimachinery::meta;
+use crate::conversion::declarative::{self, VersionConversion};
 use crate::error::{Error, Result};
 use crate::gates::CustomFeatureGates;
 use crate::storage::KeyValue;
@@ -20,12 +23,54 @@ use crate::storage::KeyValue;
 /// Where the gate set lives in a definition's JSON.
 pub const GATES_FIELD: &str = "customFeatureGates";
 
-/// A definition: Kubernetes' type, which has no field for feature gates,
-/// and its `spec.customFeatureGates`. It reads as the Kubernetes type.
+/// Where a version's declarative conversion lives in its JSON
+/// (`spec.versions[i].conversion`).
+pub const VERSION_CONVERSION_FIELD: &str = "conversion";
+
+/// A definition: Kubernetes' type, which has no field for feature gates
+/// nor for a version's conversion, with its `spec.customFeatureGates` and
+/// each version's `conversion` (by version name). It reads as the
+/// Kubernetes type.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Definition {
     pub crd: CustomResourceDefinition,
     pub gates: Option<CustomFeatureGates>,
+    /// `spec.versions[i].conversion`, by the version's name.
+    pub conversions: BTreeMap<String, VersionConversion>,
+}
+
+impl Definition {
+    /// The versions as the declarative conversion sees them; `schemas`
+    /// holds their `openAPIV3Schema`s (from [`Definition::schemas`]).
+    pub fn declarative_versions<'a>(&'a self, schemas: &'a [Option<Value>]) -> Vec<declarative::Version<'a>> {
+        self.spec
+            .versions
+            .iter()
+            .zip(schemas)
+            .map(|(v, schema)| declarative::Version {
+                name: &v.name,
+                served: v.served,
+                storage: v.storage,
+                schema: schema.as_ref(),
+                conversion: self.conversions.get(&v.name),
+            })
+            .collect()
+    }
+
+    /// Each version's `schema.openAPIV3Schema` as JSON.
+    pub fn schemas(&self) -> Vec<Option<Value>> {
+        self.spec
+            .versions
+            .iter()
+            .map(|v| v.schema.as_ref()?.open_api_v3_schema.as_ref().and_then(|s| serde_json::to_value(s).ok()))
+            .collect()
+    }
+
+    /// The compiled declarative conversion (compile once per revision).
+    pub fn declarative(&self) -> Result<declarative::Declarative> {
+        let schemas = self.schemas();
+        declarative::Declarative::compile(&self.declarative_versions(&schemas))
+    }
 }
 
 impl Deref for Definition {
@@ -47,6 +92,7 @@ impl Serialize for Definition {
         if let (Some(gates), Some(spec)) = (&self.gates, value.get_mut("spec").and_then(Value::as_object_mut)) {
             spec.insert(GATES_FIELD.into(), serde_json::to_value(gates).map_err(serde::ser::Error::custom)?);
         }
+        put_conversions(&mut value, &self.conversions).map_err(serde::ser::Error::custom)?;
         value.serialize(serializer)
     }
 }
@@ -58,9 +104,49 @@ impl<'de> Deserialize<'de> for Definition {
             .map(serde_json::from_value)
             .transpose()
             .map_err(|e| serde::de::Error::custom(format!("spec.{GATES_FIELD}: {e}")))?;
+        let conversions = take_conversions(&mut value)
+            .into_iter()
+            .map(|(name, _, c)| serde_json::from_value(c).map(|c| (name, c)))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|e| serde::de::Error::custom(format!("spec.versions[*].{VERSION_CONVERSION_FIELD}: {e}")))?;
         let crd = serde_json::from_value(value).map_err(serde::de::Error::custom)?;
-        Ok(Self { crd, gates })
+        Ok(Self { crd, gates, conversions })
     }
+}
+
+/// Removes each `spec.versions[i].conversion` from a definition's JSON
+/// (null ones count as none): the version's name, index and conversion.
+fn take_conversions(value: &mut Value) -> Vec<(String, usize, Value)> {
+    let Some(versions) = value.get_mut("spec").and_then(|s| s.get_mut("versions")).and_then(Value::as_array_mut) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, version) in versions.iter_mut().enumerate() {
+        let Some(map) = version.as_object_mut() else { continue };
+        let name = map.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+        if let Some(conversion) = map.shift_remove(VERSION_CONVERSION_FIELD).filter(|c| !c.is_null()) {
+            out.push((name, i, conversion));
+        }
+    }
+    out
+}
+
+/// Puts each version's conversion back into a definition's JSON.
+fn put_conversions(value: &mut Value, conversions: &BTreeMap<String, VersionConversion>) -> serde_json::Result<()> {
+    if conversions.is_empty() {
+        return Ok(());
+    }
+    let Some(versions) = value.get_mut("spec").and_then(|s| s.get_mut("versions")).and_then(Value::as_array_mut) else {
+        return Ok(());
+    };
+    for version in versions.iter_mut() {
+        let name = version.get("name").and_then(Value::as_str).unwrap_or("");
+        if let Some(conversion) = conversions.get(name) {
+            let conversion = serde_json::to_value(conversion)?;
+            version.as_object_mut().expect("versions are objects").insert(VERSION_CONVERSION_FIELD.into(), conversion);
+        }
+    }
+    Ok(())
 }
 
 /// Removes `spec.customFeatureGates` from a definition's JSON (a null one
@@ -83,8 +169,14 @@ fn typed(mut value: Value) -> Result<Definition> {
         ),
         None => None,
     };
+    let mut conversions = BTreeMap::new();
+    for (name, i, conversion) in take_conversions(&mut value) {
+        let conversion = serde_path_to_error::deserialize::<_, VersionConversion>(conversion)
+            .map_err(|e| cannot(format!("spec.versions[{i}].{VERSION_CONVERSION_FIELD}.{}", e.path()), e.inner()))?;
+        conversions.insert(name, conversion);
+    }
     let crd = serde_path_to_error::deserialize(value).map_err(|e| cannot(e.path().to_string(), e.inner()))?;
-    Ok(Definition { crd, gates })
+    Ok(Definition { crd, gates, conversions })
 }
 
 pub const API_VERSION: &str = concat!(crate::storage::keys::definitions_group!(), "/v1");
@@ -224,6 +316,31 @@ mod tests {
         let err = parse(br#"{"spec": {"customFeatureGates": {"featureGates": [{"enabled": "yes"}]}}}"#).unwrap_err();
         assert!(err.message.contains("spec.customFeatureGates.featureGates[0].enabled"), "{}", err.message);
         assert!(parse(br#"{"spec": {"customFeatureGates": null}}"#).unwrap().gates.is_none());
+    }
+
+    #[test]
+    fn version_conversions_round_trip_and_name_their_type_errors() {
+        let body = br#"{"spec": {"group": "g", "versions": [
+            {"name": "v1", "served": true, "storage": true,
+             "conversion": {"declarative": {"v2": {"rename": {"from": ".spec.a", "to": ".spec.b"}}}}},
+            {"name": "v2", "served": true, "storage": false, "conversion": null}]}}"#;
+        let crd = parse(body).unwrap();
+        assert_eq!(crd.conversions["v1"].declarative["v2"].rename.as_ref().unwrap().to, ".spec.b");
+        let json = to_json(&crd);
+        assert_eq!(json["spec"]["versions"][0]["conversion"]["declarative"]["v2"]["rename"]["from"], ".spec.a");
+        assert!(json["spec"]["versions"][1].get("conversion").is_none());
+        assert_eq!(from_json(json.clone()).unwrap(), crd);
+        assert_eq!(serde_json::from_value::<Definition>(json).unwrap(), crd);
+        let err = parse(
+            br#"{"spec": {"versions": [{"name": "v1"}, {"name": "v2",
+            "conversion": {"declarative": {"v1": {"rules": [{"rename": {"from": 3}}]}}}}]}}"#,
+        )
+        .unwrap_err();
+        assert!(
+            err.message.contains("spec.versions[1].conversion.declarative.v1.rules[0].rename.from"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

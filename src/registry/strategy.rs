@@ -99,6 +99,7 @@ impl Strategy for DefinitionStrategy {
             Some(crd) => {
                 let mut errs = validation::validate(&crd);
                 errs.extend(validation::validate_gates(&crd));
+                errs.extend(validation::validate_declarative(&crd));
                 errs.into()
             }
             None => not_a_definition(),
@@ -110,6 +111,7 @@ impl Strategy for DefinitionStrategy {
             (Some(crd), Some(old)) => {
                 let mut errs = validation::validate_update(&crd, &old);
                 errs.extend(validation::validate_gates(&crd));
+                errs.extend(validation::validate_declarative(&crd));
                 errs.into()
             }
             _ => not_a_definition(),

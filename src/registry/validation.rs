@@ -17,7 +17,7 @@ use crate::storage::keys;
 const SCOPES: &[&str] = &["Cluster", "Namespaced"];
 const COLUMN_TYPES: &[&str] = &["boolean", "date", "integer", "number", "string"];
 const COLUMN_FORMATS: &[&str] = &["byte", "date", "date-time", "double", "float", "int32", "int64", "password"];
-const CONVERSION_STRATEGIES: &[&str] = &["None", "Webhook"];
+const CONVERSION_STRATEGIES: &[&str] = &["Declarative", "None", "Webhook"];
 const REVIEW_VERSIONS: &[&str] = &["v1", "v1beta1"];
 
 fn push_all(errs: &mut Vec<FieldError>, field: &str, value: &str, problems: Vec<String>) {
@@ -57,6 +57,30 @@ pub fn validate_gates(crd: &super::definition::Definition) -> Vec<FieldError> {
         storage.and_then(|v| v.schema.as_ref()?.open_api_v3_schema.as_ref()).and_then(|s| serde_json::to_value(s).ok());
     let version = storage.map(|v| v.name.as_str()).unwrap_or("");
     crate::gates::validate(gates, schema.as_ref(), version, "spec.customFeatureGates")
+}
+
+/// Everything wrong with the versions' declarative conversion
+/// (`spec.versions[i].conversion`): only with `spec.conversion.strategy:
+/// Declarative`, and then as `conversion::declarative::validate` says.
+pub fn validate_declarative(crd: &super::definition::Definition) -> Vec<FieldError> {
+    let declarative = crd.spec.conversion.as_ref().is_some_and(|c| c.strategy == "Declarative");
+    if !declarative {
+        return crd
+            .spec
+            .versions
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| crd.conversions.get(&v.name).is_some_and(|c| !c.declarative.is_empty()))
+            .map(|(i, _)| {
+                FieldError::forbidden(
+                    format!("spec.versions[{i}].conversion.declarative"),
+                    "may only be set when spec.conversion.strategy is Declarative",
+                )
+            })
+            .collect();
+    }
+    let schemas = crd.schemas();
+    crate::conversion::declarative::validate(&crd.declarative_versions(&schemas))
 }
 
 /// The annotation that approves a definition in a Kubernetes-owned group.
@@ -367,7 +391,9 @@ fn validate_column(column: &CustomResourceColumnDefinition, path: &str) -> Vec<F
 fn validate_conversion(conversion: &CustomResourceConversion) -> Vec<FieldError> {
     let mut errs = Vec::new();
     match conversion.strategy.as_str() {
-        "None" => {
+        // Declarative conversion is declared per version; a webhook with it
+        // would be a second way to convert (at most one per definition).
+        "None" | "Declarative" => {
             if conversion.webhook.is_some() {
                 errs.push(FieldError::forbidden(
                     "spec.conversion.webhook",

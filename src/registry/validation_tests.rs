@@ -143,3 +143,37 @@ fn stored_versions_must_include_the_storage_version_and_exist() {
     let errs = validate_stored_versions(&crd(v));
     assert_eq!(fields(&errs), ["status.storedVersions", "status.storedVersions[0]"]);
 }
+
+fn two_versions(strategy: &str, declared: serde_json::Value) -> super::super::definition::Definition {
+    let mut v = valid();
+    v["spec"]["conversion"] = serde_json::json!({"strategy": strategy});
+    let schema = |field: &str| {
+        serde_json::json!({"openAPIV3Schema": {"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {field: {"type": "string"}}}}}})
+    };
+    v["spec"]["versions"] = serde_json::json!([
+        {"name": "v1", "served": true, "storage": true, "schema": schema("a"), "conversion": declared},
+        {"name": "v2", "served": true, "storage": false, "schema": schema("b")}]);
+    let mut crd = super::super::definition::from_json(v).unwrap();
+    super::super::definition::apply_defaults(&mut crd);
+    crd
+}
+
+#[test]
+fn declarative_conversion_is_validated_at_its_paths() {
+    let rename = serde_json::json!({"declarative": {"v2": {"rename": {"from": ".spec.a", "to": ".spec.b"}}}});
+    let ok = two_versions("Declarative", rename.clone());
+    assert!(validate(&ok).is_empty() && validate_declarative(&ok).is_empty(), "{:?}", validate_declarative(&ok));
+    let mut webhook = two_versions("Declarative", rename.clone());
+    webhook.spec.conversion.as_mut().unwrap().webhook = Some(Default::default());
+    assert_eq!(fields(&validate(&webhook)), ["spec.conversion.webhook"]);
+    let none = two_versions("None", rename);
+    assert_eq!(fields(&validate_declarative(&none)), ["spec.versions[0].conversion.declarative"]);
+    let wrong = two_versions(
+        "Declarative",
+        serde_json::json!({"declarative": {"v2": {"rename": {"from": ".spec.a", "to": ".spec.c"}}}}),
+    );
+    assert_eq!(fields(&validate_declarative(&wrong)), ["spec.versions[0].conversion.declarative.v2.rename.to"]);
+    let missing = two_versions("Declarative", serde_json::json!(null));
+    assert_eq!(fields(&validate_declarative(&missing)), ["spec.versions[1].conversion.declarative"]);
+}

@@ -38,6 +38,10 @@ pub struct Version {
     pub schema: Option<Arc<crate::schema::Schema>>,
     /// `additionalPrinterColumns`, for tables.
     pub columns: Vec<PrinterColumn>,
+    /// The warning every request at a deprecated version gets: its
+    /// `deprecationWarning`, or Kubernetes' default text. None when the
+    /// version is not deprecated (or its warning is empty).
+    pub deprecation: Option<String>,
 }
 
 /// A column of the version's tables (`additionalPrinterColumns`).
@@ -91,6 +95,9 @@ impl Served {
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();
             serde_json::to_string(&crd.spec).unwrap_or_default().hash(&mut h);
+            // The versions' declarative conversion is outside k8s-openapi's
+            // spec: a change of it changes how objects read, as a schema does.
+            serde_json::to_string(&crd.conversions).unwrap_or_default().hash(&mut h);
             serde_json::to_string(accepted).unwrap_or_default().hash(&mut h);
             h.finish()
         };
@@ -141,6 +148,7 @@ impl Served {
                     Version {
                         name: v.name.clone(),
                         served: v.served,
+                        deprecation: deprecation(crd, v),
                         schema,
                         columns,
                         status: subresources.is_some_and(|s| s.status.is_some()),
@@ -185,6 +193,11 @@ impl Served {
         self.version(version).and_then(|v| v.schema.as_deref())
     }
 
+    /// The warning a request at `version` gets, when it is deprecated.
+    pub fn deprecation(&self, version: &str) -> Option<&str> {
+        self.version(version).and_then(|v| v.deprecation.as_deref())
+    }
+
     /// Whether `version` has the status subresource.
     pub fn has_status(&self, version: &str) -> bool {
         self.version(version).is_some_and(|v| v.status)
@@ -197,6 +210,69 @@ impl Served {
 
     pub fn namespaced(&self) -> bool {
         self.scope == Scope::Namespaced
+    }
+}
+
+/// The warning of a deprecated version: its own, or Kubernetes' default
+/// (`defaultDeprecationWarning`), which names the newest served version
+/// that is not deprecated and is newer than it, if any. An empty warning
+/// is no warning, as Kubernetes' recorder drops empty ones.
+fn deprecation(
+    crd: &Definition,
+    version: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersion,
+) -> Option<String> {
+    if version.deprecated != Some(true) {
+        return None;
+    }
+    if let Some(warning) = &version.deprecation_warning {
+        return Some(warning.clone()).filter(|w| !w.is_empty());
+    }
+    let (group, kind) = (&crd.spec.group, &crd.spec.names.kind);
+    let mut text = format!("{group}/{} {kind} is deprecated", version.name);
+    let newer = crd
+        .spec
+        .versions
+        .iter()
+        .filter(|v| v.served && v.deprecated != Some(true))
+        .filter(|v| compare_kube_aware(&version.name, &v.name).is_lt())
+        .max_by(|a, b| compare_kube_aware(&a.name, &b.name));
+    if let Some(newer) = newer {
+        text.push_str(&format!("; use {group}/{} {kind}", newer.name));
+    }
+    Some(text)
+}
+
+/// Kubernetes' `CompareKubeAwareVersionStrings`: versions like v2, v1beta2
+/// and v1alpha1 order GA over beta over alpha, then by major and minor
+/// number; any of them is newer than a version not of that form, and those
+/// order in reverse lexical order.
+pub fn compare_kube_aware(a: &str, b: &str) -> std::cmp::Ordering {
+    /// (stage: alpha 0, beta 1, GA 2; major; minor)
+    fn parse(v: &str) -> Option<(u8, u64, u64)> {
+        let digits = v.strip_prefix('v')?;
+        let end = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
+        let major = digits[..end].parse().ok()?;
+        match &digits[end..] {
+            "" => Some((2, major, 0)),
+            rest => {
+                let (stage, minor) = match rest.strip_prefix("alpha") {
+                    Some(minor) => (0, minor),
+                    None => (1, rest.strip_prefix("beta")?),
+                };
+                (!minor.is_empty() && minor.bytes().all(|b| b.is_ascii_digit()))
+                    .then(|| minor.parse().ok().map(|minor| (stage, major, minor)))
+                    .flatten()
+            }
+        }
+    }
+    if a == b {
+        return std::cmp::Ordering::Equal;
+    }
+    match (parse(a), parse(b)) {
+        (None, None) => b.cmp(a),
+        (None, Some(_)) => std::cmp::Ordering::Less,
+        (Some(_), None) => std::cmp::Ordering::Greater,
+        (Some(x), Some(y)) => x.cmp(&y),
     }
 }
 
@@ -237,5 +313,66 @@ impl Catalog {
             Some(served) if served.serves(version) => Ok(served),
             _ => Err(no_resource(group, version, plural)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn definition(versions: serde_json::Value) -> Definition {
+        definition::from_json(serde_json::json!({"spec": {"group": "example.com",
+            "names": {"plural": "widgets", "kind": "Widget"}, "scope": "Namespaced", "versions": versions}}))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_change_of_declarative_conversion_changes_the_shape() {
+        let with = |rename_to: &str| {
+            let mut crd = definition(serde_json::json!([
+                {"name": "v1", "served": true, "storage": true,
+                 "conversion": {"declarative": {"v2": {"rename": {"from": ".spec.a", "to": rename_to}}}}},
+                {"name": "v2", "served": true, "storage": false}]));
+            crd.status = Some(serde_json::from_value(serde_json::json!({
+                "acceptedNames": {"plural": "widgets", "kind": "Widget"},
+                "conditions": [{"type": "Established", "status": "True"}, {"type": "NamesAccepted", "status": "True"}]}))
+            .unwrap());
+            Served::from_definition(&crd, crate::storage::Revision::ZERO).expect("served").shape
+        };
+        assert_ne!(with(".spec.b"), with(".spec.c"));
+    }
+
+    #[test]
+    fn versions_order_as_kubernetes_orders_them() {
+        let mut all = vec!["v1alpha1", "foo", "v2", "v1beta2", "v1", "v1beta1", "v10", "bar", "v2alpha3"];
+        all.sort_by(|a, b| compare_kube_aware(b, a));
+        assert_eq!(all, ["v10", "v2", "v1", "v1beta2", "v1beta1", "v2alpha3", "v1alpha1", "bar", "foo"]);
+    }
+
+    #[test]
+    fn deprecated_versions_warn_with_their_text_or_kubernetes_default() {
+        let crd = definition(serde_json::json!([
+            {"name": "v1alpha1", "served": true, "storage": false, "deprecated": true},
+            {"name": "v1beta1", "served": true, "storage": false, "deprecated": true, "deprecationWarning": "go away"},
+            {"name": "v1", "served": true, "storage": true},
+            {"name": "v2", "served": false, "storage": false},
+            {"name": "v3alpha1", "served": true, "storage": false, "deprecated": true, "deprecationWarning": ""}]));
+        let warnings: Vec<Option<String>> = crd.spec.versions.iter().map(|v| deprecation(&crd, v)).collect();
+        assert_eq!(
+            warnings,
+            [
+                Some("example.com/v1alpha1 Widget is deprecated; use example.com/v1 Widget".to_string()),
+                Some("go away".to_string()),
+                None,
+                None,
+                None,
+            ]
+        );
+        let alone =
+            definition(serde_json::json!([{"name": "v1", "served": true, "storage": true, "deprecated": true}]));
+        assert_eq!(
+            deprecation(&alone, &alone.spec.versions[0]).as_deref(),
+            Some("example.com/v1 Widget is deprecated")
+        );
     }
 }

@@ -4,7 +4,9 @@
 mod backup;
 mod cel_limits;
 mod crash;
+mod declarative;
 mod definitions;
+mod deprecation;
 mod gates;
 mod gateway;
 mod hostile;

@@ -11,6 +11,7 @@
 pub mod check;
 mod convert;
 mod eval;
+pub mod expression;
 mod field_path;
 mod indexed;
 mod limits;

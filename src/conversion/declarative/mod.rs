@@ -1,0 +1,385 @@
+//! The Declarative conversion strategy (the versioning design's
+//! declarative conversion, which Kubernetes never built): per version,
+//! `spec.versions[i].conversion.declarative.<targetVersion>` declares how
+//! that version becomes `targetVersion`, either the design's own shape
+//! (`{rename: {from, to}}`) or a list of rules (`{rules: [...]}`), each one
+//! of `rename {from, to}` (a move when `to` has another parent),
+//! `default {path, value}` (a field only the target has) and
+//! `cel {from, to, forward, backward}` (a value computed each way).
+//!
+//! Each declaration is an edge of the conversion graph, walked both ways:
+//! the reverse of a declaration is derived from it, so authors write each
+//! step once, and the graph is a tree (no loop, every served version
+//! reached), so there is one path between any two versions.
+//!
+//! Nothing is lost on a round trip: what the target version cannot hold
+//! (fields its schema does not have, a default's value other than the
+//! default, a computed value whose reverse does not give the original back)
+//! is kept in the annotation `conversion.crdstore.io/<sourceVersion>` and
+//! restored when the object is converted back to that version.
+
+mod path;
+mod stash;
+mod validate;
+
+use std::collections::{BTreeMap, VecDeque};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::schema::cel::expression::Expression;
+use crate::schema::Schema;
+pub use path::FieldPath;
+pub use stash::{annotation, ANNOTATION_PREFIX};
+pub use validate::validate;
+
+/// `spec.versions[i].conversion`: crdstore's field, which Kubernetes'
+/// version type does not have.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct VersionConversion {
+    /// By target version: how this version becomes it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub declarative: BTreeMap<String, Declaration>,
+}
+
+/// How one version becomes another: the design's single `rename`, a list
+/// of `rules`, or both (the rename first).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Declaration {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rename: Option<Rename>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<Vec<Rule>>,
+}
+
+/// One rule: exactly one of its fields is set.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rename: Option<Rename>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<DefaultValue>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cel: Option<Cel>,
+}
+
+/// The field at `from` (in the source version) is the field at `to` (in
+/// the target version).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rename {
+    #[serde(default)]
+    pub from: String,
+    #[serde(default)]
+    pub to: String,
+}
+
+/// A field only the target version has: set to `value` on the way there,
+/// dropped on the way back (its value kept for the round trip when it is
+/// not `value`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DefaultValue {
+    #[serde(default)]
+    pub path: String,
+    #[serde(default)]
+    pub value: Value,
+}
+
+/// The field at `to` is `forward` of the field at `from`, and the field at
+/// `from` is `backward` of the field at `to`; `self` is the field read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Cel {
+    #[serde(default)]
+    pub from: String,
+    #[serde(default)]
+    pub to: String,
+    #[serde(default)]
+    pub forward: String,
+    #[serde(default)]
+    pub backward: String,
+}
+
+/// A version of the definition, as the engine needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct Version<'a> {
+    pub name: &'a str,
+    pub served: bool,
+    pub storage: bool,
+    /// Its `schema.openAPIV3Schema`.
+    pub schema: Option<&'a Value>,
+    pub conversion: Option<&'a VersionConversion>,
+}
+
+/// The rules of a declaration in order, each with its path in the
+/// definition: the `rename` shorthand first, then `rules`.
+pub(crate) fn rules_of<'d>(declaration: &'d Declaration, at: &str) -> Vec<(String, RuleRef<'d>)> {
+    let mut out = Vec::new();
+    if let Some(rename) = &declaration.rename {
+        out.push((format!("{at}.rename"), RuleRef::Rename(rename)));
+    }
+    for (i, rule) in declaration.rules.iter().flatten().enumerate() {
+        let at = format!("{at}.rules[{i}]");
+        match (&rule.rename, &rule.default, &rule.cel) {
+            (Some(r), None, None) => out.push((format!("{at}.rename"), RuleRef::Rename(r))),
+            (None, Some(d), None) => out.push((format!("{at}.default"), RuleRef::Default(d))),
+            (None, None, Some(c)) => out.push((format!("{at}.cel"), RuleRef::Cel(c))),
+            _ => out.push((at, RuleRef::Malformed)),
+        }
+    }
+    out
+}
+
+/// One rule of a declaration, as written.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum RuleRef<'d> {
+    Rename(&'d Rename),
+    Default(&'d DefaultValue),
+    Cel(&'d Cel),
+    /// Not exactly one kind of rule set.
+    Malformed,
+}
+
+/// The path in the definition of a version's declaration for `target`.
+pub(crate) fn declaration_path(index: usize, target: &str) -> String {
+    format!("spec.versions[{index}].conversion.declarative.{target}")
+}
+
+/// A definition's declarative conversion, compiled once per revision.
+#[derive(Debug, Clone)]
+pub struct Declarative {
+    versions: Vec<Compiled>,
+    edges: Vec<Edge>,
+}
+
+#[derive(Debug, Clone)]
+struct Compiled {
+    name: String,
+    schema: Option<Schema>,
+}
+
+/// One declaration: `from` becomes `to` by `rules`.
+#[derive(Debug, Clone)]
+struct Edge {
+    from: usize,
+    to: usize,
+    rules: Vec<Step>,
+}
+
+/// A compiled rule, with its path in the definition for messages.
+#[derive(Debug, Clone)]
+struct Step {
+    at: String,
+    op: Op,
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Rename { from: FieldPath, to: FieldPath },
+    Default { path: FieldPath, value: Value },
+    Cel { from: FieldPath, to: FieldPath, forward: Box<Typed>, backward: Box<Typed> },
+}
+
+/// An expression and the schema of the `self` it reads.
+#[derive(Debug, Clone)]
+struct Typed {
+    expression: Expression,
+    schema: Option<Schema>,
+}
+
+impl Typed {
+    fn eval(&self, value: &Value) -> std::result::Result<Value, String> {
+        self.expression.evaluate(value, self.schema.as_ref())
+    }
+}
+
+impl Declarative {
+    /// Compiles the declarations of `versions`. A declaration that does not
+    /// compile (one stored before the rules that refuse it) is an internal
+    /// error naming it; `validate` reports the same at definition write.
+    pub fn compile(versions: &[Version<'_>]) -> Result<Self> {
+        let mut compiled = Vec::with_capacity(versions.len());
+        for v in versions {
+            let schema =
+                match v.schema {
+                    Some(json) => Some(Schema::compile(json).map_err(|e| {
+                        Error::internal(format!("the schema of version {} does not compile: {e}", v.name))
+                    })?),
+                    None => None,
+                };
+            compiled.push(Compiled { name: v.name.to_string(), schema });
+        }
+        let mut edges = Vec::new();
+        for (i, v) in versions.iter().enumerate() {
+            for (target, declaration) in v.conversion.iter().flat_map(|c| &c.declarative) {
+                let to = compiled.iter().position(|c| c.name == *target).ok_or_else(|| {
+                    Error::internal(format!("{}: no version {target} to convert to", declaration_path(i, target)))
+                })?;
+                let rules = rules_of(declaration, &declaration_path(i, target))
+                    .into_iter()
+                    .map(|(at, rule)| compile_rule(rule, &compiled[i], &compiled[to], &at).map(|op| Step { at, op }))
+                    .collect::<std::result::Result<_, String>>()
+                    .map_err(|e| Error::internal(format!("the declarative conversion does not compile: {e}")))?;
+                edges.push(Edge { from: i, to, rules });
+            }
+        }
+        Ok(Self { versions: compiled, edges })
+    }
+
+    /// Converts `obj` (at the version its apiVersion names) to `to_version`,
+    /// step by step along the conversion graph. An object already at
+    /// `to_version` is returned untouched.
+    pub fn convert(&self, mut obj: Value, to_version: &str) -> Result<Value> {
+        let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("").to_string();
+        let (group, from_version) = match api_version.rsplit_once('/') {
+            Some((group, version)) => (Some(group.to_string()), version.to_string()),
+            None => (None, api_version.clone()),
+        };
+        if from_version == to_version {
+            return Ok(obj);
+        }
+        let from = self.index(&from_version).ok_or_else(|| {
+            Error::internal(format!("request to convert CR from an invalid group/version: {api_version}"))
+        })?;
+        let to = self.index(to_version).ok_or_else(|| {
+            Error::internal(format!("request to convert CR to an invalid group/version: {to_version}"))
+        })?;
+        for (edge, forward) in self.route(from, to)? {
+            let edge = &self.edges[edge];
+            let (source, target) = if forward { (edge.from, edge.to) } else { (edge.to, edge.from) };
+            self.step(&mut obj, edge, forward, source, target)?;
+            let version = &self.versions[target].name;
+            obj["apiVersion"] = Value::String(match &group {
+                Some(group) => format!("{group}/{version}"),
+                None => version.clone(),
+            });
+        }
+        Ok(obj)
+    }
+
+    fn index(&self, name: &str) -> Option<usize> {
+        self.versions.iter().position(|v| v.name == name)
+    }
+
+    /// The edges from `from` to `to`, each with whether it is walked as
+    /// declared: the one path of the tree.
+    fn route(&self, from: usize, to: usize) -> Result<Vec<(usize, bool)>> {
+        let mut came: Vec<Option<(usize, usize, bool)>> = vec![None; self.versions.len()];
+        let mut queue = VecDeque::from([from]);
+        let mut seen = vec![false; self.versions.len()];
+        seen[from] = true;
+        while let Some(at) = queue.pop_front() {
+            if at == to {
+                break;
+            }
+            for (i, e) in self.edges.iter().enumerate() {
+                let next = match (e.from == at, e.to == at) {
+                    (true, _) => Some((e.to, true)),
+                    (_, true) => Some((e.from, false)),
+                    _ => None,
+                };
+                if let Some((next, forward)) = next.filter(|(n, _)| !seen[*n]) {
+                    seen[next] = true;
+                    came[next] = Some((at, i, forward));
+                    queue.push_back(next);
+                }
+            }
+        }
+        let mut route = Vec::new();
+        let mut at = to;
+        while at != from {
+            let Some((prev, edge, forward)) = came[at] else {
+                return Err(Error::internal(format!(
+                    "no declarative conversion leads from version {} to version {}",
+                    self.versions[from].name, self.versions[to].name
+                )));
+            };
+            route.push((edge, forward));
+            at = prev;
+        }
+        route.reverse();
+        Ok(route)
+    }
+
+    /// One step: the rules (reversed when walked backwards), then what the
+    /// target cannot hold set aside, then what was set aside when the
+    /// object last left the target version restored.
+    fn step(&self, obj: &mut Value, edge: &Edge, forward: bool, source: usize, target: usize) -> Result<()> {
+        let mut kept = stash::Stash::default();
+        let failed = |step: &Step, which: &str, e: String| {
+            Error::internal(format!(
+                "conversion from version {} to version {} failed at {}.{which}: {e}",
+                self.versions[source].name, self.versions[target].name, step.at
+            ))
+        };
+        let steps: Box<dyn Iterator<Item = &Step>> =
+            if forward { Box::new(edge.rules.iter()) } else { Box::new(edge.rules.iter().rev()) };
+        for step in steps {
+            match &step.op {
+                Op::Rename { from, to } => {
+                    let (from, to) = if forward { (from, to) } else { (to, from) };
+                    if let Some(value) = from.take(obj) {
+                        to.set(obj, value);
+                    }
+                }
+                Op::Default { path, value } if forward => {
+                    if path.get(obj).is_none() {
+                        path.set(obj, value.clone());
+                    }
+                }
+                Op::Default { path, value } => match path.take(obj) {
+                    Some(held) if held == *value => {}
+                    Some(held) => {
+                        kept.fields.insert(path.pointer(), held);
+                    }
+                    None => kept.absent.push(path.pointer()),
+                },
+                Op::Cel { from, to, forward: there, backward: back } => {
+                    let (from, to, there, back, which) =
+                        if forward { (from, to, there, back, "forward") } else { (to, from, back, there, "backward") };
+                    if let Some(value) = from.take(obj) {
+                        let computed = there.eval(&value).map_err(|e| failed(step, which, e))?;
+                        if back.eval(&computed).ok().as_ref() != Some(&value) {
+                            kept.fields.insert(from.pointer(), value);
+                        }
+                        to.set(obj, computed);
+                    }
+                }
+            }
+        }
+        if let Some(schema) = &self.versions[target].schema {
+            stash::set_aside(obj, schema, &mut kept);
+        }
+        let target_name = &self.versions[target].name;
+        stash::restore(obj, target_name)
+            .map_err(|e| Error::internal(format!("conversion to version {target_name}: the annotation {e}")))?;
+        stash::keep(obj, &self.versions[source].name, kept);
+        Ok(())
+    }
+}
+
+/// Compiles one rule of a declaration from `source` to `target`.
+fn compile_rule(rule: RuleRef<'_>, source: &Compiled, target: &Compiled, at: &str) -> std::result::Result<Op, String> {
+    let path = |text: &str, field: &str| FieldPath::parse(text).map_err(|e| format!("{at}.{field}: {e}"));
+    Ok(match rule {
+        RuleRef::Rename(r) => Op::Rename { from: path(&r.from, "from")?, to: path(&r.to, "to")? },
+        RuleRef::Default(d) => Op::Default { path: path(&d.path, "path")?, value: d.value.clone() },
+        RuleRef::Cel(c) => {
+            let (from, to) = (path(&c.from, "from")?, path(&c.to, "to")?);
+            let typed = |source: &str, version: &Compiled, at_path: &FieldPath, field: &str| {
+                let schema = version.schema.as_ref().and_then(|s| validate::schema_at(s, at_path).ok().flatten());
+                Expression::compile(source, schema)
+                    .map(|expression| Box::new(Typed { expression, schema: schema.cloned() }))
+                    .map_err(|e| format!("{at}.{field}: {e}"))
+            };
+            let forward = typed(&c.forward, source, &from, "forward")?;
+            let backward = typed(&c.backward, target, &to, "backward")?;
+            Op::Cel { from, to, forward, backward }
+        }
+        RuleRef::Malformed => return Err(format!("{at}: exactly one of rename, default or cel must be set")),
+    })
+}
+
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod tests;
