@@ -390,8 +390,9 @@ class Watch:
     MODIFIED for each whose resourceVersion changed, then DELETED, with the
     last state it saw, for each object it had seen that the list no longer
     has; then it watches on from the list's revision. The objects it has
-    seen are those it yielded and the ``objects`` it was given. It gives up with :class:`Unavailable` after ``retry_for``
-    seconds without reaching the server. ``close()`` ends it.
+    seen are those it yielded and the ``objects`` it was given. It gives up
+    with :class:`Unavailable` after ``retry_for`` seconds without reaching
+    the server. ``close()`` ends it.
     """
 
     def __init__(
