@@ -1,6 +1,8 @@
 //! Compiles `proto/crdstore/v1/*.proto` with protox (no system `protoc`) into
-//! tonic services and prost messages, and writes the encoded descriptor set
-//! that the gRPC reflection service serves.
+//! tonic services and prost messages, and writes the encoded descriptor sets
+//! that the gRPC reflection service serves: crdstore's, and that of the
+//! `google.rpc` error types (tonic-types' own, under their canonical file
+//! names, so grpcurl finds `google/rpc/error_details.proto`).
 
 use prost::Message as _;
 use std::path::PathBuf;
@@ -17,6 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fds = protox::compile(PROTOS, ["proto"])?;
     let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
     std::fs::write(out_dir.join("crdstore_descriptor.bin"), fds.encode_to_vec())?;
+    std::fs::write(out_dir.join("error_details_descriptor.bin"), error_details()?.encode_to_vec())?;
     // A watch event's object is shared bytes: every watcher of a change sends
     // the same rendering, not a copy of it each.
     tonic_prost_build::configure()
@@ -25,4 +28,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .bytes(".crdstore.v1.WatchEvent.object")
         .compile_fds(fds)?;
     Ok(())
+}
+
+/// tonic-types' descriptor set of `google.rpc.Status` and the error details,
+/// with `status.proto` and `error_details.proto` (as it was compiled) named
+/// as everyone else names them, `google/rpc/...`, in the files and in their
+/// imports.
+fn error_details() -> Result<prost_types::FileDescriptorSet, prost::DecodeError> {
+    let mut set = prost_types::FileDescriptorSet::decode(tonic_types::pb::FILE_DESCRIPTOR_SET)?;
+    let canonical = |name: &mut String| {
+        if !name.contains('/') {
+            *name = format!("google/rpc/{name}");
+        }
+    };
+    for file in &mut set.file {
+        if let Some(name) = file.name.as_mut() {
+            canonical(name);
+        }
+        file.dependency.iter_mut().for_each(canonical);
+    }
+    Ok(set)
 }

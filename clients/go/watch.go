@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sort"
 	"time"
 
 	"google.golang.org/grpc"
@@ -29,14 +30,22 @@ type WatchOptions struct {
 	// RetryFor is how long Next keeps trying to reach a server that went
 	// away before it gives up with ErrUnavailable (default one minute).
 	RetryFor time.Duration
+	// Objects are those the caller already has (the items of the list whose
+	// revision it watches from): after an expiry, the ones gone are
+	// returned as DELETED like the ones the watch itself returned.
+	Objects []Object
 }
 
 // Watch is a stream of events that survives the stream: when it drops
 // (the server restarts, the network fails, the server's timeout ends it),
 // Next reopens it from the last resourceVersion it returned, so no change
 // is missed or repeated. When that revision has left the server's history
-// (ErrExpired), Next lists the objects again, returns each as ADDED, and
-// watches on from the list's revision.
+// (ErrExpired), Next lists the objects again and brings its caller up to
+// date as client-go's reflector does (DeltaFIFO's Replace): ADDED for each
+// object it had not returned, MODIFIED for each whose resourceVersion
+// changed, then DELETED, with the last state it returned, for each object
+// the list no longer has; it then watches on from the list's revision. The
+// objects it knows are those it returned and WatchOptions.Objects.
 type Watch struct {
 	resources    *Resources
 	opts         WatchOptions
@@ -46,6 +55,8 @@ type Watch struct {
 	pending      []Event
 	failingSince time.Time
 	delay        time.Duration
+	// known is what the caller has been told exists, by namespace/name.
+	known map[string]Object
 }
 
 // Watch starts watching; Stop (or ending ctx) ends it.
@@ -54,7 +65,11 @@ func (r *Resources) Watch(ctx context.Context, opts WatchOptions) *Watch {
 		opts.RetryFor = time.Minute
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	return &Watch{resources: r, opts: opts, ctx: ctx, cancel: cancel, delay: 50 * time.Millisecond}
+	known := make(map[string]Object, len(opts.Objects))
+	for _, obj := range opts.Objects {
+		known[key(obj)] = obj
+	}
+	return &Watch{resources: r, opts: opts, ctx: ctx, cancel: cancel, delay: 50 * time.Millisecond, known: known}
 }
 
 // ResourceVersion is the revision the watch has reached.
@@ -114,6 +129,12 @@ func (w *Watch) Next() (Event, error) {
 			}
 		}
 		e := Event{Type: eventTypes[msg.GetType()], Object: obj}
+		switch e.Type {
+		case "DELETED":
+			delete(w.known, key(obj))
+		case "ADDED", "MODIFIED":
+			w.known[key(obj)] = obj
+		}
 		if e.Type == "BOOKMARK" && !w.opts.Bookmarks {
 			continue
 		}
@@ -137,14 +158,12 @@ func (w *Watch) failed(err error) error {
 	err = fromRPC(err)
 	switch {
 	case errors.Is(err, ErrExpired):
-		page, lerr := w.resources.List(w.ctx, ListOptions{LabelSelector: w.opts.LabelSelector, FieldSelector: w.opts.FieldSelector})
+		items, rv, lerr := w.listAll()
 		if lerr != nil {
 			return lerr
 		}
-		w.opts.ResourceVersion = page.ResourceVersion
-		for _, item := range page.Items {
-			w.pending = append(w.pending, Event{Type: "ADDED", Object: item})
-		}
+		w.opts.ResourceVersion = rv
+		w.pending = append(w.pending, replace(w.known, items)...)
 		return nil
 	case errors.Is(err, ErrUnavailable):
 		if w.failingSince.IsZero() {
@@ -163,4 +182,73 @@ func (w *Watch) failed(err error) error {
 	default:
 		return err
 	}
+}
+
+// listAll reads every page of the list, at the first page's revision.
+func (w *Watch) listAll() ([]Object, string, error) {
+	var items []Object
+	opts := ListOptions{LabelSelector: w.opts.LabelSelector, FieldSelector: w.opts.FieldSelector, Limit: 500}
+	rv := ""
+	for {
+		page, err := w.resources.List(w.ctx, opts)
+		if err != nil {
+			return nil, "", err
+		}
+		items = append(items, page.Items...)
+		if rv == "" {
+			rv = page.ResourceVersion
+		}
+		if page.Continue == "" {
+			return items, rv, nil
+		}
+		opts.Continue = page.Continue
+	}
+}
+
+// key is the key client-go's MetaNamespaceKeyFunc gives an object.
+func key(obj Object) string {
+	meta, _ := obj["metadata"].(map[string]any)
+	name, _ := meta["name"].(string)
+	if ns, _ := meta["namespace"].(string); ns != "" {
+		return ns + "/" + name
+	}
+	return name
+}
+
+func resourceVersion(obj Object) string {
+	meta, _ := obj["metadata"].(map[string]any)
+	rv, _ := meta["resourceVersion"].(string)
+	return rv
+}
+
+// replace returns the events that take a caller from known to listed, and
+// updates known to it, as client-go's DeltaFIFO Replace does: the listed
+// objects, then a deletion for each known key the list does not have.
+func replace(known map[string]Object, listed []Object) []Event {
+	var events []Event
+	seen := make(map[string]bool, len(listed))
+	for _, obj := range listed {
+		k := key(obj)
+		seen[k] = true
+		previous, ok := known[k]
+		switch {
+		case !ok:
+			events = append(events, Event{Type: "ADDED", Object: obj})
+		case resourceVersion(previous) != resourceVersion(obj):
+			events = append(events, Event{Type: "MODIFIED", Object: obj})
+		}
+		known[k] = obj
+	}
+	var gone []string
+	for k := range known {
+		if !seen[k] {
+			gone = append(gone, k)
+		}
+	}
+	sort.Strings(gone)
+	for _, k := range gone {
+		events = append(events, Event{Type: "DELETED", Object: known[k]})
+		delete(known, k)
+	}
+	return events
 }

@@ -12,7 +12,7 @@ import json
 import time
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, List, Optional, TypeVar
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, TypeVar
 
 import grpc
 
@@ -367,10 +367,15 @@ class Resources:
         resource_version: str = "",
         bookmarks: bool = False,
         retry_for: float = 60.0,
+        objects: Iterable[Object] = (),
     ) -> "Watch":
         """Changes after ``resource_version`` (empty: the current objects as
-        ADDED, then every change). See :class:`Watch` for resuming."""
-        return Watch(self, namespace, label_selector, field_selector, resource_version, bookmarks, retry_for)
+        ADDED, then every change). ``objects`` are those the caller already
+        has (the items of the list whose revision it watches from). See
+        :class:`Watch` for resuming."""
+        return Watch(
+            self, namespace, label_selector, field_selector, resource_version, bookmarks, retry_for, objects
+        )
 
 
 class Watch:
@@ -380,9 +385,14 @@ class Watch:
     server's timeout ends it), the watch reopens it from the last
     resourceVersion it saw, so no change is missed or repeated. When that
     revision has left the server's history (:class:`Expired`), it lists the
-    objects again, yields each as ADDED, and watches on from the list's
-    revision. It gives up with :class:`Unavailable` after ``retry_for``
-    seconds without reaching the server. ``close()`` ends it.
+    objects again and brings its consumer up to date as client-go's reflector
+    does (DeltaFIFO's ``Replace``): ADDED for each object it had not seen,
+    MODIFIED for each whose resourceVersion changed, then DELETED, with the
+    last state it saw, for each object it had seen that the list no longer
+    has; then it watches on from the list's revision. The objects it has
+    seen are those it yielded and the ``objects`` it was given. It gives up
+    with :class:`Unavailable` after ``retry_for`` seconds without reaching
+    the server. ``close()`` ends it.
     """
 
     def __init__(
@@ -394,6 +404,7 @@ class Watch:
         resource_version: str,
         bookmarks: bool,
         retry_for: float,
+        objects: Iterable[Object] = (),
     ):
         self._resources = resources
         self._namespace = namespace
@@ -404,6 +415,8 @@ class Watch:
         self._retry_for = retry_for
         self._call: Any = None
         self._closed = False
+        # What the consumer has been told exists, by namespace/name.
+        self._known: Dict[str, Object] = {_key(o): o for o in objects}
         self._events = self._run()
 
     def __iter__(self) -> "Watch":
@@ -439,6 +452,10 @@ class Watch:
                     version = event.object.get("metadata", {}).get("resourceVersion")
                     if version:
                         self.resource_version = version
+                    if event.type == "DELETED":
+                        self._known.pop(_key(event.object), None)
+                    elif event.type != "BOOKMARK":
+                        self._known[_key(event.object)] = event.object
                     if event.type != "BOOKMARK" or self._bookmarks:
                         yield event
             except grpc.RpcError as rpc_error:
@@ -458,12 +475,54 @@ class Watch:
             # A stream that ended cleanly (the server's timeout) is reopened.
 
     def _relist(self) -> Iterator[Event]:
-        page = self._resources.list(
-            namespace=self._namespace, label_selector=self._label_selector, field_selector=self._field_selector
+        items, self.resource_version = _list_all(
+            lambda token: self._resources.list(
+                namespace=self._namespace,
+                label_selector=self._label_selector,
+                field_selector=self._field_selector,
+                limit=500,
+                continue_token=token,
+            )
         )
-        self.resource_version = page.resource_version
-        for item in page.items:
-            yield Event("ADDED", item)
+        yield from _replace(self._known, items)
+
+
+def _key(obj: Object) -> str:
+    """The key client-go's MetaNamespaceKeyFunc gives an object."""
+    meta = obj.get("metadata", {})
+    return f"{meta['namespace']}/{meta.get('name', '')}" if meta.get("namespace") else meta.get("name", "")
+
+
+def _list_all(list_page: Callable[[str], Page]) -> Tuple[List[Object], str]:
+    """Every page of a list, and the first page's revision they were read at."""
+    items: List[Object] = []
+    page = list_page("")
+    version = page.resource_version
+    items.extend(page.items)
+    while page.continue_token:
+        page = list_page(page.continue_token)
+        items.extend(page.items)
+    return items, version
+
+
+def _replace(known: Dict[str, Object], listed: List[Object]) -> List[Event]:
+    """The events that take a consumer from ``known`` to ``listed`` (and
+    update ``known`` to it), as client-go's DeltaFIFO ``Replace``: the listed
+    objects, then a deletion for each known key the list does not have."""
+    events: List[Event] = []
+    seen = set()
+    for obj in listed:
+        key = _key(obj)
+        seen.add(key)
+        previous = known.get(key)
+        if previous is None:
+            events.append(Event("ADDED", obj))
+        elif previous.get("metadata", {}).get("resourceVersion") != obj.get("metadata", {}).get("resourceVersion"):
+            events.append(Event("MODIFIED", obj))
+        known[key] = obj
+    for key in [k for k in known if k not in seen]:
+        events.append(Event("DELETED", known.pop(key)))
+    return events
 
 
 def retry_on_conflict(update: Callable[[], T], *, attempts: int = 5, backoff: float = 0.01) -> T:

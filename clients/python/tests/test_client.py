@@ -219,6 +219,71 @@ def test_watch_lists_again_when_its_revision_has_expired(short_history_server):
     watch.close()
 
 
+def wait_expired(widgets, resource_version: str) -> None:
+    """Waits until ``resource_version`` has left the server's history."""
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            widgets.list(resource_version=resource_version, resource_version_match="Exact")
+        except crdstore.Expired:
+            return
+        assert time.monotonic() < deadline, "the history was never compacted"
+        time.sleep(0.2)
+
+
+def test_watch_that_expires_while_objects_are_deleted_reports_the_deletions(short_history_server):
+    client = crdstore.Client(short_history_server.grpc_addr, timeout=10)
+    client.definitions.create(WIDGETS)
+    client.definitions.wait_established("widgets.example.com")
+    widgets = client.resources("example.com", "v1", "widgets", namespace="informer")
+    for name in ("keep", "change", "gone1", "gone2"):
+        widgets.create(widget(name))
+    # From no revision: the current objects as ADDED, then every change.
+    watch = widgets.watch()
+    initial = [next(watch) for _ in range(4)]
+    assert sorted((e.type, e.object["metadata"]["name"]) for e in initial) == [
+        ("ADDED", n) for n in ("change", "gone1", "gone2", "keep")
+    ]
+
+    # The watch is away (the server restarts) while two objects are deleted,
+    # one changes and one is created, and its revision leaves the history.
+    short_history_server.restart()
+    changed = widgets.patch("change", {"spec": {"size": 2}})
+    widgets.delete("gone1")
+    widgets.delete("gone2")
+    widgets.create(widget("new"))
+    wait_expired(widgets, changed["metadata"]["resourceVersion"])
+
+    # Replace: the list's changes, then the deletions with their last state.
+    relisted = [(e.type, e.object["metadata"]["name"]) for e in (next(watch) for _ in range(4))]
+    assert sorted(relisted[:2]) == [("ADDED", "new"), ("MODIFIED", "change")]
+    assert sorted(relisted[2:]) == [("DELETED", "gone1"), ("DELETED", "gone2")]
+    # And it watches on from the list's revision.
+    widgets.delete("keep")
+    event = next(watch)
+    assert (event.type, event.object["metadata"]["name"]) == ("DELETED", "keep")
+    watch.close()
+    assert [o["metadata"]["name"] for o in widgets.list().items] == ["change", "new"]
+
+
+def test_watch_reports_deletions_of_the_objects_it_was_given(short_history_server):
+    client = crdstore.Client(short_history_server.grpc_addr, timeout=10)
+    client.definitions.create(WIDGETS)
+    client.definitions.wait_established("widgets.example.com")
+    widgets = client.resources("example.com", "v1", "widgets", namespace="given")
+    for name in ("a", "b"):
+        widgets.create(widget(name))
+    listed = widgets.list()
+    widgets.delete("a")
+    widgets.create(widget("c"))
+    widgets.create(widget("d"))
+    wait_expired(widgets, listed.resource_version)
+    watch = widgets.watch(resource_version=listed.resource_version, objects=listed.items)
+    got = [(e.type, e.object["metadata"]["name"]) for e in (next(watch) for _ in range(3))]
+    assert got == [("ADDED", "c"), ("ADDED", "d"), ("DELETED", "a")]
+    watch.close()
+
+
 def test_readme_example_runs(server):
     readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
     example = re.search(r"```python\n(.*?)```", readme, re.S)

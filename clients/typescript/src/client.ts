@@ -1,14 +1,22 @@
 // A TypeScript client for crdstore's gRPC services, objects in and out as
 // plain JSON values.
 //
-// `new Client("http://localhost:50051")` holds one HTTP/2 connection;
+// `new Client("http://localhost:50051")` holds one HTTP/2 connection
+// ("https://..." with the `tls` option for TLS; `interceptors` add headers
+// such as credentials; `new Client(transport)` takes any Connect transport);
 // `client.definitions` manages definitions and
 // `client.resources(group, version, plural, namespace)` one resource type.
 // Failures throw the classes of errors.ts; warnings the server returns
 // go to the `onWarning` option (console.warn by default).
 
 import { create } from "@bufbuild/protobuf";
-import { type CallOptions, type Client as RpcClient, createClient } from "@connectrpc/connect";
+import {
+  type CallOptions,
+  type Interceptor,
+  type Client as RpcClient,
+  type Transport,
+  createClient,
+} from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 
 import { Conflict, Expired, Unavailable, fromConnectError } from "./errors.js";
@@ -28,11 +36,29 @@ import { CustomResources, PatchType, Subresource } from "./gen/crdstore/v1/resou
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type KubeObject = Record<string, any>;
 
+/** TLS for an "https://" address: Node's own TLS options, as `tls.connect` takes them. */
+export interface TlsOptions {
+  /** The certificate authorities to trust (PEM), instead of Node's default list. */
+  ca?: string | Buffer | Array<string | Buffer>;
+  /** A client certificate and its key (PEM), for servers that ask for one. */
+  cert?: string | Buffer;
+  key?: string | Buffer;
+  /** The name the server's certificate must carry, when not the address's host. */
+  servername?: string;
+  /** Refuse a server whose certificate does not verify. Default true. */
+  rejectUnauthorized?: boolean;
+}
+
 export interface ClientOptions {
   /** Called with each warning the server returns with a successful write. */
   onWarning?: (warning: string) => void;
   /** Milliseconds each call may take. Default 30,000. */
   timeoutMs?: number;
+  /** TLS options; the address must then be "https://...". */
+  tls?: TlsOptions;
+  /** Connect interceptors run around every call, e.g. one that sets an
+   * `authorization` header: `(next) => (req) => { req.header.set("authorization", "Bearer ..."); return next(req); }`. */
+  interceptors?: Interceptor[];
 }
 
 export interface WriteOptions {
@@ -96,6 +122,10 @@ export interface WatchOptions {
   retryForMs?: number;
   /** Ends the watch. */
   signal?: AbortSignal;
+  /** The objects the caller already has (the items of the list whose
+   * revision it watches from): after an Expired relist, those gone are
+   * reported as DELETED like the ones the watch itself reported. */
+  objects?: KubeObject[];
 }
 
 const encoder = new TextEncoder();
@@ -152,6 +182,20 @@ function page(r: { items: Uint8Array[]; resourceVersion: string; continueToken: 
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The gRPC transport over HTTP/2 for an address, with the options' TLS
+ * and interceptors. */
+function grpcTransport(baseUrl: string, options: ClientOptions): Transport {
+  const secure = baseUrl.startsWith("https://");
+  if (options.tls && !secure) {
+    throw new TypeError(`TLS options need an https:// address, not ${baseUrl}`);
+  }
+  return createGrpcTransport({
+    baseUrl,
+    interceptors: options.interceptors ?? [],
+    nodeOptions: secure ? { ...options.tls } : undefined,
+  });
+}
+
 /** A connection to one crdstore server. */
 export class Client {
   readonly definitions: Definitions;
@@ -162,9 +206,11 @@ export class Client {
   private readonly onWarning: (warning: string) => void;
   private readonly timeoutMs: number;
 
-  /** `baseUrl` is the server's gRPC address, e.g. "http://localhost:50051". */
-  constructor(baseUrl: string, options: ClientOptions = {}) {
-    const transport = createGrpcTransport({ baseUrl });
+  /** `target` is the server's gRPC address, e.g. "http://localhost:50051"
+   * (or "https://..." with `options.tls`), or a Connect transport of the
+   * caller's own (then `tls` and `interceptors` are the transport's). */
+  constructor(target: string | Transport, options: ClientOptions = {}) {
+    const transport = typeof target === "string" ? grpcTransport(target, options) : target;
     this.rpcDefinitions = createClient(CustomResourceDefinitions, transport);
     this.rpcResources = createClient(CustomResources, transport);
     this.onWarning = options.onWarning ?? ((w) => console.warn(`crdstore warning: ${w}`));
@@ -353,9 +399,15 @@ export class Resources {
    * (the server restarts, the network fails, the server's timeout ends it)
    * the watch reopens it from the last resourceVersion it yielded, so no
    * change is missed or repeated. When that revision has left the server's
-   * history (Expired), it lists the objects again, yields each as ADDED,
-   * and watches on from the list's revision. It ends when `signal` aborts,
-   * and throws Unavailable when the server stays away past `retryForMs`.
+   * history (Expired), it lists the objects again and brings its consumer
+   * up to date as client-go's reflector does (DeltaFIFO's Replace): ADDED
+   * for each object it had not seen, MODIFIED for each whose
+   * resourceVersion changed, then DELETED, with the last state it saw, for
+   * each object it had seen that the list no longer has. It then watches on
+   * from the list's revision. A watch started from a revision of a list the
+   * caller made should be given that list's items as `objects`, so their
+   * deletions are reported too. It ends when `signal` aborts, and throws
+   * Unavailable when the server stays away past `retryForMs`.
    */
   async *watch(options: WatchOptions = {}): AsyncGenerator<WatchEvent> {
     let resourceVersion = options.resourceVersion ?? "";
@@ -367,6 +419,9 @@ export class Resources {
       [EventType.DELETED]: "DELETED",
       [EventType.BOOKMARK]: "BOOKMARK",
     };
+    // What the consumer has been told exists, by namespace/name.
+    const known = new Map<string, KubeObject>();
+    for (const obj of options.objects ?? []) known.set(keyOf(obj), obj);
     while (!options.signal?.aborted) {
       const watchOptions = create(WatchOptionsSchema, {
         labelSelector: options.labelSelector ?? "",
@@ -383,6 +438,8 @@ export class Resources {
           delay = 50;
           const event: WatchEvent = { type: types[message.type], object: decode(message.object) };
           resourceVersion = event.object.metadata?.resourceVersion || resourceVersion;
+          if (event.type === "DELETED") known.delete(keyOf(event.object));
+          else if (event.type !== "BOOKMARK") known.set(keyOf(event.object), event.object);
           if (event.type !== "BOOKMARK" || options.bookmarks) yield event;
         }
         // The server's timeout ended the stream cleanly: reopen it.
@@ -390,9 +447,9 @@ export class Resources {
         if (options.signal?.aborted) return;
         const error = fromConnectError(raw);
         if (error instanceof Expired) {
-          const listed = await this.list({ labelSelector: options.labelSelector, fieldSelector: options.fieldSelector });
+          const listed = await this.listAll({ labelSelector: options.labelSelector, fieldSelector: options.fieldSelector });
           resourceVersion = listed.resourceVersion;
-          for (const item of listed.items) yield { type: "ADDED", object: item };
+          for (const event of replace(known, listed.items)) yield event;
           continue;
         }
         if (!(error instanceof Unavailable)) throw error;
@@ -403,6 +460,50 @@ export class Resources {
       }
     }
   }
+
+  /** Every page of a list, read at the first page's revision. */
+  private async listAll(options: ListOptions): Promise<{ items: KubeObject[]; resourceVersion: string }> {
+    const items: KubeObject[] = [];
+    let resourceVersion = "";
+    let token = "";
+    do {
+      const p = await this.list({ ...options, limit: 500, continue: token });
+      items.push(...p.items);
+      resourceVersion ||= p.resourceVersion;
+      token = p.continue;
+    } while (token);
+    return { items, resourceVersion };
+  }
+}
+
+/** The key client-go's MetaNamespaceKeyFunc gives an object. */
+function keyOf(obj: KubeObject): string {
+  const meta = obj.metadata ?? {};
+  return meta.namespace ? `${meta.namespace}/${meta.name}` : `${meta.name}`;
+}
+
+/** The events that take a consumer from `known` to `listed` (and update
+ * `known` to it): client-go's DeltaFIFO Replace, which reports the listed
+ * objects and then deletes each known key the list does not have. */
+function replace(known: Map<string, KubeObject>, listed: KubeObject[]): WatchEvent[] {
+  const events: WatchEvent[] = [];
+  const seen = new Set<string>();
+  for (const obj of listed) {
+    const key = keyOf(obj);
+    seen.add(key);
+    const previous = known.get(key);
+    if (!previous) events.push({ type: "ADDED", object: obj });
+    else if (previous.metadata?.resourceVersion !== obj.metadata?.resourceVersion) {
+      events.push({ type: "MODIFIED", object: obj });
+    }
+    known.set(key, obj);
+  }
+  for (const [key, obj] of known) {
+    if (seen.has(key)) continue;
+    events.push({ type: "DELETED", object: obj });
+    known.delete(key);
+  }
+  return events;
 }
 
 /** Runs a read-modify-write `update` again while it throws Conflict, up to

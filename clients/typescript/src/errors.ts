@@ -2,11 +2,16 @@
 //
 // The server sends each failure as a google.rpc.Status whose ErrorInfo
 // carries the Kubernetes reason and whose BadRequest names each invalid
-// field. fromConnectError turns that into the matching class, so callers
-// write `if (e instanceof Conflict)`.
+// field. fromConnectError decodes them with the generated googleapis types
+// (src/googleapis) and turns them into the matching class, so callers write
+// `if (e instanceof Conflict)`; `status` keeps the whole google.rpc.Status.
 
-import { BinaryReader } from "@bufbuild/protobuf/wire";
+import { create } from "@bufbuild/protobuf";
+import { AnySchema, anyPack } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
+
+import { BadRequestSchema, ErrorInfoSchema } from "./googleapis/google/rpc/error_details_pb.js";
+import { type Status, StatusSchema } from "./googleapis/google/rpc/status_pb.js";
 
 /** One invalid field: its path as Kubernetes writes it, and what is wrong. */
 export interface Cause {
@@ -20,14 +25,24 @@ export class CrdstoreError extends Error {
   readonly code: Code | undefined;
   readonly causes: Cause[];
   readonly metadata: Record<string, string>;
+  /** The google.rpc.Status the server sent, every detail included. */
+  readonly status: Status;
 
-  constructor(message: string, reason: string, code?: Code, causes: Cause[] = [], metadata: Record<string, string> = {}) {
+  constructor(
+    message: string,
+    reason: string,
+    code?: Code,
+    causes: Cause[] = [],
+    metadata: Record<string, string> = {},
+    status?: Status,
+  ) {
     super(message);
     this.name = new.target.name;
     this.reason = reason;
     this.code = code;
     this.causes = causes;
     this.metadata = metadata;
+    this.status = status ?? create(StatusSchema, { code: code ?? Code.Unknown, message });
   }
 }
 
@@ -53,7 +68,14 @@ export class Unavailable extends CrdstoreError {}
 export class Timeout extends CrdstoreError {}
 export class InternalError extends CrdstoreError {}
 
-type ErrorClass = new (message: string, reason: string, code?: Code, causes?: Cause[], metadata?: Record<string, string>) => CrdstoreError;
+type ErrorClass = new (
+  message: string,
+  reason: string,
+  code?: Code,
+  causes?: Cause[],
+  metadata?: Record<string, string>,
+  status?: Status,
+) => CrdstoreError;
 
 // Every reason the server sends (crdstore::error::Reason::ALL; tests/tidy.rs
 // checks this table against it), and aliases.
@@ -92,63 +114,20 @@ export function fromConnectError(error: unknown): Error {
   if (!(error instanceof ConnectError)) {
     return error instanceof Error ? error : new Error(String(error));
   }
-  let reason: string | undefined;
-  let metadata: Record<string, string> = {};
-  const causes: Cause[] = [];
-  for (const detail of error.details) {
-    // Details received from a server arrive undecoded: a type name and bytes.
-    if (!("type" in detail) || !(detail.value instanceof Uint8Array)) continue;
-    if (detail.type === "google.rpc.ErrorInfo") {
-      ({ reason, metadata } = readErrorInfo(detail.value));
-    } else if (detail.type === "google.rpc.BadRequest") {
-      causes.push(...readBadRequest(detail.value));
-    }
-  }
+  const info = error.findDetails(ErrorInfoSchema)[0];
+  const causes: Cause[] = error
+    .findDetails(BadRequestSchema)
+    .flatMap((bad) => bad.fieldViolations.map((v) => ({ field: v.field, message: v.description })));
+  const status = create(StatusSchema, {
+    code: error.code,
+    message: error.rawMessage,
+    details: error.details.map((detail) =>
+      "desc" in detail
+        ? anyPack(detail.desc, create(detail.desc, detail.value))
+        : create(AnySchema, { typeUrl: `type.googleapis.com/${detail.type}`, value: detail.value }),
+    ),
+  });
+  const reason = info?.reason || undefined;
   const cls = (reason && byReason[reason]) || byCode[error.code] || CrdstoreError;
-  return new cls(error.rawMessage, reason ?? Code[error.code], error.code, causes, metadata);
-}
-
-// google.rpc.ErrorInfo: reason = 1, domain = 2, map<string, string> metadata = 3.
-function readErrorInfo(bytes: Uint8Array): { reason: string; metadata: Record<string, string> } {
-  const reader = new BinaryReader(bytes);
-  let reason = "";
-  const metadata: Record<string, string> = {};
-  while (reader.pos < reader.len) {
-    const [field, wireType] = reader.tag();
-    if (field === 1) reason = reader.string();
-    else if (field === 3) {
-      const [key, value] = readPair(reader.bytes());
-      metadata[key] = value;
-    } else reader.skip(wireType);
-  }
-  return { reason, metadata };
-}
-
-// google.rpc.BadRequest: repeated FieldViolation field_violations = 1,
-// each with field = 1 and description = 2.
-function readBadRequest(bytes: Uint8Array): Cause[] {
-  const reader = new BinaryReader(bytes);
-  const causes: Cause[] = [];
-  while (reader.pos < reader.len) {
-    const [field, wireType] = reader.tag();
-    if (field === 1) {
-      const [path, description] = readPair(reader.bytes());
-      causes.push({ field: path, message: description });
-    } else reader.skip(wireType);
-  }
-  return causes;
-}
-
-/** Fields 1 and 2 of a message, both strings. */
-function readPair(bytes: Uint8Array): [string, string] {
-  const reader = new BinaryReader(bytes);
-  let first = "";
-  let second = "";
-  while (reader.pos < reader.len) {
-    const [field, wireType] = reader.tag();
-    if (field === 1) first = reader.string();
-    else if (field === 2) second = reader.string();
-    else reader.skip(wireType);
-  }
-  return [first, second];
+  return new cls(error.rawMessage, reason ?? Code[error.code], error.code, causes, { ...info?.metadata }, status);
 }

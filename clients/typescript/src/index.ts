@@ -11,10 +11,12 @@ export {
   type KubeObject,
   type ListOptions,
   type Page,
+  type TlsOptions,
   type WatchEvent,
   type WatchOptions,
   type WriteOptions,
 } from "./client.js";
+export type { Interceptor, Transport } from "@connectrpc/connect";
 export {
   AlreadyExists,
   BadRequest,

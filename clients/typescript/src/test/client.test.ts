@@ -222,6 +222,90 @@ describe("a watch whose revision has expired", () => {
   });
 });
 
+describe("a watch that expires while objects are deleted", () => {
+  const server = new Server(shortHistory);
+  before(() => server.start());
+  after(() => server.dispose());
+
+  test("relists, then reports each deletion it missed", async () => {
+    const client = new Client(server.url);
+    await client.definitions.create(widgetsDefinition);
+    await client.definitions.waitEstablished("widgets.example.com");
+    const widgets = client.resources("example.com", "v1", "widgets", "informer");
+    for (const n of ["keep", "change", "gone1", "gone2"]) await widgets.create(widget(n));
+    const abort = new AbortController();
+    // From no revision: the current objects as ADDED, then every change.
+    const events = widgets.watch({ signal: abort.signal });
+    const next = async () => {
+      const { value } = await events.next();
+      return [value?.type, value?.object.metadata.name];
+    };
+    const seen = [];
+    for (let i = 0; i < 4; i++) seen.push(await next());
+    assert.deepEqual(seen.map(([, n]) => n).sort(), ["change", "gone1", "gone2", "keep"]);
+
+    // The watch is away (the server restarts) while two objects are deleted,
+    // one changes and one is created, and its revision leaves the history.
+    await server.stop();
+    await server.start();
+    const changed = await widgets.patch("change", { spec: { size: 2 } });
+    await widgets.delete("gone1");
+    await widgets.delete("gone2");
+    await widgets.create(widget("new"));
+    for (const deadline = Date.now() + 20_000; ; ) {
+      try {
+        await widgets.list({ resourceVersion: changed.metadata.resourceVersion, resourceVersionMatch: "Exact" });
+      } catch (e) {
+        if (e instanceof Expired) break;
+        throw e;
+      }
+      assert.ok(Date.now() < deadline, "the history was never compacted");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+
+    // Replace: the list's changes, then the deletions with their last state.
+    const relisted = [];
+    for (let i = 0; i < 4; i++) relisted.push(await next());
+    assert.deepEqual(relisted.slice(0, 2).sort(), [["ADDED", "new"], ["MODIFIED", "change"]]);
+    assert.deepEqual(relisted.slice(2).sort(), [["DELETED", "gone1"], ["DELETED", "gone2"]]);
+    // And it watches on from the list's revision.
+    const later = next();
+    await widgets.delete("keep");
+    assert.deepEqual(await later, ["DELETED", "keep"]);
+    assert.equal((await widgets.list()).items.length, 2);
+    abort.abort();
+  });
+
+  test("reports deletions of the objects it was given", async () => {
+    const client = new Client(server.url);
+    const widgets = client.resources("example.com", "v1", "widgets", "given");
+    for (const n of ["a", "b"]) await widgets.create(widget(n));
+    const listed = await widgets.list();
+    await widgets.delete("a");
+    await widgets.create(widget("c"));
+    await widgets.create(widget("d"));
+    for (const deadline = Date.now() + 20_000; ; ) {
+      try {
+        await widgets.list({ resourceVersion: listed.resourceVersion, resourceVersionMatch: "Exact" });
+      } catch (e) {
+        if (e instanceof Expired) break;
+        throw e;
+      }
+      assert.ok(Date.now() < deadline, "the history was never compacted");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const abort = new AbortController();
+    const events = widgets.watch({ resourceVersion: listed.resourceVersion, objects: listed.items, signal: abort.signal });
+    const got = [];
+    for (let i = 0; i < 3; i++) {
+      const { value } = await events.next();
+      got.push([value?.type, value?.object.metadata.name]);
+    }
+    assert.deepEqual(got, [["ADDED", "c"], ["ADDED", "d"], ["DELETED", "a"]]);
+    abort.abort();
+  });
+});
+
 describe("the README", () => {
   const server = new Server();
   before(() => server.start());
