@@ -177,7 +177,7 @@ async fn a_ratcheted_update_succeeds_and_warns_of_the_old_failure() {
     bigger["spec"]["size"] = json!(51);
     let err = support::update_widget(&mut r, "ns", &bigger).await.unwrap_err();
     assert!(
-        causes(&err).contains("spec.size: Invalid value: 51: should be less than or equal to 10"),
+        causes(&err).contains("spec.size: Invalid value: 51: spec.size in body should be less than or equal to 10"),
         "{}",
         causes(&err)
     );
