@@ -1,0 +1,258 @@
+//! Answers the upstream apiextensions-apiserver integration suite checks,
+//! each as Kubernetes gives it: Tables in `meta.k8s.io/v1beta1` and with
+//! whole objects (TestTableGet), errors in YAML (TestYAML), subresources of
+//! the wrong scope (TestHandlerScope), the status of a delete that waits for
+//! finalizers, and validation messages in kube-openapi's words.
+
+use reqwest::header::{ACCEPT, CONTENT_TYPE};
+use reqwest::{Client, Method, StatusCode};
+use serde_json::{json, Value};
+
+use crate::support::{Crd, TestServer};
+
+const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+
+struct Http {
+    base: String,
+    client: Client,
+}
+
+impl Http {
+    fn new(server: &TestServer) -> Self {
+        Self { base: format!("http://{}", server.server().http_addr), client: Client::new() }
+    }
+
+    /// Sends a request; answers the status, the content type and the body.
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+        accept: &str,
+    ) -> (StatusCode, String, Vec<u8>) {
+        let mut request = self.client.request(method, format!("{}{path}", self.base)).header(ACCEPT, accept);
+        if let Some(body) = body {
+            request = request.header(CONTENT_TYPE, "application/json").body(serde_json::to_vec(&body).unwrap());
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status();
+        let content_type =
+            response.headers().get(CONTENT_TYPE).map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
+        (status, content_type, response.bytes().await.unwrap().to_vec())
+    }
+
+    async fn json(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let (status, _, bytes) = self.send(method, path, body, "application/json").await;
+        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+
+    /// Creates a definition and waits until it is established.
+    async fn define(&self, crd: &Crd) {
+        let (status, created) = self.json(Method::POST, CRDS, Some(crd.value.clone())).await;
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+        for _ in 0..200 {
+            let (_, got) = self.json(Method::GET, &format!("{CRDS}/{}", crd.name()), None).await;
+            let conditions = got["status"]["conditions"].as_array().cloned().unwrap_or_default();
+            if conditions.iter().any(|c| c["type"] == "Established" && c["status"] == "True") {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("{} was not established", crd.name());
+    }
+
+    /// The server still answers: the definitions list is served.
+    async fn still_serves(&self) {
+        let (status, list) = self.json(Method::GET, CRDS, None).await;
+        assert_eq!(status, StatusCode::OK, "{list}");
+    }
+}
+
+fn widgets() -> Crd {
+    Crd::new("example.com", "Widget")
+        .set(
+            "/spec/versions/0/additionalPrinterColumns",
+            json!([{"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"}]),
+        )
+        .set(
+            "/spec/versions/0/schema",
+            json!({"openAPIV3Schema": {"type": "object", "properties": {
+                "spec": {"type": "object", "properties": {"replicas": {"type": "integer", "maximum": 10}}}}}}),
+        )
+}
+
+const WIDGETS: &str = "/apis/example.com/v1/namespaces/ns/widgets";
+
+fn widget(name: &str, replicas: i64) -> Value {
+    json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": name}, "spec": {"replicas": replicas}})
+}
+
+#[tokio::test]
+async fn tables_come_in_v1beta1_and_rows_carry_what_include_object_asks() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    http.define(&widgets()).await;
+    let (status, created) = http.json(Method::POST, WIDGETS, Some(widget("w1", 3))).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+
+    let table = |version: &str| format!("application/json;as=Table;v={version};g=meta.k8s.io, application/json");
+    let get = |path: String, accept: String| {
+        let http = &http;
+        async move {
+            let (status, content_type, body) = http.send(Method::GET, &path, None, &accept).await;
+            (status, content_type, serde_json::from_slice::<Value>(&body).unwrap_or(Value::Null))
+        }
+    };
+
+    // TestTableGet: the v1beta1 Table, its rows' metadata in v1beta1 too.
+    let (status, _, beta) = get(WIDGETS.into(), table("v1beta1")).await;
+    assert_eq!(status, StatusCode::OK, "{beta}");
+    assert_eq!((beta["kind"].as_str(), beta["apiVersion"].as_str()), (Some("Table"), Some("meta.k8s.io/v1beta1")));
+    assert_eq!(beta["rows"][0]["cells"], json!(["w1", 3]));
+    assert_eq!(beta["rows"][0]["object"]["kind"], "PartialObjectMetadata");
+    assert_eq!(beta["rows"][0]["object"]["apiVersion"], "meta.k8s.io/v1beta1");
+    let (_, _, one) = get(format!("{WIDGETS}/w1"), table("v1beta1")).await;
+    assert_eq!(one["apiVersion"], "meta.k8s.io/v1beta1");
+    let (_, _, v1) = get(WIDGETS.into(), table("v1")).await;
+    assert_eq!(
+        (v1["apiVersion"].as_str(), v1["rows"][0]["object"]["apiVersion"].as_str()),
+        (Some("meta.k8s.io/v1"), Some("meta.k8s.io/v1"))
+    );
+    let (_, _, definitions) = get(CRDS.into(), table("v1beta1")).await;
+    assert_eq!(definitions["apiVersion"], "meta.k8s.io/v1beta1");
+
+    // includeObject=Object: the whole object (kubectl get --sort-by reads it).
+    let (_, _, whole) = get(format!("{WIDGETS}?includeObject=Object"), table("v1")).await;
+    let object = &whole["rows"][0]["object"];
+    assert_eq!((object["kind"].as_str(), object["apiVersion"].as_str()), (Some("Widget"), Some("example.com/v1")));
+    assert_eq!(object["spec"]["replicas"], 3);
+    let (_, _, none) = get(format!("{WIDGETS}?includeObject=None"), table("v1")).await;
+    assert_eq!(none["rows"][0]["object"], Value::Null);
+    assert_eq!(none["rows"][0]["cells"], json!(["w1", 3]));
+    let (status, _, bad) = get(format!("{WIDGETS}?includeObject=Everything"), table("v1")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+    assert_eq!(bad["message"], r#"unrecognized includeObject value: "Everything""#);
+    // Without a Table, the parameter changes nothing.
+    let (status, list) = http.json(Method::GET, &format!("{WIDGETS}?includeObject=None"), None).await;
+    assert_eq!((status, list["items"][0]["spec"]["replicas"].as_i64()), (StatusCode::OK, Some(3)));
+    http.still_serves().await;
+}
+
+#[tokio::test]
+async fn errors_are_yaml_when_the_client_accepts_yaml() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    http.define(&widgets()).await;
+    // TestYAML: a missing object is a YAML Status.
+    let (status, content_type, body) =
+        http.send(Method::GET, &format!("{WIDGETS}/nope"), None, "application/yaml").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(content_type, "application/yaml");
+    let text = String::from_utf8(body).unwrap();
+    let status_object: Value = serde_norway::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(status_object["kind"], "Status");
+    assert_eq!(status_object["apiVersion"], "v1");
+    assert_eq!(status_object["reason"], "NotFound");
+    assert_eq!(status_object["code"], 404);
+    // An invalid object too, with its causes.
+    let (status, content_type, body) =
+        http.send(Method::POST, WIDGETS, Some(widget("w", 11)), "application/yaml").await;
+    assert_eq!((status, content_type.as_str()), (StatusCode::UNPROCESSABLE_ENTITY, "application/yaml"));
+    let invalid: Value = serde_norway::from_slice(&body).unwrap();
+    assert_eq!(invalid["details"]["causes"][0]["field"], "spec.replicas");
+    // JSON clients still get JSON.
+    let (status, content_type, _) = http.send(Method::GET, &format!("{WIDGETS}/nope"), None, "application/json").await;
+    assert_eq!((status, content_type.as_str()), (StatusCode::NOT_FOUND, "application/json"));
+    http.still_serves().await;
+}
+
+#[tokio::test]
+async fn a_path_of_the_other_scope_is_not_found_whatever_the_subresource() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    let scale = json!({"status": {}, "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}});
+    let clusters = Crd::new("example.com", "Cluster")
+        .set("/spec/scope", json!("Cluster"))
+        .set("/spec/versions/0/subresources", scale.clone());
+    let namespaced = Crd::new("example.com", "Local").set("/spec/versions/0/subresources", scale);
+    http.define(&clusters).await;
+    http.define(&namespaced).await;
+    let body = |kind: &str| json!({"apiVersion": "example.com/v1", "kind": kind, "metadata": {"name": "bar"}});
+    // TestHandlerScope: every verb on every subresource of the other scope.
+    for (kind, wrong) in
+        [("Cluster", "/apis/example.com/v1/namespaces/test/clusters"), ("Local", "/apis/example.com/v1/locals")]
+    {
+        for sub in ["", "/status", "/scale"] {
+            let path = format!("{wrong}/bar{sub}");
+            for method in [Method::POST, Method::GET, Method::PUT, Method::PATCH, Method::DELETE] {
+                let (status, answer) = http.json(method.clone(), &path, Some(body(kind))).await;
+                assert_eq!(status, StatusCode::NOT_FOUND, "{method} {path}: {answer}");
+                assert_eq!(answer["reason"], "NotFound", "{method} {path}: {answer}");
+            }
+        }
+    }
+    let (status, _) = http.json(Method::DELETE, "/apis/example.com/v1/namespaces/test/clusters", None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    // The right scope still answers 405 for a method it does not serve.
+    let (status, _) = http.json(Method::POST, "/apis/example.com/v1/clusters/bar/status", Some(body("Cluster"))).await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    let (status, created) = http.json(Method::POST, "/apis/example.com/v1/clusters", Some(body("Cluster"))).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    http.still_serves().await;
+}
+
+#[tokio::test]
+async fn a_delete_that_waits_for_finalizers_is_200_unless_dependents_are_not_orphaned() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    http.define(&widgets()).await;
+    for name in ["held", "cascade"] {
+        let mut held = widget(name, 1);
+        held["metadata"]["finalizers"] = json!(["example.com/hold"]);
+        let (status, created) = http.json(Method::POST, WIDGETS, Some(held)).await;
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+    }
+    let (status, held) = http.json(Method::DELETE, &format!("{WIDGETS}/held"), None).await;
+    assert_eq!(status, StatusCode::OK, "{held}");
+    assert_eq!(held["kind"], "Widget");
+    assert!(held["metadata"]["deletionTimestamp"].is_string(), "{held}");
+    let options = json!({"kind": "DeleteOptions", "apiVersion": "v1", "orphanDependents": false});
+    let (status, cascade) = http.json(Method::DELETE, &format!("{WIDGETS}/cascade"), Some(options)).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{cascade}");
+    assert!(cascade["metadata"]["deletionTimestamp"].is_string(), "{cascade}");
+    // An object without finalizers is gone at once: 200.
+    http.json(Method::POST, WIDGETS, Some(widget("plain", 1))).await;
+    let (status, _) = http.json(Method::DELETE, &format!("{WIDGETS}/plain"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    http.still_serves().await;
+}
+
+#[tokio::test]
+async fn schema_errors_are_in_kube_openapi_words() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    let crd = widgets().set(
+        "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/name",
+        json!({"type": "string", "maxLength": 3}),
+    );
+    http.define(&crd).await;
+    let mut bad = widget("w", 11);
+    bad["spec"]["name"] = json!("long");
+    let (status, err) = http.json(Method::POST, WIDGETS, Some(bad)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
+    let message = err["message"].as_str().unwrap();
+    assert!(
+        message.contains("spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10"),
+        "{message}"
+    );
+    assert!(message.contains("spec.name: Too long: may not be more than 3 bytes"), "{message}");
+    let mut wrong = widget("w", 1);
+    wrong["spec"]["replicas"] = json!("three");
+    let (_, err) = http.json(Method::POST, WIDGETS, Some(wrong)).await;
+    assert_eq!(
+        err["details"]["causes"][0]["message"],
+        r#"Invalid value: "string": spec.replicas in body must be of type integer: "string""#
+    );
+    assert_eq!(err["details"]["causes"][0]["reason"], "FieldValueTypeInvalid");
+    http.still_serves().await;
+}
