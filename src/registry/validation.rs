@@ -282,20 +282,15 @@ fn validate_root_for_status(schema: &JSONSchemaProps, path: &str) -> Vec<FieldEr
     )]
 }
 
-/// A dotted path such as `.spec.replicas`: starts with a dot, no empty
-/// segment, no array notation.
+/// A JSON path as Kubernetes' `validateSimpleJSONPath` checks it: not
+/// empty, starting with a dot. Anything after the dot is the JSONPath's to
+/// read (kubebuilder's `.status.conditions[?(@.type=="Ready")].status`).
 fn validate_simple_json_path(path: &str, field: &str) -> Vec<FieldError> {
     if path.is_empty() {
         return vec![FieldError::invalid(field, path, "must not be empty")];
     }
     if !path.starts_with('.') {
         return vec![FieldError::invalid(field, path, "must be a simple json path starting with .")];
-    }
-    if path.contains(['[', ']']) {
-        return vec![FieldError::invalid(field, path, "must be a simple json path without array notation")];
-    }
-    if path != "." && path[1..].split('.').any(str::is_empty) {
-        return vec![FieldError::invalid(field, path, "must be a json path in the dot notation")];
     }
     Vec::new()
 }
@@ -342,17 +337,20 @@ fn validate_column(column: &CustomResourceColumnDefinition, path: &str) -> Vec<F
     if column.type_.is_empty() {
         errs.push(FieldError::required(format!("{path}.type"), format!("must be one of {}", COLUMN_TYPES.join(","))));
     } else if !COLUMN_TYPES.contains(&column.type_.as_str()) {
-        errs.push(FieldError::not_supported(format!("{path}.type"), column.type_.as_str(), COLUMN_TYPES));
+        let detail = format!("must be one of {}", COLUMN_TYPES.join(","));
+        errs.push(FieldError::invalid(format!("{path}.type"), column.type_.as_str(), detail));
     }
     if let Some(format) = column.format.as_deref().filter(|f| !f.is_empty()) {
         if !COLUMN_FORMATS.contains(&format) {
-            errs.push(FieldError::not_supported(format!("{path}.format"), format, COLUMN_FORMATS));
+            let detail = format!("must be one of {}", COLUMN_FORMATS.join(","));
+            errs.push(FieldError::invalid(format!("{path}.format"), format, detail));
         }
     }
+    // Kubernetes names the field by its Go name here.
     if column.json_path.is_empty() {
-        errs.push(FieldError::required(format!("{path}.jsonPath"), ""));
+        errs.push(FieldError::required(format!("{path}.JSONPath"), ""));
     } else {
-        errs.extend(validate_simple_json_path(&column.json_path, &format!("{path}.jsonPath")));
+        errs.extend(validate_simple_json_path(&column.json_path, &format!("{path}.JSONPath")));
     }
     if column.priority.is_some_and(|p| p < 0) {
         errs.push(FieldError::invalid(

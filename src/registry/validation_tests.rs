@@ -83,7 +83,7 @@ fn webhook_conversion_needs_a_client_config_and_review_versions() {
 fn scale_paths_and_printer_columns_are_checked() {
     let mut v = valid();
     v["spec"]["versions"][0]["subresources"] = serde_json::json!({"scale": {
-        "specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.items[0]", "labelSelectorPath": ".metadata.labels"}});
+        "specReplicasPath": ".spec.replicas", "statusReplicasPath": "status.replicas", "labelSelectorPath": ".metadata.labels"}});
     v["spec"]["versions"][0]["additionalPrinterColumns"] =
         serde_json::json!([{"name": "", "type": "string", "jsonPath": "spec"}]);
     let errs = validate(&crd(v));
@@ -93,7 +93,25 @@ fn scale_paths_and_printer_columns_are_checked() {
             "spec.versions[0].subresources.scale.statusReplicasPath",
             "spec.versions[0].subresources.scale.labelSelectorPath",
             "spec.versions[0].additionalPrinterColumns[0].name",
-            "spec.versions[0].additionalPrinterColumns[0].jsonPath",
+            "spec.versions[0].additionalPrinterColumns[0].JSONPath",
+        ]
+    );
+}
+
+#[test]
+fn paths_only_need_to_start_with_a_dot_as_upstream() {
+    let mut v = valid();
+    v["spec"]["versions"][0]["subresources"] = serde_json::json!({"scale": {
+        "specReplicasPath": ".spec.replicas[0]", "statusReplicasPath": ".status.items[0].n"}});
+    v["spec"]["versions"][0]["additionalPrinterColumns"] = serde_json::json!([
+        {"name": "Ready", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"},
+        {"name": "Odd", "type": "text", "format": "hex", "jsonPath": ".spec..x"}]);
+    let errs: Vec<String> = validate(&crd(v)).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        errs,
+        [
+            "spec.versions[0].additionalPrinterColumns[1].type: Invalid value: \"text\": must be one of boolean,date,integer,number,string",
+            "spec.versions[0].additionalPrinterColumns[1].format: Invalid value: \"hex\": must be one of byte,date,date-time,double,float,int32,int64,password",
         ]
     );
 }

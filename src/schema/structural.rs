@@ -76,6 +76,9 @@ fn node(json: &Value, path: &str, place: Place, errs: &mut Vec<FieldError>) {
     } else if Type::named(type_).is_none() {
         errs.push(FieldError::not_supported(format!("{path}.type"), type_, Type::NAMES));
     }
+    if place == Place::Root && node.contains_key("additionalProperties") {
+        errs.push(FieldError::forbidden(format!("{path}.additionalProperties"), "must not be used at the root"));
+    }
     if place == Place::Root && flag(node, "nullable") {
         errs.push(FieldError::forbidden(format!("{path}.nullable"), "must be false at the root"));
     }
@@ -299,7 +302,7 @@ mod tests {
 
     #[test]
     fn every_rule_reports_at_its_path() {
-        let schema = json!({"type": "object", "nullable": true, "properties": {
+        let schema = json!({"type": "object", "nullable": true, "additionalProperties": false, "properties": {
             "metadata": {"type": "object", "properties": {"labels": {"type": "object"}}},
             "kind": {"type": "string", "default": "X"},
             "spec": {"type": "object", "properties": {
@@ -315,6 +318,7 @@ mod tests {
         let got = fields(schema);
         for want in [
             "s.nullable",
+            "s.additionalProperties",
             "s.properties[metadata]",
             "s.properties[kind].default",
             "s.properties[spec].properties[untyped].type",
