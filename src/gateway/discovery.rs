@@ -1,4 +1,4 @@
-//! Discovery in Kubernetes' shapes: `/api` and `/api/v1`, `/apis`,
+//! Discovery in Kubernetes' shapes: `/api` (no core resources), `/apis`,
 //! `/apis/<group>`, `/apis/<group>/<version>` and `/version`. What is
 //! served comes from `registry::discovery`; this only renders it.
 
@@ -39,22 +39,15 @@ pub async fn version(headers: HeaderMap) -> Reply {
     Ok(respond(StatusCode::OK, &info, Output::of(&headers), &[]))
 }
 
-/// `/api`: the core group's versions, `v1` as every Kubernetes server lists
-/// it. Clients expect it: kube-rs' `Discovery::run()` fails on a core group
-/// without versions, and client-go and kubectl take an empty `v1`.
+/// `/api`: the core group's versions, none while crdstore serves no core
+/// (`v1`) kind. Listing `v1` without resources breaks client-go: kubectl's
+/// discovery fails every command that reads it ("received empty response
+/// for: v1"), while kube-rs' `Discovery::run()` fails on the empty list
+/// (`Discovery::new(client).exclude(&[""])` skips the core group). kubectl
+/// wins; `v1` is listed once a core kind is served.
 pub async fn core(headers: HeaderMap) -> Reply {
-    let versions = json!({
-        "kind": "APIVersions",
-        "versions": ["v1"],
-        "serverAddressByClientCIDRs": [],
-    });
+    let versions = json!({"kind": "APIVersions", "versions": [], "serverAddressByClientCIDRs": []});
     Ok(respond(StatusCode::OK, &versions, Output::of(&headers), &[]))
-}
-
-/// `/api/v1`: the core resources crdstore serves (none yet).
-pub async fn core_resources(headers: HeaderMap) -> Reply {
-    let list = json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "v1", "resources": []});
-    Ok(respond(StatusCode::OK, &list, Output::of(&headers), &[]))
 }
 
 pub async fn groups(State(api): State<Api>, headers: HeaderMap) -> Reply {

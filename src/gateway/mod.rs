@@ -70,7 +70,6 @@ pub fn router(api: Api) -> Router {
         .route("/readyz", get(ok))
         .route("/version", get(discovery::version))
         .route("/api", get(discovery::core))
-        .route("/api/v1", get(discovery::core_resources))
         .route("/apis", get(discovery::groups))
         .route("/apis/{*path}", any(apis::handle))
         .route("/featuregates", get(featuregates::list))

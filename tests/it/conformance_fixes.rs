@@ -256,3 +256,96 @@ async fn schema_errors_are_in_kube_openapi_words() {
     assert_eq!(err["details"]["causes"][0]["reason"], "FieldValueTypeInvalid");
     http.still_serves().await;
 }
+
+#[tokio::test]
+async fn definitions_are_validated_as_upstream() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    // TestForbiddenFieldsInSchema: additionalProperties at the root.
+    let closed = Crd::new("example.com", "Closed")
+        .set("/spec/versions/0/schema", json!({"openAPIV3Schema": {"type": "object", "additionalProperties": false}}));
+    let (status, err) = http.json(Method::POST, CRDS, Some(closed.value.clone())).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
+    assert!(
+        err["message"].as_str().unwrap().contains(
+            "spec.versions[0].schema.openAPIV3Schema.additionalProperties: Forbidden: must not be used at the root"
+        ),
+        "{err}"
+    );
+    // kubebuilder's Ready column and a scale path with array notation: only
+    // a leading dot is required.
+    let ready = Crd::new("example.com", "Ready")
+        .set(
+            "/spec/versions/0/additionalPrinterColumns",
+            json!([{"name": "Ready", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"}]),
+        )
+        .set(
+            "/spec/versions/0/subresources",
+            json!({"scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.counts[0]"}}),
+        );
+    http.define(&ready).await;
+    let path = "/apis/example.com/v1/namespaces/ns/readys";
+    let mut object = json!({"apiVersion": "example.com/v1", "kind": "Ready", "metadata": {"name": "r"},
+        "status": {"conditions": [{"type": "Synced", "status": "False"}, {"type": "Ready", "status": "True"}]}});
+    let (status, created) = http.json(Method::POST, path, Some(object.clone())).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let accept = "application/json;as=Table;v=v1;g=meta.k8s.io, application/json";
+    let (_, _, table) = http.send(Method::GET, path, None, accept).await;
+    let table: Value = serde_json::from_slice(&table).unwrap();
+    assert_eq!(table["rows"][0]["cells"], json!(["r", "True"]), "{table}");
+    // A path not starting with a dot is still refused.
+    object = ready.clone().set("/spec/versions/0/additionalPrinterColumns/0/jsonPath", json!("status.x")).value;
+    object["metadata"]["name"] = json!("readies2.example.com");
+    object["spec"]["names"]["plural"] = json!("readies2");
+    let (status, err) = http.json(Method::POST, CRDS, Some(object)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
+    assert_eq!(err["details"]["causes"][0]["field"], "spec.versions[0].additionalPrinterColumns[0].JSONPath");
+    http.still_serves().await;
+}
+
+#[tokio::test]
+async fn bodies_are_refused_as_kubernetes_decodes_them() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    let crd = widgets().set(
+        "/spec/versions/0/schema/openAPIV3Schema/properties/embedded",
+        json!({"type": "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true}),
+    );
+    http.define(&crd).await;
+    // TestPostInvalidObjectMeta: a label that is not a string is 400.
+    let mut labelled = widget("w", 1);
+    labelled["metadata"]["labels"] = json!({"foo": 42, "bar": "abc"});
+    let (status, err) = http.json(Method::POST, WIDGETS, Some(labelled)).await;
+    assert_eq!((status, err["reason"].as_str()), (StatusCode::BAD_REQUEST, Some("BadRequest")), "{err}");
+    assert_eq!(
+        err["message"],
+        "Widget in version \"v1\" cannot be handled as a Widget: json: cannot unmarshal number into Go struct field ObjectMeta.labels of type string"
+    );
+    // TestEmbeddedResources: a wrongly typed embedded ObjectMeta.
+    let mut embedded = widget("w", 1);
+    embedded["embedded"] =
+        json!({"apiVersion": "foo/v1", "kind": "Foo", "metadata": {"name": "instance", "namespace": 42}});
+    let (status, err) = http.json(Method::POST, WIDGETS, Some(embedded)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
+    assert!(err["message"].as_str().unwrap().contains("embedded.metadata: Invalid value: {"), "{err}");
+    // Invalid embedded identities, in upstream's words.
+    let mut bad = widget("w", 1);
+    bad["embedded"] = json!({"apiVersion": "foo/v1", "kind": "%", "metadata": {"name": ".."}});
+    let (status, err) = http.json(Method::POST, WIDGETS, Some(bad)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
+    let message = err["message"].as_str().unwrap();
+    assert!(message.contains(r#"embedded.kind: Invalid value: "%""#), "{message}");
+    assert!(message.contains(r#"embedded.metadata.name: Invalid value: "..""#), "{message}");
+    // TestForProperValidationErrors: the Invalid names the kind sent.
+    let mut other = widget("foo", 1);
+    other["kind"] = json!("SomethingElse");
+    let (status, err) = http.json(Method::POST, WIDGETS, Some(other)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
+    assert_eq!(
+        err["message"],
+        r#"SomethingElse.example.com "foo" is invalid: kind: Invalid value: "SomethingElse": must be Widget"#
+    );
+    assert_eq!(err["details"]["kind"], "SomethingElse");
+    let (status, created) = http.json(Method::POST, WIDGETS, Some(widget("fine", 1))).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+}
