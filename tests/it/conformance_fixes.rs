@@ -349,3 +349,55 @@ async fn bodies_are_refused_as_kubernetes_decodes_them() {
     let (status, created) = http.json(Method::POST, WIDGETS, Some(widget("fine", 1))).await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
 }
+
+#[tokio::test]
+async fn openapi_carries_object_meta_definitions_and_selectable_fields() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    let crd = widgets()
+        .set("/spec/versions/0/selectableFields", json!([{"jsonPath": ".spec.color"}, {"jsonPath": ".spec.replicas"}]));
+    let crd =
+        crd.set("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/color", json!({"type": "string"}));
+    http.define(&crd).await;
+    let (status, v3) = http.json(Method::GET, "/openapi/v3/apis/example.com/v1", None).await;
+    assert_eq!(status, StatusCode::OK, "{v3}");
+    let schemas = &v3["components"]["schemas"];
+    let widget = &schemas["com.example.v1.Widget"];
+    // TestFieldSelectorOpenAPI.
+    assert_eq!(
+        widget["x-kubernetes-selectable-fields"],
+        json!([{"fieldPath": "spec.color"}, {"fieldPath": "spec.replicas"}])
+    );
+    assert_eq!(
+        widget["properties"]["metadata"]["$ref"],
+        "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+    );
+    let meta = &schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+    assert_eq!(meta["properties"]["labels"]["additionalProperties"]["type"], "string");
+    // Every reference in the document resolves.
+    let text = v3.to_string();
+    for reference in text.split("\"$ref\":\"#/components/schemas/").skip(1) {
+        let name = &reference[..reference.find('"').unwrap()];
+        assert!(schemas.get(name).is_some(), "{name} is referenced but not defined");
+    }
+    let (_, v2) = http.json(Method::GET, "/openapi/v2", None).await;
+    let definitions = &v2["definitions"];
+    assert_eq!(
+        definitions["com.example.v1.Widget"]["properties"]["metadata"]["$ref"],
+        "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+    );
+    let crd_schema = &definitions["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition"];
+    assert_eq!(crd_schema["x-kubernetes-group-version-kind"][0]["kind"], "CustomResourceDefinition");
+    let spec = &definitions["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec"];
+    assert!(
+        spec["properties"]["names"]["$ref"].is_string() || spec["properties"]["names"]["allOf"].is_array(),
+        "{spec}"
+    );
+    assert!(spec["properties"]["customFeatureGates"].is_object());
+    let text = v2.to_string();
+    for reference in text.split("\"$ref\":\"#/definitions/").skip(1) {
+        let name = &reference[..reference.find('"').unwrap()];
+        assert!(definitions.get(name).is_some(), "{name} is referenced but not defined");
+    }
+    http.still_serves().await;
+}
