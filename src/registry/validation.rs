@@ -9,7 +9,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 };
 use serde_json::Value;
 
-use super::conditions::is_true;
+use super::conditions::{self, is_true, Approval};
 use crate::apimachinery::dns;
 use crate::error::FieldError;
 use crate::storage::keys;
@@ -28,6 +28,13 @@ fn push_all(errs: &mut Vec<FieldError>, field: &str, value: &str, problems: Vec<
 
 /// Everything wrong with a definition on its own.
 pub fn validate(crd: &CustomResourceDefinition) -> Vec<FieldError> {
+    let mut errs = validate_object(crd);
+    errs.extend(validate_api_approval(crd, None));
+    errs
+}
+
+/// Everything wrong with a definition on its own but its API approval.
+fn validate_object(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let name = crd.metadata.name.as_deref().unwrap_or("");
     if name.is_empty() {
@@ -40,7 +47,7 @@ pub fn validate(crd: &CustomResourceDefinition) -> Vec<FieldError> {
         push_all(&mut errs, "metadata.name", name, problems);
     }
     errs.extend(validate_spec(&crd.spec));
-    errs.extend(validate_protected_group(crd));
+    errs.extend(validate_reserved_group(crd));
     if let Some(accepted) = crd.status.as_ref().and_then(|s| s.accepted_names.as_ref()) {
         errs.extend(validate_names(accepted, "status.acceptedNames"));
     }
@@ -59,27 +66,35 @@ pub fn validate_gates(crd: &super::definition::Definition) -> Vec<FieldError> {
     crate::gates::validate(gates, schema.as_ref(), version, "spec.customFeatureGates")
 }
 
-/// The annotation that approves a definition in a Kubernetes-owned group.
-const API_APPROVED: &str = "api-approved.kubernetes.io";
-
-/// Groups under `k8s.io` and `kubernetes.io` need Kubernetes' approval
-/// annotation; `apiextensions.k8s.io` is never allowed, since its key space
-/// holds the definitions themselves.
-fn validate_protected_group(crd: &CustomResourceDefinition) -> Vec<FieldError> {
+/// `apiextensions.k8s.io` is never allowed, since its key space holds the
+/// definitions themselves.
+fn validate_reserved_group(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     let group = crd.spec.group.as_str();
     if group == keys::DEFINITIONS_GROUP {
         return vec![FieldError::invalid("spec.group", group, "is reserved for the definitions themselves")];
     }
-    let protected = ["k8s.io", "kubernetes.io"].iter().any(|g| group == *g || group.ends_with(&format!(".{g}")));
-    let approved =
-        crd.metadata.annotations.as_ref().is_some_and(|a| a.get(API_APPROVED).is_some_and(|v| !v.is_empty()));
-    if protected && !approved {
-        return vec![FieldError::required(
-            format!("metadata.annotations[{API_APPROVED}]"),
-            format!("protected groups must have approval annotation {API_APPROVED:?}, see https://github.com/kubernetes/enhancements/pull/1111"),
-        )];
-    }
     Vec::new()
+}
+
+/// Groups under `k8s.io` and `kubernetes.io` need Kubernetes' approval
+/// annotation, a URL or a reason starting with "unapproved"
+/// (`validateAPIApproval`); an update that keeps the approval state is never
+/// refused for it.
+fn validate_api_approval(new: &CustomResourceDefinition, old: Option<&CustomResourceDefinition>) -> Vec<FieldError> {
+    if !conditions::is_protected_group(&new.spec.group) {
+        return Vec::new();
+    }
+    let (state, why) = conditions::approval_state(new.metadata.annotations.as_ref());
+    if old.is_some_and(|old| conditions::approval_state(old.metadata.annotations.as_ref()).0 == state) {
+        return Vec::new();
+    }
+    let field = format!("metadata.annotations[{}]", conditions::API_APPROVED);
+    let value = new.metadata.annotations.as_ref().and_then(|a| a.get(conditions::API_APPROVED)).cloned();
+    match state {
+        Approval::Approved | Approval::Bypassed => Vec::new(),
+        Approval::Missing => vec![FieldError::required(field, why)],
+        Approval::Invalid => vec![FieldError::invalid(field, value.unwrap_or_default(), why)],
+    }
 }
 
 fn validate_spec(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
@@ -475,7 +490,8 @@ pub fn validate_stored_versions(crd: &CustomResourceDefinition) -> Vec<FieldErro
 
 /// Everything wrong with `new` as an update of `old`.
 pub fn validate_update(new: &CustomResourceDefinition, old: &CustomResourceDefinition) -> Vec<FieldError> {
-    let mut errs = validate(new);
+    let mut errs = validate_object(new);
+    errs.extend(validate_api_approval(new, Some(old)));
     let immutable = |errs: &mut Vec<FieldError>, field: &str, new: &str, old: &str| {
         if new != old {
             errs.push(FieldError::invalid(field, new, "field is immutable"));

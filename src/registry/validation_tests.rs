@@ -122,13 +122,25 @@ fn kubernetes_groups_need_approval_and_apiextensions_is_reserved() {
     v["spec"]["group"] = "apps.k8s.io".into();
     v["metadata"]["name"] = "foos.apps.k8s.io".into();
     assert_eq!(fields(&validate(&crd(v.clone()))), ["metadata.annotations[api-approved.kubernetes.io]"]);
+    v["metadata"]["annotations"] = serde_json::json!({"api-approved.kubernetes.io": "yes"});
+    let errs: Vec<String> = validate(&crd(v.clone())).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        errs,
+        [
+            r#"metadata.annotations[api-approved.kubernetes.io]: Invalid value: "yes": protected groups must have approval annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111"#
+        ]
+    );
+    // An update that keeps the state is not refused for it.
+    assert!(validate_update(&crd(v.clone()), &crd(v.clone()))
+        .iter()
+        .all(|e| !e.field.starts_with("metadata.annotations")));
     v["metadata"]["annotations"] = serde_json::json!({"api-approved.kubernetes.io": "https://example.com/pr/1"});
     assert!(validate(&crd(v)).is_empty());
     let mut v = valid();
     v["spec"]["group"] = "apiextensions.k8s.io".into();
     v["spec"]["names"]["plural"] = "customresourcedefinitions".into();
     v["metadata"]["name"] = "customresourcedefinitions.apiextensions.k8s.io".into();
-    v["metadata"]["annotations"] = serde_json::json!({"api-approved.kubernetes.io": "yes"});
+    v["metadata"]["annotations"] = serde_json::json!({"api-approved.kubernetes.io": "unapproved"});
     assert_eq!(fields(&validate(&crd(v))), ["spec.group"]);
 }
 

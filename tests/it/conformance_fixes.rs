@@ -401,3 +401,77 @@ async fn openapi_carries_object_meta_definitions_and_selectable_fields() {
     }
     http.still_serves().await;
 }
+
+/// The condition of `kind` of the definition `name`.
+async fn condition(http: &Http, name: &str, kind: &str) -> Value {
+    let (_, got) = http.json(Method::GET, &format!("{CRDS}/{name}"), None).await;
+    got["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["type"] == kind)
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+#[tokio::test]
+async fn protected_groups_carry_their_api_approval_condition() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    // TestAPIApproval: other groups have no such condition.
+    http.define(&widgets()).await;
+    assert_eq!(condition(&http, "widgets.example.com", "KubernetesAPIApprovalPolicyConformant").await, Value::Null);
+    let sigs = |kind: &str, approval: &str| {
+        let mut crd = Crd::new("sigs.k8s.io", kind);
+        crd.value["metadata"]["annotations"] = json!({"api-approved.kubernetes.io": approval});
+        crd
+    };
+    let approved = sigs("Approved", "https://github.com/kubernetes/kubernetes/pull/79724");
+    http.define(&approved).await;
+    let got = condition(&http, &approved.name(), "KubernetesAPIApprovalPolicyConformant").await;
+    assert_eq!((got["status"].as_str(), got["reason"].as_str()), (Some("True"), Some("ApprovedAnnotation")), "{got}");
+    assert_eq!(got["message"], "approved in https://github.com/kubernetes/kubernetes/pull/79724");
+    let bypassed = sigs("Bypassed", "unapproved, test-only");
+    http.define(&bypassed).await;
+    let got = condition(&http, &bypassed.name(), "KubernetesAPIApprovalPolicyConformant").await;
+    assert_eq!(
+        (got["status"].as_str(), got["reason"].as_str()),
+        (Some("False"), Some("UnapprovedAnnotation")),
+        "{got}"
+    );
+    assert_eq!(got["message"], r#"not approved: "unapproved, test-only""#);
+    // An annotation that is neither is refused.
+    let (status, err) = http.json(Method::POST, CRDS, Some(sigs("Invalid", "yes").value)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
+    assert_eq!(err["details"]["causes"][0]["field"], "metadata.annotations[api-approved.kubernetes.io]");
+    // A change of state moves the condition.
+    let (_, mut current) = http.json(Method::GET, &format!("{CRDS}/{}", bypassed.name()), None).await;
+    current["metadata"]["annotations"]["api-approved.kubernetes.io"] = json!("https://example.com/pr/1");
+    let (status, updated) = http.json(Method::PUT, &format!("{CRDS}/{}", bypassed.name()), Some(current)).await;
+    assert_eq!(status, StatusCode::OK, "{updated}");
+    let got = condition(&http, &bypassed.name(), "KubernetesAPIApprovalPolicyConformant").await;
+    assert_eq!(got["reason"], "ApprovedAnnotation", "{got}");
+    http.still_serves().await;
+}
+
+#[tokio::test]
+async fn an_invalid_conversion_ca_bundle_keeps_a_definition_from_being_established() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    let webhook = |ca_bundle: &str| {
+        json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1beta1"], "clientConfig": {
+            "caBundle": ca_bundle, "service": {"namespace": "default", "name": "example"}}}})
+    };
+    // TestInvalidCABundle: "Cg==" is a newline, no certificate.
+    let invalid = Crd::new("example.com", "Invalid").set("/spec/conversion", webhook("Cg=="));
+    let (status, created) = http.json(Method::POST, CRDS, Some(invalid.value.clone())).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let got = condition(&http, &invalid.name(), "Established").await;
+    assert_eq!((got["status"].as_str(), got["reason"].as_str()), (Some("False"), Some("InvalidCABundle")), "{got}");
+    assert_eq!(got["message"], "The conversion webhook CABundle is invalid");
+    // TestMissingCABundle: none is established.
+    let missing = Crd::new("example.com", "Missing")
+        .set("/spec/conversion", json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1beta1"], "clientConfig": {"service": {"namespace": "default", "name": "example"}}}}));
+    http.define(&missing).await;
+    http.still_serves().await;
+}
