@@ -8,6 +8,7 @@ pub mod conditions;
 pub mod definition;
 pub mod discovery;
 pub mod naming;
+mod strategic;
 pub mod strategy;
 pub mod validation;
 
@@ -210,7 +211,11 @@ impl Registry {
         retry(
             || async {
                 let current = self.get(name)?;
-                let patched = crate::apimachinery::patch::apply(&current, kind, patch, |errs| invalid(name, errs))?;
+                // Definitions are a built-in kind: strategic merge patch is theirs.
+                let patched = match kind {
+                    PatchType::StrategicMerge => strategic::apply(&current, patch)?,
+                    _ => crate::apimachinery::patch::apply(&current, kind, patch, |errs| invalid(name, errs))?,
+                };
                 let pinned =
                     patched.pointer("/metadata/resourceVersion") != current.pointer("/metadata/resourceVersion");
                 let body = serde_json::to_vec(&patched).map_err(|e| Error::internal(e.to_string()))?;

@@ -475,3 +475,61 @@ async fn an_invalid_conversion_ca_bundle_keeps_a_definition_from_being_establish
     http.define(&missing).await;
     http.still_serves().await;
 }
+
+#[tokio::test]
+async fn definitions_take_strategic_merge_patches_on_both_endpoints() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    let crd = widgets();
+    http.define(&crd).await;
+    let path = format!("{CRDS}/{}", crd.name());
+    let smp = |body: Value| {
+        let http = &http;
+        let path = path.clone();
+        async move {
+            let response = http
+                .client
+                .patch(format!("{}{path}", http.base))
+                .header(CONTENT_TYPE, "application/strategic-merge-patch+json")
+                .body(serde_json::to_vec(&body).unwrap())
+                .send()
+                .await
+                .unwrap();
+            (response.status(), response.json::<Value>().await.unwrap())
+        }
+    };
+    // TestStatusGetAndPatch: GET and a strategic merge patch of /status.
+    let (status, got) = http.json(Method::GET, &format!("{path}/status"), None).await;
+    assert_eq!((status, got["kind"].as_str()), (StatusCode::OK, Some("CustomResourceDefinition")));
+    let status_path = format!("{path}/status");
+    let response = http
+        .client
+        .patch(format!("{}{status_path}", http.base))
+        .header(CONTENT_TYPE, "application/strategic-merge-patch+json")
+        .body(r#"{"labels":{"test-label":"dummy"}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    // On the main endpoint: maps merge, finalizers merge as a set.
+    let (status, patched) =
+        smp(json!({"metadata": {"labels": {"team": "a"}, "finalizers": ["example.com/one"]}})).await;
+    assert_eq!(status, StatusCode::OK, "{patched}");
+    let (_, patched) = smp(json!({"metadata": {"labels": {"tier": "b"}, "finalizers": ["example.com/two"]}})).await;
+    assert_eq!(patched["metadata"]["labels"], json!({"team": "a", "tier": "b"}));
+    assert_eq!(patched["metadata"]["finalizers"], json!(["example.com/one", "example.com/two"]));
+    let (_, patched) =
+        smp(json!({"metadata": {"$deleteFromPrimitiveList/finalizers": ["example.com/one", "example.com/two"]}})).await;
+    assert!(patched["metadata"]["finalizers"].as_array().is_none_or(|f| f.is_empty()), "{patched}");
+    // Custom resources still refuse it, as Kubernetes does.
+    let response = http
+        .client
+        .patch(format!("{}{WIDGETS}/none", http.base))
+        .header(CONTENT_TYPE, "application/strategic-merge-patch+json")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    http.still_serves().await;
+}
