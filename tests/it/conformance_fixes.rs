@@ -533,3 +533,56 @@ async fn definitions_take_strategic_merge_patches_on_both_endpoints() {
     assert_eq!(response.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
     http.still_serves().await;
 }
+
+#[tokio::test]
+async fn custom_finalizers_hold_a_definition_in_terminating() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    let mut crd = widgets();
+    crd.value["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    http.define(&crd).await;
+    let path = format!("{CRDS}/{}", crd.name());
+    http.json(Method::POST, WIDGETS, Some(widget("w", 1))).await;
+    // TestApplyCRDuringCRDFinalization: the delete answers 200 with the
+    // terminating definition, which stays while its finalizer does.
+    let (status, deleted) = http.json(Method::DELETE, &path, None).await;
+    assert_eq!(status, StatusCode::OK, "{deleted}");
+    assert!(deleted["metadata"]["deletionTimestamp"].is_string(), "{deleted}");
+    let mut held = Value::Null;
+    for _ in 0..200 {
+        let (_, got) = http.json(Method::GET, &path, None).await;
+        let finalizers = got["metadata"]["finalizers"].clone();
+        if finalizers == json!(["example.com/hold"]) {
+            held = got;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(held.is_object(), "the cleanup finalizer never went");
+    let terminating = condition(&http, &crd.name(), "Terminating").await;
+    assert_eq!(
+        (terminating["status"].as_str(), terminating["reason"].as_str()),
+        (Some("False"), Some("InstanceDeletionCompleted"))
+    );
+    let (status, list) = http.json(Method::GET, WIDGETS, None).await;
+    assert_eq!((status, list["items"].as_array().map(Vec::len)), (StatusCode::OK, Some(0)), "{list}");
+    // Creates of its kind are refused meanwhile.
+    let (status, refused) = http.json(Method::POST, WIDGETS, Some(widget("new", 1))).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
+    assert_eq!(
+        refused["message"],
+        r#"widgets.example.com "new" is forbidden: create not allowed while custom resource definition is terminating"#
+    );
+    // Removing the last finalizer lets it go.
+    let mut release = held.clone();
+    release["metadata"]["finalizers"] = json!([]);
+    let (status, released) = http.json(Method::PUT, &path, Some(release)).await;
+    assert_eq!(status, StatusCode::OK, "{released}");
+    let (status, gone) = http.json(Method::GET, &path, None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{gone}");
+    // The name is free again.
+    let mut again = widgets();
+    again.value["metadata"]["finalizers"] = json!([]);
+    http.define(&again).await;
+    http.still_serves().await;
+}
