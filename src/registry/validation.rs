@@ -5,7 +5,8 @@
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceColumnDefinition, CustomResourceConversion, CustomResourceDefinition, CustomResourceDefinitionNames,
-    CustomResourceDefinitionSpec, CustomResourceSubresources, JSONSchemaProps, WebhookClientConfig,
+    CustomResourceDefinitionSpec, CustomResourceDefinitionVersion, CustomResourceSubresources, JSONSchemaProps,
+    WebhookClientConfig,
 };
 use serde_json::Value;
 
@@ -176,6 +177,33 @@ pub fn validate_names(names: &CustomResourceDefinitionNames, path: &str) -> Vec<
     errs
 }
 
+/// Where a version's schema, subresources and columns are reported: as
+/// Kubernetes validates its internal form, a field identical in every
+/// version is hoisted to the spec (`spec.validation.openAPIV3Schema`,
+/// `spec.subresources`, `spec.additionalPrinterColumns`) and checked once
+/// there, nil and empty being the same.
+struct Hoisted {
+    schema: bool,
+    subresources: bool,
+    columns: bool,
+}
+
+impl Hoisted {
+    fn of(spec: &CustomResourceDefinitionSpec) -> Self {
+        let Some(first) = spec.versions.first() else {
+            return Self { schema: false, subresources: false, columns: false };
+        };
+        let empty_columns = |v: &CustomResourceDefinitionVersion| {
+            v.additional_printer_columns.as_ref().filter(|c| !c.is_empty()).cloned()
+        };
+        Self {
+            schema: spec.versions.iter().all(|v| v.schema == first.schema) && first.schema.is_some(),
+            subresources: spec.versions.iter().all(|v| v.subresources == first.subresources),
+            columns: spec.versions.iter().all(|v| empty_columns(v) == empty_columns(first)),
+        }
+    }
+}
+
 fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let names: Vec<Value> = spec.versions.iter().map(|v| Value::String(v.name.clone())).collect();
@@ -189,6 +217,7 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
     if !spec.versions.iter().any(|v| v.served) && !spec.versions.is_empty() {
         errs.push(FieldError::invalid("spec.versions", names, "must have at least one version marked as served"));
     }
+    let hoisted = Hoisted::of(spec);
     for (i, version) in spec.versions.iter().enumerate() {
         let path = format!("spec.versions[{i}]");
         if version.name.is_empty() {
@@ -199,36 +228,79 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
         if spec.versions[..i].iter().any(|earlier| earlier.name == version.name) {
             errs.push(FieldError::duplicate(format!("{path}.name"), version.name.as_str()));
         }
-        match version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
-            None => errs.push(FieldError::required(format!("{path}.schema.openAPIV3Schema"), "schemas are required")),
-            Some(schema) => match (compile_errors(schema, &path, &mut errs), schema.type_.as_deref()) {
-                (Some(why), _) => {
-                    errs.push(FieldError::invalid_without_value(format!("{path}.schema.openAPIV3Schema"), why))
-                }
-                (None, Some("object")) => {}
-                (None, None | Some("")) => errs.push(FieldError::required(
-                    format!("{path}.schema.openAPIV3Schema.type"),
-                    "must not be empty at the root",
-                )),
-                (None, Some(other)) => errs.push(FieldError::invalid(
-                    format!("{path}.schema.openAPIV3Schema.type"),
-                    other,
-                    "must be object at the root",
-                )),
-            },
+        if !hoisted.schema {
+            validate_version_schema(version, &format!("{path}.schema.openAPIV3Schema"), &mut errs);
         }
-        if let Some(subresources) = &version.subresources {
-            errs.extend(validate_subresources(subresources, &format!("{path}.subresources")));
-            let schema = version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref());
-            if let (Some(_), Some(schema)) = (&subresources.status, schema) {
-                errs.extend(validate_root_for_status(schema, &format!("{path}.schema.openAPIV3Schema")));
-            }
+        if !hoisted.subresources {
+            validate_version_subresources(
+                version,
+                &format!("{path}.subresources"),
+                &format!("{path}.schema.openAPIV3Schema"),
+                &mut errs,
+            );
         }
-        for (j, column) in version.additional_printer_columns.iter().flatten().enumerate() {
-            errs.extend(validate_column(column, &format!("{path}.additionalPrinterColumns[{j}]")));
+        if !hoisted.columns {
+            validate_version_columns(version, &format!("{path}.additionalPrinterColumns"), &mut errs);
+        }
+    }
+    // What every version shares, once, at the spec.
+    if let Some(first) = spec.versions.first() {
+        let schema_path = if hoisted.schema {
+            "spec.validation.openAPIV3Schema".to_string()
+        } else {
+            "spec.versions[0].schema.openAPIV3Schema".to_string()
+        };
+        if hoisted.schema {
+            validate_version_schema(first, &schema_path, &mut errs);
+        }
+        if hoisted.subresources {
+            validate_version_subresources(first, "spec.subresources", &schema_path, &mut errs);
+        }
+        if hoisted.columns {
+            validate_version_columns(first, "spec.additionalPrinterColumns", &mut errs);
         }
     }
     errs
+}
+
+/// A version's schema, reported at `path` (its `openAPIV3Schema`).
+fn validate_version_schema(version: &CustomResourceDefinitionVersion, path: &str, errs: &mut Vec<FieldError>) {
+    match version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
+        None => errs.push(FieldError::required(path, "schemas are required")),
+        Some(schema) => match (compile_errors(schema, path, errs), schema.type_.as_deref()) {
+            (Some(why), _) => errs.push(FieldError::invalid_without_value(path, why)),
+            (None, Some("object")) => {}
+            (None, None | Some("")) => {
+                errs.push(FieldError::required(format!("{path}.type"), "must not be empty at the root"))
+            }
+            (None, Some(other)) => {
+                errs.push(FieldError::invalid(format!("{path}.type"), other, "must be object at the root"))
+            }
+        },
+    }
+}
+
+/// A version's subresources at `path`; the status subresource limits the
+/// root of its schema, reported at `schema_path`.
+fn validate_version_subresources(
+    version: &CustomResourceDefinitionVersion,
+    path: &str,
+    schema_path: &str,
+    errs: &mut Vec<FieldError>,
+) {
+    let Some(subresources) = &version.subresources else { return };
+    errs.extend(validate_subresources(subresources, path));
+    let schema = version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref());
+    if let (Some(_), Some(schema)) = (&subresources.status, schema) {
+        errs.extend(validate_root_for_status(schema, schema_path));
+    }
+}
+
+/// A version's printer columns at `path`.
+fn validate_version_columns(version: &CustomResourceDefinitionVersion, path: &str, errs: &mut Vec<FieldError>) {
+    for (j, column) in version.additional_printer_columns.iter().flatten().enumerate() {
+        errs.extend(validate_column(column, &format!("{path}[{j}]")));
+    }
 }
 
 /// Compiles a version's schema and reports what is wrong with it: why it
@@ -236,11 +308,10 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
 /// what is wrong with its CEL rules, each at its path. Returns why the
 /// schema does not compile at all (a pattern that is not a regular
 /// expression), if it does not.
-fn compile_errors(schema: &JSONSchemaProps, version_path: &str, errs: &mut Vec<FieldError>) -> Option<String> {
-    let path = format!("{version_path}.schema.openAPIV3Schema");
+fn compile_errors(schema: &JSONSchemaProps, path: &str, errs: &mut Vec<FieldError>) -> Option<String> {
     let json = serde_json::to_value(schema).ok()?;
-    let structural = crate::schema::structural::check(&json, &path);
-    let (compiled, rule_errors) = crate::schema::Schema::compile_checked(&json, &path);
+    let structural = crate::schema::structural::check(&json, path);
+    let (compiled, rule_errors) = crate::schema::Schema::compile_checked(&json, path);
     // A schema that is not structural does not compile either (an unknown
     // type, say): the structural errors already say why.
     if !structural.is_empty() {

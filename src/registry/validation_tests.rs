@@ -90,10 +90,10 @@ fn scale_paths_and_printer_columns_are_checked() {
     assert_eq!(
         fields(&errs),
         [
-            "spec.versions[0].subresources.scale.statusReplicasPath",
-            "spec.versions[0].subresources.scale.labelSelectorPath",
-            "spec.versions[0].additionalPrinterColumns[0].name",
-            "spec.versions[0].additionalPrinterColumns[0].JSONPath",
+            "spec.subresources.scale.statusReplicasPath",
+            "spec.subresources.scale.labelSelectorPath",
+            "spec.additionalPrinterColumns[0].name",
+            "spec.additionalPrinterColumns[0].JSONPath",
         ]
     );
 }
@@ -110,8 +110,8 @@ fn paths_only_need_to_start_with_a_dot_as_upstream() {
     assert_eq!(
         errs,
         [
-            "spec.versions[0].additionalPrinterColumns[1].type: Invalid value: \"text\": must be one of boolean,date,integer,number,string",
-            "spec.versions[0].additionalPrinterColumns[1].format: Invalid value: \"hex\": must be one of byte,date,date-time,double,float,int32,int64,password",
+            "spec.additionalPrinterColumns[1].type: Invalid value: \"text\": must be one of boolean,date,integer,number,string",
+            "spec.additionalPrinterColumns[1].format: Invalid value: \"hex\": must be one of byte,date,date-time,double,float,int32,int64,password",
         ]
     );
 }
@@ -150,7 +150,7 @@ fn the_status_subresource_limits_the_schema_root() {
     v["spec"]["versions"][0]["subresources"] = serde_json::json!({"status": {}});
     v["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = serde_json::json!({"type": "object", "properties": {"spec": {"type": "object"}}, "oneOf": [{"required": ["spec"]}]});
     let errs = validate(&crd(v.clone()));
-    assert_eq!(fields(&errs), ["spec.versions[0].schema.openAPIV3Schema"]);
+    assert_eq!(fields(&errs), ["spec.validation.openAPIV3Schema"]);
     assert!(errs[0].to_string().ends_with("found oneOf"), "{}", errs[0]);
     v["spec"]["versions"][0]["schema"]["openAPIV3Schema"].as_object_mut().unwrap().remove("oneOf");
     assert!(validate(&crd(v)).is_empty());
@@ -162,7 +162,7 @@ fn a_pattern_that_is_not_a_regular_expression_is_refused() {
     v["spec"]["versions"][0]["schema"]["openAPIV3Schema"] =
         serde_json::json!({"type": "object", "properties": {"name": {"type": "string", "pattern": "("}}});
     let errs = validate(&crd(v));
-    assert_eq!(fields(&errs), ["spec.versions[0].schema.openAPIV3Schema"]);
+    assert_eq!(fields(&errs), ["spec.validation.openAPIV3Schema"]);
     assert!(errs[0].to_string().contains("properties[name].pattern"), "{}", errs[0]);
 }
 
@@ -172,4 +172,31 @@ fn stored_versions_must_include_the_storage_version_and_exist() {
     v["status"] = serde_json::json!({"storedVersions": ["v0"]});
     let errs = validate_stored_versions(&crd(v));
     assert_eq!(fields(&errs), ["status.storedVersions", "status.storedVersions[0]"]);
+}
+
+#[test]
+fn what_every_version_shares_is_reported_once_at_the_spec() {
+    let mut v = valid();
+    let version = v["spec"]["versions"][0].clone();
+    let mut second = version.clone();
+    second["name"] = "v2".into();
+    second["storage"] = false.into();
+    v["spec"]["versions"] = serde_json::json!([version, second]);
+    let bad = serde_json::json!({"openAPIV3Schema": {"x-kubernetes-preserve-unknown-fields": true, "x-kubernetes-int-or-string": true}});
+    v["spec"]["versions"][0]["schema"] = bad.clone();
+    v["spec"]["versions"][1]["schema"] = bad;
+    let errs: Vec<String> = validate(&crd(v.clone())).iter().map(ToString::to_string).collect();
+    assert!(
+        errs.contains(&"spec.validation.openAPIV3Schema.x-kubernetes-preserve-unknown-fields: Invalid value: true: must be false if x-kubernetes-int-or-string is true".to_string()),
+        "{errs:?}"
+    );
+    assert!(errs.iter().all(|e| !e.starts_with("spec.versions[")), "{errs:?}");
+    // Schemas that differ are reported per version.
+    v["spec"]["versions"][1]["schema"] = serde_json::json!({"openAPIV3Schema": {"type": "object"}});
+    let errs = validate(&crd(v));
+    let paths = fields(&errs);
+    assert!(
+        !paths.is_empty() && paths.iter().all(|f| f.starts_with("spec.versions[0].schema.openAPIV3Schema")),
+        "{paths:?}"
+    );
 }

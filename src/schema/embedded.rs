@@ -42,8 +42,10 @@ pub fn object_meta_error(metadata: &Value) -> Option<String> {
     for (field, value) in meta {
         match (field.as_str(), value) {
             (_, Value::Null) => {}
-            ("name" | "generateName" | "namespace" | "selfLink" | "uid" | "resourceVersion", Value::String(_)) => {}
-            ("name" | "generateName" | "namespace" | "selfLink" | "uid" | "resourceVersion", other) => {
+            // resourceVersion is left to the preconditions, which report it
+            // as Invalid at its field.
+            ("name" | "generateName" | "namespace" | "selfLink" | "uid", Value::String(_)) => {}
+            ("name" | "generateName" | "namespace" | "selfLink" | "uid", other) => {
                 return fail(other, field, "string");
             }
             ("creationTimestamp" | "deletionTimestamp", Value::String(_)) => {}

@@ -82,6 +82,17 @@ fn node(json: &Value, path: &str, place: Place, errs: &mut Vec<FieldError>) {
     if place == Place::Root && flag(node, "nullable") {
         errs.push(FieldError::forbidden(format!("{path}.nullable"), "must be false at the root"));
     }
+    if int_or_string {
+        for key in ["x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource"] {
+            if flag(node, key) {
+                errs.push(FieldError::invalid(
+                    format!("{path}.{key}"),
+                    true,
+                    "must be false if x-kubernetes-int-or-string is true",
+                ));
+            }
+        }
+    }
     if int_or_string && !type_.is_empty() {
         errs.push(FieldError::invalid(
             format!("{path}.type"),
