@@ -46,6 +46,7 @@ pub fn validate_update(value: &Value, old: Option<&Value>, schema: &Schema, path
     let resource = root == Root::Object;
     let mut checker = Checker::at(path);
     checker.check(value, schema, &Path::Base(path), old);
+    ratchet_list_types(&mut checker.errs, old, schema, path);
     let mut out = Validation { errors: checker.errs, warnings: Vec::new() };
     if !schema.has_rules {
         return out;
@@ -73,6 +74,21 @@ pub fn validate_update(value: &Value, old: Option<&Value>, schema: &Schema, path
     out.errors.extend(findings.errors);
     out.warnings.extend(findings.warnings);
     out
+}
+
+/// Kubernetes' ratcheting of list types on update: while the old object
+/// breaks a `set` or `map` list anywhere (after a schema change, say), the
+/// new object's list errors are not reported.
+fn ratchet_list_types(errs: &mut Vec<FieldError>, old: Option<&Value>, schema: &Schema, path: &str) {
+    let Some(old) = old else { return };
+    if !errs.iter().any(|e| e.cause == CauseType::Duplicate) {
+        return;
+    }
+    let mut before = Checker::at(path);
+    before.check(old, schema, &Path::Base(path), None);
+    if before.errs.iter().any(|e| e.cause == CauseType::Duplicate) {
+        errs.retain(|e| e.cause != CauseType::Duplicate);
+    }
 }
 
 /// The CEL pass: every node with rules, with its correlated old value.
@@ -529,6 +545,21 @@ mod tests {
             errors(schema, value),
             ["ports[2]: Duplicate value: {\"port\":80,\"protocol\":\"TCP\"}", "tags[2]: Duplicate value: \"a\"",]
         );
+    }
+
+    #[test]
+    fn list_errors_are_ratcheted_while_the_old_object_has_some() {
+        let schema = Schema::compile(&json!({"type": "object", "properties": {
+            "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+            "ids": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "integer"}}}}))
+        .unwrap();
+        let new = json!({"tags": ["a", "a"], "ids": [1, 1]});
+        let clean_old = json!({"tags": ["a"], "ids": [1]});
+        let errs = validate_update(&new, Some(&clean_old), &schema, "", Root::Object).errors;
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        let broken_old = json!({"tags": ["b", "b"], "ids": [2]});
+        assert!(validate_update(&new, Some(&broken_old), &schema, "", Root::Object).errors.is_empty());
+        assert_eq!(validate_update(&new, None, &schema, "", Root::Object).errors.len(), 2);
     }
 
     #[test]

@@ -587,3 +587,51 @@ async fn custom_finalizers_hold_a_definition_in_terminating() {
     http.define(&again).await;
     http.still_serves().await;
 }
+
+#[tokio::test]
+async fn list_type_errors_are_ratcheted_after_a_schema_change() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    let item = json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}});
+    let mut map_item = item.clone();
+    map_item["required"] = json!(["a", "b"]);
+    let crd = Crd::new("example.com", "Foo").set(
+        "/spec/versions/0/schema",
+        json!({"openAPIV3Schema": {"type": "object", "properties": {
+            "map": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["a", "b"], "items": map_item},
+            "set": {"type": "array", "x-kubernetes-list-type": "set", "items": item}}}}),
+    );
+    http.define(&crd).await;
+    let path = "/apis/example.com/v1/namespaces/ns/foos";
+    let foo = json!({"apiVersion": "example.com/v1", "kind": "Foo", "metadata": {"name": "foo"},
+        "map": [{"a": 1, "b": 1}, {"a": 1, "b": 2}], "set": [{"a": 1}, {"a": 2}]});
+    let (status, created) = http.json(Method::POST, path, Some(foo)).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    // TestListTypes: duplicates are refused while the stored object is valid.
+    let mut modified = created.clone();
+    modified["map"].as_array_mut().unwrap().push(json!({"a": 1, "b": 1}));
+    modified["set"].as_array_mut().unwrap().push(json!({"a": 1}));
+    let (status, err) = http.json(Method::PUT, &format!("{path}/foo"), Some(modified.clone())).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
+    let message = err["message"].as_str().unwrap();
+    assert!(message.contains("map[2]: Duplicate value") && message.contains("set[2]: Duplicate value"), "{message}");
+    // The keys narrow: the stored object now breaks its map list, so the
+    // update's list errors are ratcheted.
+    let (_, mut current) = http.json(Method::GET, &format!("{CRDS}/{}", crd.name()), None).await;
+    current["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["map"]["x-kubernetes-list-map-keys"] =
+        json!(["a"]);
+    let (status, updated) = http.json(Method::PUT, &format!("{CRDS}/{}", crd.name()), Some(current)).await;
+    assert_eq!(status, StatusCode::OK, "{updated}");
+    let mut accepted = false;
+    for _ in 0..100 {
+        let (status, _) = http.json(Method::PUT, &format!("{path}/foo"), Some(modified.clone())).await;
+        if status == StatusCode::OK {
+            accepted = true;
+            break;
+        }
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(accepted, "the update was never ratcheted");
+    http.still_serves().await;
+}
