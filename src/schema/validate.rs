@@ -20,8 +20,8 @@ pub struct Validation {
 }
 
 /// Every way `value` breaks `schema`'s value keywords, at paths under
-/// `path` ("" for the object root, whose `metadata`, `apiVersion` and
-/// `kind` are checked elsewhere). CEL rules are not run.
+/// `path` ("" for the object root, whose `metadata` is checked elsewhere).
+/// CEL rules are not run.
 pub fn validate(value: &Value, schema: &Schema, path: &str) -> Vec<FieldError> {
     let mut checker = Checker::at(path);
     checker.check(value, schema, &Path::Base(path), None);
@@ -420,11 +420,23 @@ impl Checker {
             }
         }
         for (name, item) in map {
-            if (at_root || schema.embedded_resource) && matches!(name.as_str(), "metadata" | "apiVersion" | "kind") {
+            // The server checks a resource's metadata; a root's apiVersion
+            // and kind are checked by the schema too, as Kubernetes does
+            // (a version's schema may pin its apiVersion).
+            let server_owned = match name.as_str() {
+                "metadata" => at_root || schema.embedded_resource,
+                "apiVersion" | "kind" => schema.embedded_resource && !at_root,
+                _ => false,
+            };
+            if server_owned {
                 continue;
             }
             let item_path = path.field(name);
-            let item_old = old.and_then(|o| field_of(o, name));
+            // A root's apiVersion is checked whatever the old one was, as
+            // Kubernetes does: a write through a version's endpoint meets
+            // that version's schema (TestInternalVersionIsHandlerVersion).
+            let identity = at_root && matches!(name.as_str(), "apiVersion" | "kind");
+            let item_old = old.and_then(|o| field_of(o, name)).filter(|_| !identity);
             match (schema.property(name), &schema.additional) {
                 (Some(property), _) => self.check(item, property, &item_path, item_old),
                 (None, Additional::Schema(other)) => self.check(item, other, &item_path, item_old),

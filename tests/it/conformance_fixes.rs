@@ -635,3 +635,46 @@ async fn list_type_errors_are_ratcheted_after_a_schema_change() {
     assert!(accepted, "the update was never ratcheted");
     http.still_serves().await;
 }
+
+#[tokio::test]
+async fn a_write_is_validated_with_the_schema_of_its_version() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    // TestInternalVersionIsHandlerVersion: every version's schema pins
+    // apiVersion to v1beta1.
+    let schema = json!({"openAPIV3Schema": {"type": "object", "required": ["apiVersion"], "x-kubernetes-preserve-unknown-fields": true,
+        "properties": {"apiVersion": {"type": "string", "pattern": "^example.com/v1beta1$"}}}});
+    let version =
+        |name: &str, storage: bool| json!({"name": name, "served": true, "storage": storage, "schema": schema});
+    let crd = Crd::new("example.com", "Noxu").versions(vec![version("v1beta1", false), version("v1beta2", true)]);
+    http.define(&crd).await;
+    let beta1 = "/apis/example.com/v1beta1/namespaces/ns/noxus";
+    let beta2 = "/apis/example.com/v1beta2/namespaces/ns/noxus";
+    let foo = json!({"apiVersion": "example.com/v1beta1", "kind": "Noxu", "metadata": {"name": "foo"}});
+    let (status, created) = http.json(Method::POST, beta1, Some(foo)).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let patch = |path: String, i: i64| {
+        let http = &http;
+        async move {
+            let response = http
+                .client
+                .patch(format!("{}{path}", http.base))
+                .header(CONTENT_TYPE, "application/merge-patch+json")
+                .body(json!({"i": i}).to_string())
+                .send()
+                .await
+                .unwrap();
+            (response.status(), response.json::<Value>().await.unwrap())
+        }
+    };
+    let (status, patched) = patch(format!("{beta1}/foo"), 1).await;
+    assert_eq!(status, StatusCode::OK, "{patched}");
+    let (status, refused) = patch(format!("{beta2}/foo"), 2).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(refused["details"]["causes"][0]["field"], "apiVersion", "{refused}");
+    assert!(
+        refused["message"].as_str().unwrap().contains("apiVersion in body should match '^example.com/v1beta1$'"),
+        "{refused}"
+    );
+    http.still_serves().await;
+}
