@@ -216,6 +216,13 @@ fn delete_code(gone: bool, params: &Params, body: &[u8]) -> StatusCode {
     }
 }
 
+/// Kubernetes' 406 for a watch asked for in YAML: watches stream JSON only.
+fn yaml_watch() -> Error {
+    Error::not_acceptable(
+        "only the following media types are accepted: application/json, application/json;stream=watch",
+    )
+}
+
 fn list_meta(page: &ListPage) -> ListMeta {
     ListMeta {
         resource_version: page.revision.to_string(),
@@ -275,6 +282,9 @@ async fn definitions(
     let ok = |value: &Value, warnings: &[String]| respond(StatusCode::OK, value, output, warnings);
     match (method, name) {
         (&Method::GET, None) if params.watch() => {
+            if output == Output::Yaml {
+                return Err(yaml_watch().into());
+            }
             let options = params.watch_options()?;
             let slot = api.limits.watch_slot()?;
             let events = registry.watch(options).await;
@@ -348,6 +358,9 @@ async fn resources(
     let resources = &api.resources;
     match (method, r.name.is_empty(), sub.as_deref()) {
         (&Method::GET, true, None) if params.watch() => {
+            if output == Output::Yaml {
+                return Err(yaml_watch().into());
+            }
             let options = params.watch_options()?;
             let slot = api.limits.watch_slot()?;
             let events = resources.watch(&r, options).await;

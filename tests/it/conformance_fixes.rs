@@ -160,6 +160,12 @@ async fn errors_are_yaml_when_the_client_accepts_yaml() {
     assert_eq!((status, content_type.as_str()), (StatusCode::UNPROCESSABLE_ENTITY, "application/yaml"));
     let invalid: Value = serde_norway::from_slice(&body).unwrap();
     assert_eq!(invalid["details"]["causes"][0]["field"], "spec.replicas");
+    // A watch cannot be YAML: 406, as a YAML Status.
+    let (status, content_type, body) =
+        http.send(Method::GET, &format!("{WIDGETS}?watch=true"), None, "application/yaml").await;
+    assert_eq!((status, content_type.as_str()), (StatusCode::NOT_ACCEPTABLE, "application/yaml"));
+    let refused: Value = serde_norway::from_slice(&body).unwrap();
+    assert_eq!((refused["reason"].as_str(), refused["code"].as_i64()), (Some("NotAcceptable"), Some(406)));
     // JSON clients still get JSON.
     let (status, content_type, _) = http.send(Method::GET, &format!("{WIDGETS}/nope"), None, "application/json").await;
     assert_eq!((status, content_type.as_str()), (StatusCode::NOT_FOUND, "application/json"));
