@@ -448,6 +448,14 @@ async fn resources(
         (&Method::DELETE, false, None) => {
             let options = delete_body(headers, body).await?;
             let deleted = resources.delete(&r, &params.delete_options(&options)?).await?;
+            if deleted.gone {
+                // Kubernetes' store answers a delete that is done with a
+                // Success Status naming what went (`finalizeDelete`).
+                let uid = crate::apimachinery::meta::meta_str(&deleted.object, "uid");
+                let status = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                    "details": {"name": r.name, "group": r.group, "kind": r.resource, "uid": uid}});
+                return Ok(ok(&status, &[]));
+            }
             Ok(respond(delete_code(deleted.gone, params, &options), &deleted.object, output, &[]))
         }
         (_, _, Some(other)) if !matches!(other, "status" | "scale") => {

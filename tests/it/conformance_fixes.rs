@@ -226,10 +226,16 @@ async fn a_delete_that_waits_for_finalizers_is_200_unless_dependents_are_not_orp
     let (status, cascade) = http.json(Method::DELETE, &format!("{WIDGETS}/cascade"), Some(options)).await;
     assert_eq!(status, StatusCode::ACCEPTED, "{cascade}");
     assert!(cascade["metadata"]["deletionTimestamp"].is_string(), "{cascade}");
-    // An object without finalizers is gone at once: 200.
-    http.json(Method::POST, WIDGETS, Some(widget("plain", 1))).await;
-    let (status, _) = http.json(Method::DELETE, &format!("{WIDGETS}/plain"), None).await;
+    // An object without finalizers is gone at once: 200 with a Success
+    // Status naming it (TestYAML's delete).
+    let (_, plain) = http.json(Method::POST, WIDGETS, Some(widget("plain", 1))).await;
+    let (status, gone) = http.json(Method::DELETE, &format!("{WIDGETS}/plain"), None).await;
     assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        gone,
+        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+            "details": {"name": "plain", "group": "example.com", "kind": "widgets", "uid": plain["metadata"]["uid"]}})
+    );
     http.still_serves().await;
 }
 
