@@ -49,6 +49,16 @@ const CRD_SPEC_SCHEMA: &str = "io.k8s.apiextensions-apiserver.pkg.apis.apiextens
 /// types (its spec also describing `customFeatureGates`), generated from
 /// k8s-openapi with references in `spec`'s form.
 fn builtin_schemas(spec: Spec) -> Map<String, Value> {
+    // Generated once per form: they never change.
+    static V2: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(|| generate_builtin(Spec::V2));
+    static V3: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(|| generate_builtin(Spec::V3));
+    match spec {
+        Spec::V2 => V2.clone(),
+        Spec::V3 => V3.clone(),
+    }
+}
+
+fn generate_builtin(spec: Spec) -> Map<String, Value> {
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
     let mut generator = match spec {
