@@ -141,7 +141,6 @@ impl CauseType {
             CauseType::Required
                 | CauseType::Forbidden
                 | CauseType::TooLong
-                | CauseType::TooMany
                 | CauseType::Internal
                 | CauseType::ResourceVersionTooLarge
         )

@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 
-use super::codec::{json_body, respond, respond_json, unsupported, Output, Reply};
+use super::codec::{failure_as, json_body, respond, respond_json, unsupported, Output, Reply};
 use super::discovery::{self, CRD_GROUP};
 use super::query::Params;
 use super::{watch, Api};
@@ -20,7 +20,7 @@ use crate::apimachinery::meta::MAX_BODY_BYTES;
 use crate::apimachinery::options::ResourceVersion;
 use crate::apimachinery::patch::PatchType;
 use crate::error::Error;
-use crate::resource::table::{definitions_table, table, ListMeta};
+use crate::resource::table::{definitions_table, table, Include, ListMeta, Shape};
 use crate::resource::{Endpoint, Ref};
 
 /// What a path under `/apis` names.
@@ -165,6 +165,7 @@ async fn read_body(body: Body, timeout: std::time::Duration) -> Result<Bytes, Er
 }
 
 /// The entry point for everything under `/apis/`. Routes on the raw path.
+/// An error is a `Status` in the encoding the client accepts (YAML too).
 pub async fn handle(
     State(api): State<Api>,
     uri: Uri,
@@ -173,6 +174,14 @@ pub async fn handle(
     headers: HeaderMap,
     body: Body,
 ) -> Reply {
+    let output = Output::of(&headers);
+    match route(api, uri, query, method, headers, body).await {
+        Ok(response) => Ok(response),
+        Err(failure) => Ok(failure_as(&failure.0, output)),
+    }
+}
+
+async fn route(api: Api, uri: Uri, query: Option<String>, method: Method, headers: HeaderMap, body: Body) -> Reply {
     let path = uri.path().strip_prefix("/apis/").unwrap_or_default();
     let target = parse(path)?;
     let body = read_body(body, api.limits.body_timeout).await?;
@@ -187,7 +196,7 @@ pub async fn handle(
         Target::Resources { r, sub } => {
             let deprecation = deprecation(&api, &r);
             let reply = resources(&api, r, sub, &method, &params, &headers, &body).await;
-            Ok(warned(reply, deprecation.as_deref()))
+            Ok(warned(reply, Output::of(&headers), deprecation.as_deref()))
         }
     }
 }
@@ -200,14 +209,40 @@ fn deprecation(api: &Api, r: &Ref) -> Option<String> {
 }
 
 /// The reply with a warning added, whatever it is (an error too, as
-/// Kubernetes adds a deprecated version's warning to every response).
-fn warned(reply: Reply, warning: Option<&str>) -> axum::response::Response {
-    use axum::response::IntoResponse;
-    let mut response = reply.unwrap_or_else(IntoResponse::into_response);
+/// Kubernetes adds a deprecated version's warning to every response), an
+/// error in the encoding the client accepts.
+fn warned(reply: Reply, output: Output, warning: Option<&str>) -> axum::response::Response {
+    let mut response = reply.unwrap_or_else(|failure| failure_as(&failure.0, output));
     if let Some(warning) = warning {
         super::codec::add_warnings(response.headers_mut(), &[warning.to_string()]);
     }
     response
+}
+
+/// How a Table asked for is written: its version from `Accept`, what each
+/// row carries from `includeObject`.
+fn table_shape(output: Output, params: &Params) -> Result<Option<Shape>, Error> {
+    let Output::Table(api_version) = output else { return Ok(None) };
+    Ok(Some(Shape { api_version, include: Include::parse(params.get("includeObject").unwrap_or(""))? }))
+}
+
+/// The status of a delete's answer: 200, or 202 when the object waits for
+/// finalizers and the client asked for cascading deletion with
+/// `orphanDependents: false` (Kubernetes keeps 200 otherwise, for old
+/// clients).
+fn delete_code(gone: bool, params: &Params, body: &[u8]) -> StatusCode {
+    if !gone && params.orphan_dependents(body) == Some(false) {
+        StatusCode::ACCEPTED
+    } else {
+        StatusCode::OK
+    }
+}
+
+/// Kubernetes' 406 for a watch asked for in YAML: watches stream JSON only.
+fn yaml_watch() -> Error {
+    Error::not_acceptable(
+        "only the following media types are accepted: application/json, application/json;stream=watch",
+    )
 }
 
 fn list_meta(page: &ListPage) -> ListMeta {
@@ -264,19 +299,24 @@ async fn definitions(
     body: &Bytes,
 ) -> Reply {
     let output = Output::of(headers);
+    let shape = table_shape(output, params)?;
     let registry = &api.registry;
     let ok = |value: &Value, warnings: &[String]| respond(StatusCode::OK, value, output, warnings);
     match (method, name) {
         (&Method::GET, None) if params.watch() => {
+            if output == Output::Yaml {
+                return Err(yaml_watch().into());
+            }
             let options = params.watch_options()?;
             let slot = api.limits.watch_slot()?;
             let events = registry.watch(options).await;
-            Ok(watch::stream(events, (output == Output::Table).then(watch::definition_tables), slot))
+            Ok(watch::stream(events, shape.map(watch::definition_tables), slot))
         }
         (&Method::GET, None) => {
             let page = registry.list(&params.list_options()?).await?;
-            if output == Output::Table {
-                return Ok(ok(&definitions_table(&page.items, Some(&list_meta(&page)), jiff::Timestamp::now()), &[]));
+            if let Some(shape) = shape {
+                let list = Some(list_meta(&page));
+                return Ok(ok(&definitions_table(&page.items, list.as_ref(), jiff::Timestamp::now(), shape), &[]));
             }
             Ok(ok(&list_json(crate::registry::definition::API_VERSION, "CustomResourceDefinitionList", &page), &[]))
         }
@@ -284,8 +324,9 @@ async fn definitions(
             let written = registry.create(&json_body(headers, body).await?, &params.write_options()?).await?;
             Ok(respond(StatusCode::CREATED, &written.object, output, &written.warnings))
         }
-        (&Method::GET, Some(name)) if output == Output::Table => {
-            Ok(ok(&definitions_table(&[registry.get(&name)?], None, jiff::Timestamp::now()), &[]))
+        (&Method::GET, Some(name)) if shape.is_some() => {
+            let shape = shape.unwrap_or_default();
+            Ok(ok(&definitions_table(&[registry.get(&name)?], None, jiff::Timestamp::now(), shape), &[]))
         }
         (&Method::GET, Some(name)) => Ok(ok(&registry.get(&name)?, &[])),
         (&Method::PUT, Some(_)) if status => {
@@ -303,9 +344,9 @@ async fn definitions(
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::DELETE, Some(name)) if !status => {
-            let (object, gone) =
-                registry.delete(&name, &params.delete_options(&delete_body(headers, body).await?)?).await?;
-            Ok(respond(if gone { StatusCode::OK } else { StatusCode::ACCEPTED }, &object, output, &[]))
+            let options = delete_body(headers, body).await?;
+            let (object, gone) = registry.delete(&name, &params.delete_options(&options)?).await?;
+            Ok(respond(delete_code(gone, params, &options), &object, output, &[]))
         }
         _ => Err(method_not_allowed(method).into()),
     }
@@ -321,19 +362,31 @@ async fn resources(
     body: &Bytes,
 ) -> Reply {
     let output = Output::of(headers);
+    let shape = table_shape(output, params)?;
     let served = api.resources.served(&r.group, &r.version, &r.resource)?;
+    // A path of the other scope names no resource, whatever its method.
+    let wrong_scope =
+        if served.namespaced() { r.namespace.is_empty() && !r.name.is_empty() } else { !r.namespace.is_empty() };
+    if wrong_scope {
+        let what = format!("{}.{}.{}", r.resource, r.version, r.group);
+        let why = if served.namespaced() { "a namespace is required" } else { "it is cluster-scoped" };
+        return Err(Error::no_resource(what, why).into());
+    }
     // A table of `objects` when one was asked for.
     let tabled = |objects: &[Value], list: Option<&ListMeta>| {
-        (output == Output::Table).then(|| table(&served, &r.version, objects, list, jiff::Timestamp::now()))
+        shape.map(|shape| table(&served, &r.version, objects, list, jiff::Timestamp::now(), shape))
     };
     let ok = |value: &Value, warnings: &[String]| respond(StatusCode::OK, value, output, warnings);
     let resources = &api.resources;
     match (method, r.name.is_empty(), sub.as_deref()) {
         (&Method::GET, true, None) if params.watch() => {
+            if output == Output::Yaml {
+                return Err(yaml_watch().into());
+            }
             let options = params.watch_options()?;
             let slot = api.limits.watch_slot()?;
             let events = resources.watch(&r, options).await;
-            let tabulate = (output == Output::Table).then(|| watch::resource_tables(served.clone(), r.version.clone()));
+            let tabulate = shape.map(|shape| watch::resource_tables(served.clone(), r.version.clone(), shape));
             Ok(watch::stream(events, tabulate, slot))
         }
         (&Method::GET, true, None) if output == Output::Json => {
@@ -415,9 +468,17 @@ async fn resources(
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::DELETE, false, None) => {
-            let deleted = resources.delete(&r, &params.delete_options(&delete_body(headers, body).await?)?).await?;
-            let code = if deleted.gone { StatusCode::OK } else { StatusCode::ACCEPTED };
-            Ok(respond(code, &deleted.object, output, &[]))
+            let options = delete_body(headers, body).await?;
+            let deleted = resources.delete(&r, &params.delete_options(&options)?).await?;
+            if deleted.gone {
+                // Kubernetes' store answers a delete that is done with a
+                // Success Status naming what went (`finalizeDelete`).
+                let uid = crate::apimachinery::meta::meta_str(&deleted.object, "uid");
+                let status = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                    "details": {"name": r.name, "group": r.group, "kind": r.resource, "uid": uid}});
+                return Ok(ok(&status, &[]));
+            }
+            Ok(respond(delete_code(deleted.gone, params, &options), &deleted.object, output, &[]))
         }
         (_, _, Some(other)) if !matches!(other, "status" | "scale") => {
             Err(not_found(&format!("{}/{}/{other}", r.resource, r.name)).into())

@@ -20,8 +20,9 @@ use crate::error::Error;
 pub enum Output {
     Json,
     Yaml,
-    /// `application/json;as=Table;v=v1;g=meta.k8s.io`.
-    Table,
+    /// `application/json;as=Table;v=v1;g=meta.k8s.io` (or `v=v1beta1`): the
+    /// Table's `apiVersion`.
+    Table(&'static str),
 }
 
 impl Output {
@@ -32,12 +33,13 @@ impl Output {
             let media = media.trim();
             let params: Vec<&str> = media.split(';').map(str::trim).collect();
             match params[0] {
-                "application/json"
-                    if params.contains(&"as=Table")
-                        && params.contains(&"g=meta.k8s.io")
-                        && params.contains(&"v=v1") =>
-                {
-                    return Output::Table;
+                "application/json" if params.contains(&"as=Table") && params.contains(&"g=meta.k8s.io") => {
+                    if params.contains(&"v=v1") {
+                        return Output::Table(TABLE_V1);
+                    }
+                    if params.contains(&"v=v1beta1") {
+                        return Output::Table(TABLE_V1BETA1);
+                    }
                 }
                 "application/json" | "*/*" | "application/*" | "" if !params.iter().any(|p| p.starts_with("as=")) => {
                     return Output::Json;
@@ -47,6 +49,17 @@ impl Output {
             }
         }
         Output::Json
+    }
+}
+
+/// The Table versions served, as Kubernetes still serves both.
+pub const TABLE_V1: &str = "meta.k8s.io/v1";
+pub const TABLE_V1BETA1: &str = "meta.k8s.io/v1beta1";
+
+impl Output {
+    /// Whether a Table was asked for.
+    pub fn is_table(self) -> bool {
+        matches!(self, Output::Table(_))
     }
 }
 
@@ -141,7 +154,9 @@ pub fn yaml_to_json(body: &[u8]) -> Result<Vec<u8>, Error> {
 pub fn respond(code: StatusCode, value: &Value, output: Output, warnings: &[String]) -> Response {
     let (content_type, body) = match output {
         Output::Yaml => ("application/yaml", serde_norway::to_string(value).unwrap_or_default().into_bytes()),
-        Output::Json | Output::Table => ("application/json", serde_json::to_vec(value).expect("JSON values serialize")),
+        Output::Json | Output::Table(_) => {
+            ("application/json", serde_json::to_vec(value).expect("JSON values serialize"))
+        }
     };
     let mut response = (code, [(CONTENT_TYPE, content_type)], Body::from(body)).into_response();
     add_warnings(response.headers_mut(), warnings);
@@ -165,7 +180,15 @@ pub fn add_warnings(headers: &mut HeaderMap, warnings: &[String]) {
 
 /// The `Status` response for a domain error.
 pub fn failure(err: &Error) -> Response {
-    let mut response = respond(http_code(err.reason), &status_object(err), Output::Json, &[]);
+    failure_as(err, Output::Json)
+}
+
+/// The `Status` response for a domain error, in YAML when the client asked
+/// for YAML (Kubernetes encodes errors with the negotiated serializer), JSON
+/// otherwise (a Status is never a Table).
+pub fn failure_as(err: &Error, output: Output) -> Response {
+    let output = if output == Output::Yaml { Output::Yaml } else { Output::Json };
+    let mut response = respond(http_code(err.reason), &status_object(err), output, &[]);
     if let Some(seconds) = retry_after(err) {
         response.headers_mut().insert(RETRY_AFTER, seconds);
     }
@@ -192,6 +215,22 @@ pub type Reply = Result<Response, Failure>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tables_are_served_in_v1_and_v1beta1() {
+        let of = |accept: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(ACCEPT, HeaderValue::from_str(accept).unwrap());
+            Output::of(&headers)
+        };
+        assert_eq!(of("application/json;as=Table;v=v1;g=meta.k8s.io, application/json"), Output::Table(TABLE_V1));
+        assert_eq!(
+            of("application/json;as=Table;v=v1beta1;g=meta.k8s.io, application/json"),
+            Output::Table(TABLE_V1BETA1)
+        );
+        assert_eq!(of("application/json;as=Table;v=v2;g=meta.k8s.io, application/json"), Output::Json);
+        assert_eq!(of("application/yaml"), Output::Yaml);
+    }
 
     #[test]
     fn yaml_nests_as_deep_as_the_limit_and_no_deeper() {

@@ -4,7 +4,12 @@
 //! takes `fieldValidation` (server-side field validation). A field guarded
 //! by a feature gate carries `x-crdstore-feature-gate` (name, stage,
 //! enabled) and a line in its description; the definitions kind describes
-//! `spec.customFeatureGates`.
+//! `spec.customFeatureGates`. Every document carries, as Kubernetes' does,
+//! `ObjectMeta` and the meta types it references and the schema of
+//! `CustomResourceDefinition` itself, from k8s-openapi's schemas (so
+//! `kubectl explain widgets.metadata.labels` and `crd.spec.names` work);
+//! each kind's `metadata` refers to `ObjectMeta`, and a version's
+//! `selectableFields` are its `x-kubernetes-selectable-fields`.
 
 use axum::extract::{Path, State};
 use axum::http::header::ACCEPT;
@@ -19,21 +24,75 @@ use crate::gates::CustomFeatureGates;
 use crate::registry::definition::Definition;
 use crate::registry::{definition, discovery};
 
-/// One served kind at one version, with its schema.
-struct Kind {
-    group: String,
-    version: String,
-    kind: String,
-    plural: String,
-    namespaced: bool,
-    schema: Value,
+/// Where a document's schemas are, and how references point to them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Spec {
+    V2,
+    V3,
 }
 
-/// The definitions kind itself: its GVK, its PATCH parameters, and
-/// `spec.customFeatureGates` described in full (the rest of the spec and
-/// status is left open), so `kubectl explain crd.spec.customFeatureGates`
-/// explains it.
-fn definitions_kind() -> Kind {
+impl Spec {
+    fn prefix(self) -> &'static str {
+        match self {
+            Spec::V2 => "#/definitions/",
+            Spec::V3 => "#/components/schemas/",
+        }
+    }
+}
+
+const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+const CRD_SCHEMA: &str = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition";
+const CRD_SPEC_SCHEMA: &str = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec";
+const CRD_VERSION_SCHEMA: &str =
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion";
+
+/// The schemas Kubernetes publishes beside the kinds: `ObjectMeta` with
+/// the meta types it references, and `CustomResourceDefinition` with its
+/// types (its spec also describing `customFeatureGates`), generated from
+/// k8s-openapi with references in `spec`'s form.
+fn builtin_schemas(spec: Spec) -> Map<String, Value> {
+    // Generated once per form: they never change.
+    static V2: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(|| generate_builtin(Spec::V2));
+    static V3: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(|| generate_builtin(Spec::V3));
+    match spec {
+        Spec::V2 => V2.clone(),
+        Spec::V3 => V3.clone(),
+    }
+}
+
+fn generate_builtin(spec: Spec) -> Map<String, Value> {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    let mut generator = match spec {
+        Spec::V3 => schemars::generate::SchemaSettings::openapi3().into_generator(),
+        Spec::V2 => {
+            // Swagger 2.0 keeps a description beside a reference, as
+            // Kubernetes' own document does.
+            let mut settings = schemars::generate::SchemaSettings::draft07();
+            settings.transforms.clear();
+            settings.into_generator()
+        }
+    };
+    generator.subschema_for::<ObjectMeta>();
+    generator.subschema_for::<CustomResourceDefinition>();
+    let mut schemas = generator.take_definitions(true);
+    if let Some(Value::Object(properties)) = schemas.get_mut(CRD_SPEC_SCHEMA).and_then(|s| s.get_mut("properties")) {
+        properties.insert("customFeatureGates".into(), custom_feature_gates());
+    }
+    if let Some(Value::Object(properties)) = schemas.get_mut(CRD_VERSION_SCHEMA).and_then(|s| s.get_mut("properties")) {
+        properties.insert("conversion".into(), version_conversion());
+    }
+    if let Some(Value::Object(crd)) = schemas.get_mut(CRD_SCHEMA) {
+        crd.insert(
+            "x-kubernetes-group-version-kind".into(),
+            json!([{"group": CRD_GROUP, "version": "v1", "kind": "CustomResourceDefinition"}]),
+        );
+    }
+    schemas
+}
+
+/// `spec.customFeatureGates`, described in full.
+fn custom_feature_gates() -> Value {
     let string = |d: &str| json!({"type": "string", "description": d});
     let gate = json!({
         "type": "object",
@@ -50,48 +109,36 @@ fn definitions_kind() -> Kind {
                 "description": "Simple dot paths (.spec.replicas) of fields of the storage version, not under metadata, apiVersion or kind, each guarded by one gate. A field of a disabled gate is dropped on write unless the stored object has it; then the stored value is kept."},
         },
     });
-    let gates = json!({
+    json!({
         "type": "object",
         "description": "Field-level feature gates of the custom resources, the same for all versions (a crdstore extension).",
         "properties": {
             "component": string("The component the gates belong to, shown when gates are listed."),
             "featureGates": {"type": "array", "items": gate, "description": "The gates."},
         },
-    });
-    let version = json!({
-        "type": "object",
-        "x-kubernetes-preserve-unknown-fields": true,
-        "properties": {"conversion": version_conversion()},
-    });
+    })
+}
+
+/// One served kind at one version, with its schema.
+struct Kind {
+    group: String,
+    version: String,
+    kind: String,
+    plural: String,
+    namespaced: bool,
+    schema: Value,
+}
+
+/// The definitions kind itself: its GVK and its PATCH parameters; its
+/// schema is `CRD_SCHEMA`, among the built-in schemas.
+fn definitions_kind() -> Kind {
     Kind {
         group: CRD_GROUP.into(),
         version: "v1".into(),
         kind: "CustomResourceDefinition".into(),
         plural: "customresourcedefinitions".into(),
         namespaced: false,
-        schema: json!({
-            "description": "CustomResourceDefinition represents a resource that should be exposed on the API server.",
-            "type": "object",
-            "properties": {
-                "apiVersion": string("APIVersion defines the versioned schema of this representation of an object."),
-                "kind": string("Kind is a string value representing the REST resource this object represents."),
-                "metadata": {"type": "object", "description": "Standard object's metadata.", "x-kubernetes-preserve-unknown-fields": true},
-                "spec": {
-                    "type": "object",
-                    "description": "spec describes how the user wants the resources to appear",
-                    "x-kubernetes-preserve-unknown-fields": true,
-                    "properties": {
-                        "group": string("group is the API group of the defined custom resource."),
-                        "scope": string("scope indicates whether the defined custom resource is cluster- or namespace-scoped."),
-                        "names": {"type": "object", "description": "names specify the resource and kind names for the custom resource.", "x-kubernetes-preserve-unknown-fields": true},
-                        "versions": {"type": "array", "description": "versions is the list of all API versions of the defined custom resource.", "items": version},
-                        "customFeatureGates": gates,
-                    },
-                },
-                "status": {"type": "object", "description": "status indicates the actual state of the CustomResourceDefinition", "x-kubernetes-preserve-unknown-fields": true},
-            },
-            "x-kubernetes-group-version-kind": [{"group": CRD_GROUP, "version": "v1", "kind": "CustomResourceDefinition"}],
-        }),
+        schema: Value::Null,
     }
 }
 
@@ -180,7 +227,16 @@ fn mark_gates(schema: &mut Value, gates: &CustomFeatureGates) {
     }
 }
 
-fn kinds(crds: &[Definition]) -> Vec<Kind> {
+/// The `metadata` of a kind: a reference to `ObjectMeta`, as Kubernetes
+/// publishes it whatever the schema says of it.
+fn object_meta(spec: Spec) -> Value {
+    json!({
+        "$ref": format!("{}{OBJECT_META}", spec.prefix()),
+        "description": "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+    })
+}
+
+fn kinds(crds: &[Definition], spec: Spec) -> Vec<Kind> {
     let plain: Vec<_> = crds.iter().map(|d| d.crd.clone()).collect();
     let served: Vec<String> = discovery::groups(&plain).into_iter().map(|g| g.name).collect();
     let mut out = vec![definitions_kind()];
@@ -201,9 +257,16 @@ fn kinds(crds: &[Definition]) -> Vec<Kind> {
             if let Some(Value::Object(properties)) = properties {
                 properties.entry("apiVersion").or_insert_with(|| json!({"type": "string", "description": "APIVersion defines the versioned schema of this representation of an object."}));
                 properties.entry("kind").or_insert_with(|| json!({"type": "string", "description": "Kind is a string value representing the REST resource this object represents."}));
-                properties
-                    .entry("metadata")
-                    .or_insert_with(|| json!({"type": "object", "description": "Standard object's metadata."}));
+                properties.insert("metadata".into(), object_meta(spec));
+            }
+            let selectable: Vec<Value> = v
+                .selectable_fields
+                .iter()
+                .flatten()
+                .map(|f| json!({"fieldPath": f.json_path.strip_prefix('.').unwrap_or(&f.json_path)}))
+                .collect();
+            if !selectable.is_empty() {
+                schema["x-kubernetes-selectable-fields"] = Value::Array(selectable);
             }
             schema["x-kubernetes-group-version-kind"] =
                 json!([{"group": crd.spec.group, "version": v.name, "kind": names.kind}]);
@@ -220,8 +283,12 @@ fn kinds(crds: &[Definition]) -> Vec<Kind> {
     out
 }
 
-/// Kubernetes' definition name: the group reversed, version, kind.
+/// Kubernetes' definition name: the group reversed, version, kind (the
+/// definitions kind's is k8s-openapi's).
 fn definition_name(k: &Kind) -> String {
+    if k.group == CRD_GROUP && k.kind == "CustomResourceDefinition" {
+        return CRD_SCHEMA.into();
+    }
     let reversed: Vec<&str> = k.group.split('.').rev().collect();
     format!("{}.{}.{}", reversed.join("."), k.version, k.kind)
 }
@@ -251,15 +318,17 @@ fn paths(k: &Kind, reference: &str) -> Map<String, Value> {
     out
 }
 
-/// The schemas of `kinds` by definition name, and their paths, which refer
-/// to the schemas under `reference_prefix`.
-fn document(kinds: &[Kind], reference_prefix: &str) -> (Map<String, Value>, Map<String, Value>) {
-    let mut schemas = Map::new();
+/// The schemas of `kinds` by definition name with the built-in schemas,
+/// and their paths, which refer to the schemas in `spec`'s form.
+fn document(kinds: &[Kind], spec: Spec) -> (Map<String, Value>, Map<String, Value>) {
+    let mut schemas = builtin_schemas(spec);
     let mut all_paths = Map::new();
     for k in kinds {
         let name = definition_name(k);
-        all_paths.extend(paths(k, &format!("{reference_prefix}{name}")));
-        schemas.insert(name, k.schema.clone());
+        all_paths.extend(paths(k, &format!("{}{name}", spec.prefix())));
+        if !k.schema.is_null() {
+            schemas.insert(name, k.schema.clone());
+        }
     }
     (schemas, all_paths)
 }
@@ -269,7 +338,7 @@ pub async fn v2(State(api): State<Api>, headers: HeaderMap) -> Reply {
     if accept.contains("protobuf") && !accept.contains("json") && !accept.contains("*/*") {
         return Err(Error::not_acceptable("only application/json is supported for /openapi/v2").into());
     }
-    let (definitions, all_paths) = document(&kinds(&api.registry.definitions()?), "#/definitions/");
+    let (definitions, all_paths) = document(&kinds(&api.registry.definitions()?, Spec::V2), Spec::V2);
     let doc = json!({
         "swagger": "2.0",
         "info": {"title": "crdstore", "version": env!("CARGO_PKG_VERSION")},
@@ -299,12 +368,14 @@ pub async fn v3_group_version(
     Path((group, version)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Reply {
-    let kinds: Vec<Kind> =
-        kinds(&api.registry.definitions()?).into_iter().filter(|k| k.group == group && k.version == version).collect();
+    let kinds: Vec<Kind> = kinds(&api.registry.definitions()?, Spec::V3)
+        .into_iter()
+        .filter(|k| k.group == group && k.version == version)
+        .collect();
     if kinds.is_empty() {
         return Err(Error::not_found_message(format!("no OpenAPI document for {group}/{version}")).into());
     }
-    let (schemas, all_paths) = document(&kinds, "#/components/schemas/");
+    let (schemas, all_paths) = document(&kinds, Spec::V3);
     let doc = json!({
         "openapi": "3.0.0",
         "info": {"title": "crdstore", "version": env!("CARGO_PKG_VERSION")},

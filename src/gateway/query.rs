@@ -110,6 +110,16 @@ impl Params {
         })
     }
 
+    /// `orphanDependents` of a delete, from the body when it has one, else
+    /// from the query; `None` when unset.
+    pub fn orphan_dependents(&self, body: &[u8]) -> Option<bool> {
+        if !body.iter().all(u8::is_ascii_whitespace) {
+            let doc: Value = serde_json::from_slice(body).ok()?;
+            return doc.get("orphanDependents").and_then(Value::as_bool);
+        }
+        self.get("orphanDependents").map(flag)
+    }
+
     /// The DeleteOptions of a delete: from the body when it has one, else
     /// from the query.
     pub fn delete_options(&self, body: &[u8]) -> Result<DeleteOptions> {

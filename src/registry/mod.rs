@@ -8,6 +8,7 @@ pub mod conditions;
 pub mod definition;
 pub mod discovery;
 pub mod naming;
+mod strategic;
 pub mod strategy;
 pub mod validation;
 
@@ -190,6 +191,14 @@ impl Registry {
         if endpoint == Endpoint::Main {
             warnings.extend(format_warnings(&crd, Some(&old.crd)));
         }
+        // The last finalizer of a terminating definition gone: it goes.
+        if crd.metadata.deletion_timestamp.is_some() && crd.metadata.finalizers.iter().flatten().next().is_none() {
+            let object = definition::to_json(&crd);
+            if !options.dry_run {
+                self.remove(old).await?;
+            }
+            return Ok(Written { object, warnings });
+        }
         let object = self.commit_with_group(crd, old, options).await?;
         Ok(Written { object, warnings })
     }
@@ -210,7 +219,11 @@ impl Registry {
         retry(
             || async {
                 let current = self.get(name)?;
-                let patched = crate::apimachinery::patch::apply(&current, kind, patch, |errs| invalid(name, errs))?;
+                // Definitions are a built-in kind: strategic merge patch is theirs.
+                let patched = match kind {
+                    PatchType::StrategicMerge => strategic::apply(&current, patch)?,
+                    _ => crate::apimachinery::patch::apply(&current, kind, patch, |errs| invalid(name, errs))?,
+                };
                 let pinned =
                     patched.pointer("/metadata/resourceVersion") != current.pointer("/metadata/resourceVersion");
                 let body = serde_json::to_vec(&patched).map_err(|e| Error::internal(e.to_string()))?;
@@ -311,9 +324,43 @@ impl Registry {
             self.cleanup.notify_one();
             return Ok((definition::to_json(&terminating.crd), false));
         }
-        let last = definition::to_json(&terminating.crd);
-        self.remove(terminating).await?;
-        Ok((last, true))
+        self.release(terminating).await
+    }
+
+    /// Ends the cleanup of a terminating definition without instances: its
+    /// cleanup finalizer goes (with `Terminating=False`,
+    /// `InstanceDeletionCompleted`), and it is removed unless other
+    /// finalizers hold it, as Kubernetes' store deletes an object only once
+    /// its finalizers are all gone. Returns its state and whether it is gone.
+    async fn release(&self, terminating: Stored) -> Result<(Value, bool)> {
+        let others =
+            |crd: &CustomResourceDefinition| crd.metadata.finalizers.iter().flatten().any(|f| f != CLEANUP_FINALIZER);
+        if !others(&terminating.crd) {
+            let last = definition::to_json(&terminating.crd);
+            self.remove(terminating).await?;
+            return Ok((last, true));
+        }
+        let name = name_of(&terminating.crd).to_string();
+        let mut crd = terminating.crd.clone();
+        if !crd.metadata.finalizers.iter().flatten().any(|f| f == CLEANUP_FINALIZER) {
+            return Ok((definition::to_json(&crd), false));
+        }
+        crd.metadata.resource_version = None;
+        if let Some(finalizers) = crd.metadata.finalizers.as_mut() {
+            finalizers.retain(|f| f != CLEANUP_FINALIZER);
+        }
+        conditions::set(
+            crd.status.get_or_insert_with(Default::default),
+            conditions::condition("Terminating", "False", "InstanceDeletionCompleted", "removed all instances"),
+        );
+        let op = Op::update(keys::definition_key(&name), terminating.kv.mod_revision, definition::to_stored(&crd));
+        let committed = match self.store.commit(vec![op]).await {
+            Err(StorageError::PreconditionFailed { .. }) => return Err(Error::stale(GROUP, RESOURCE, &name)),
+            other => other?,
+        };
+        let current = committed.current(0).ok_or_else(|| Error::internal("release left no definition"))?;
+        tracing::info!(definition = %name, "definition held by finalizers");
+        Ok((definition::decode_json(current)?, false))
     }
 
     /// Removes a terminating definition whose instances are all gone, and
@@ -325,7 +372,7 @@ impl Registry {
         if current.crd.metadata.deletion_timestamp.is_none() || self.store.count(&instances_prefix(&current.crd)) > 0 {
             return Ok(false);
         }
-        self.remove(current).await?;
+        self.release(current).await?;
         Ok(true)
     }
 
@@ -359,9 +406,14 @@ impl Registry {
         Ok(())
     }
 
-    /// Names of the definitions being deleted.
+    /// The definitions being deleted whose instances are still to be
+    /// cleaned up (those held only by other finalizers are not).
     pub fn terminating(&self) -> Result<Vec<CustomResourceDefinition>> {
-        Ok(self.all()?.into_iter().filter(|crd| crd.metadata.deletion_timestamp.is_some()).collect())
+        let cleaning = |crd: &CustomResourceDefinition| {
+            crd.metadata.deletion_timestamp.is_some()
+                && crd.metadata.finalizers.iter().flatten().any(|f| f == CLEANUP_FINALIZER)
+        };
+        Ok(self.all()?.into_iter().filter(cleaning).collect())
     }
 
     /// The field-level feature gates of every definition, in name then gate

@@ -57,9 +57,11 @@ fn accepted_or_fresh(requested: &str, accepted: &str, used: &HashSet<String>) ->
 }
 
 /// Grants `crd` the names it may have against `claimed`, and sets its
-/// `NamesAccepted` and `Established` conditions. Once established, a
-/// definition stays established.
+/// `NamesAccepted` and `Established` conditions (never established with an
+/// invalid conversion CA bundle), and the API approval condition. Once
+/// established, a definition stays established.
 pub fn accept_names(crd: &mut CustomResourceDefinition, claimed: &Claimed) {
+    let invalid_ca_bundle = conditions::ca_bundle_invalid(crd);
     let requested = crd.spec.names.clone();
     let status = crd.status.get_or_insert_with(Default::default);
     let accepted = status.accepted_names.clone().unwrap_or_default();
@@ -111,13 +113,16 @@ pub fn accept_names(crd: &mut CustomResourceDefinition, claimed: &Claimed) {
     let was_established = conditions::find_in(status, "Established").is_some_and(|c| c.status == "True");
     conditions::set(status, names_accepted);
     if !was_established {
-        let established = if conflict.is_none() {
+        let established = if conflict.is_none() && invalid_ca_bundle {
+            condition("Established", "False", "InvalidCABundle", "The conversion webhook CABundle is invalid")
+        } else if conflict.is_none() {
             condition("Established", "True", "InitialNamesAccepted", "the initial names have been accepted")
         } else {
             condition("Established", "False", "NotAccepted", "not all names are accepted")
         };
         conditions::set(status, established);
     }
+    conditions::set_api_approval(crd);
 }
 
 /// Whether `crd` is served: it has a granted plural and is established or

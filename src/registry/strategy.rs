@@ -69,11 +69,12 @@ impl Strategy for DefinitionStrategy {
 
     /// Kubernetes' defaults; the stored status, with a new storage version
     /// appended to `storedVersions`; the cleanup finalizer while the
-    /// definition terminates.
+    /// definition's instances are cleaned up.
     fn prepare_for_update(&self, obj: &mut Value, old: &Value) {
         let (Some(mut crd), Some(old)) = (typed(obj), typed(old)) else { return };
         definition::apply_defaults(&mut crd);
-        if old.metadata.deletion_timestamp.is_some() {
+        let cleaning = old.metadata.finalizers.iter().flatten().any(|f| f == CLEANUP_FINALIZER);
+        if old.metadata.deletion_timestamp.is_some() && cleaning {
             let finalizers = crd.metadata.finalizers.get_or_insert_with(Vec::new);
             if !finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
                 finalizers.push(CLEANUP_FINALIZER.to_string());

@@ -5,11 +5,12 @@
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceColumnDefinition, CustomResourceConversion, CustomResourceDefinition, CustomResourceDefinitionNames,
-    CustomResourceDefinitionSpec, CustomResourceSubresources, JSONSchemaProps, WebhookClientConfig,
+    CustomResourceDefinitionSpec, CustomResourceDefinitionVersion, CustomResourceSubresources, JSONSchemaProps,
+    WebhookClientConfig,
 };
 use serde_json::Value;
 
-use super::conditions::is_true;
+use super::conditions::{self, is_true, Approval};
 use crate::apimachinery::dns;
 use crate::error::FieldError;
 use crate::storage::keys;
@@ -28,6 +29,13 @@ fn push_all(errs: &mut Vec<FieldError>, field: &str, value: &str, problems: Vec<
 
 /// Everything wrong with a definition on its own.
 pub fn validate(crd: &CustomResourceDefinition) -> Vec<FieldError> {
+    let mut errs = validate_object(crd);
+    errs.extend(validate_api_approval(crd, None));
+    errs
+}
+
+/// Everything wrong with a definition on its own but its API approval.
+fn validate_object(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let name = crd.metadata.name.as_deref().unwrap_or("");
     if name.is_empty() {
@@ -40,7 +48,7 @@ pub fn validate(crd: &CustomResourceDefinition) -> Vec<FieldError> {
         push_all(&mut errs, "metadata.name", name, problems);
     }
     errs.extend(validate_spec(&crd.spec));
-    errs.extend(validate_protected_group(crd));
+    errs.extend(validate_reserved_group(crd));
     if let Some(accepted) = crd.status.as_ref().and_then(|s| s.accepted_names.as_ref()) {
         errs.extend(validate_names(accepted, "status.acceptedNames"));
     }
@@ -83,27 +91,35 @@ pub fn validate_declarative(crd: &super::definition::Definition) -> Vec<FieldErr
     crate::conversion::declarative::validate(&crd.declarative_versions(&schemas))
 }
 
-/// The annotation that approves a definition in a Kubernetes-owned group.
-const API_APPROVED: &str = "api-approved.kubernetes.io";
-
-/// Groups under `k8s.io` and `kubernetes.io` need Kubernetes' approval
-/// annotation; `apiextensions.k8s.io` is never allowed, since its key space
-/// holds the definitions themselves.
-fn validate_protected_group(crd: &CustomResourceDefinition) -> Vec<FieldError> {
+/// `apiextensions.k8s.io` is never allowed, since its key space holds the
+/// definitions themselves.
+fn validate_reserved_group(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     let group = crd.spec.group.as_str();
     if group == keys::DEFINITIONS_GROUP {
         return vec![FieldError::invalid("spec.group", group, "is reserved for the definitions themselves")];
     }
-    let protected = ["k8s.io", "kubernetes.io"].iter().any(|g| group == *g || group.ends_with(&format!(".{g}")));
-    let approved =
-        crd.metadata.annotations.as_ref().is_some_and(|a| a.get(API_APPROVED).is_some_and(|v| !v.is_empty()));
-    if protected && !approved {
-        return vec![FieldError::required(
-            format!("metadata.annotations[{API_APPROVED}]"),
-            format!("protected groups must have approval annotation {API_APPROVED:?}, see https://github.com/kubernetes/enhancements/pull/1111"),
-        )];
-    }
     Vec::new()
+}
+
+/// Groups under `k8s.io` and `kubernetes.io` need Kubernetes' approval
+/// annotation, a URL or a reason starting with "unapproved"
+/// (`validateAPIApproval`); an update that keeps the approval state is never
+/// refused for it.
+fn validate_api_approval(new: &CustomResourceDefinition, old: Option<&CustomResourceDefinition>) -> Vec<FieldError> {
+    if !conditions::is_protected_group(&new.spec.group) {
+        return Vec::new();
+    }
+    let (state, why) = conditions::approval_state(new.metadata.annotations.as_ref());
+    if old.is_some_and(|old| conditions::approval_state(old.metadata.annotations.as_ref()).0 == state) {
+        return Vec::new();
+    }
+    let field = format!("metadata.annotations[{}]", conditions::API_APPROVED);
+    let value = new.metadata.annotations.as_ref().and_then(|a| a.get(conditions::API_APPROVED)).cloned();
+    match state {
+        Approval::Approved | Approval::Bypassed => Vec::new(),
+        Approval::Missing => vec![FieldError::required(field, why)],
+        Approval::Invalid => vec![FieldError::invalid(field, value.unwrap_or_default(), why)],
+    }
 }
 
 fn validate_spec(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
@@ -185,6 +201,33 @@ pub fn validate_names(names: &CustomResourceDefinitionNames, path: &str) -> Vec<
     errs
 }
 
+/// Where a version's schema, subresources and columns are reported: as
+/// Kubernetes validates its internal form, a field identical in every
+/// version is hoisted to the spec (`spec.validation.openAPIV3Schema`,
+/// `spec.subresources`, `spec.additionalPrinterColumns`) and checked once
+/// there, nil and empty being the same.
+struct Hoisted {
+    schema: bool,
+    subresources: bool,
+    columns: bool,
+}
+
+impl Hoisted {
+    fn of(spec: &CustomResourceDefinitionSpec) -> Self {
+        let Some(first) = spec.versions.first() else {
+            return Self { schema: false, subresources: false, columns: false };
+        };
+        let empty_columns = |v: &CustomResourceDefinitionVersion| {
+            v.additional_printer_columns.as_ref().filter(|c| !c.is_empty()).cloned()
+        };
+        Self {
+            schema: spec.versions.iter().all(|v| v.schema == first.schema) && first.schema.is_some(),
+            subresources: spec.versions.iter().all(|v| v.subresources == first.subresources),
+            columns: spec.versions.iter().all(|v| empty_columns(v) == empty_columns(first)),
+        }
+    }
+}
+
 fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let names: Vec<Value> = spec.versions.iter().map(|v| Value::String(v.name.clone())).collect();
@@ -198,6 +241,7 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
     if !spec.versions.iter().any(|v| v.served) && !spec.versions.is_empty() {
         errs.push(FieldError::invalid("spec.versions", names, "must have at least one version marked as served"));
     }
+    let hoisted = Hoisted::of(spec);
     for (i, version) in spec.versions.iter().enumerate() {
         let path = format!("spec.versions[{i}]");
         if version.name.is_empty() {
@@ -208,36 +252,79 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
         if spec.versions[..i].iter().any(|earlier| earlier.name == version.name) {
             errs.push(FieldError::duplicate(format!("{path}.name"), version.name.as_str()));
         }
-        match version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
-            None => errs.push(FieldError::required(format!("{path}.schema.openAPIV3Schema"), "schemas are required")),
-            Some(schema) => match (compile_errors(schema, &path, &mut errs), schema.type_.as_deref()) {
-                (Some(why), _) => {
-                    errs.push(FieldError::invalid_without_value(format!("{path}.schema.openAPIV3Schema"), why))
-                }
-                (None, Some("object")) => {}
-                (None, None | Some("")) => errs.push(FieldError::required(
-                    format!("{path}.schema.openAPIV3Schema.type"),
-                    "must not be empty at the root",
-                )),
-                (None, Some(other)) => errs.push(FieldError::invalid(
-                    format!("{path}.schema.openAPIV3Schema.type"),
-                    other,
-                    "must be object at the root",
-                )),
-            },
+        if !hoisted.schema {
+            validate_version_schema(version, &format!("{path}.schema.openAPIV3Schema"), &mut errs);
         }
-        if let Some(subresources) = &version.subresources {
-            errs.extend(validate_subresources(subresources, &format!("{path}.subresources")));
-            let schema = version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref());
-            if let (Some(_), Some(schema)) = (&subresources.status, schema) {
-                errs.extend(validate_root_for_status(schema, &format!("{path}.schema.openAPIV3Schema")));
-            }
+        if !hoisted.subresources {
+            validate_version_subresources(
+                version,
+                &format!("{path}.subresources"),
+                &format!("{path}.schema.openAPIV3Schema"),
+                &mut errs,
+            );
         }
-        for (j, column) in version.additional_printer_columns.iter().flatten().enumerate() {
-            errs.extend(validate_column(column, &format!("{path}.additionalPrinterColumns[{j}]")));
+        if !hoisted.columns {
+            validate_version_columns(version, &format!("{path}.additionalPrinterColumns"), &mut errs);
+        }
+    }
+    // What every version shares, once, at the spec.
+    if let Some(first) = spec.versions.first() {
+        let schema_path = if hoisted.schema {
+            "spec.validation.openAPIV3Schema".to_string()
+        } else {
+            "spec.versions[0].schema.openAPIV3Schema".to_string()
+        };
+        if hoisted.schema {
+            validate_version_schema(first, &schema_path, &mut errs);
+        }
+        if hoisted.subresources {
+            validate_version_subresources(first, "spec.subresources", &schema_path, &mut errs);
+        }
+        if hoisted.columns {
+            validate_version_columns(first, "spec.additionalPrinterColumns", &mut errs);
         }
     }
     errs
+}
+
+/// A version's schema, reported at `path` (its `openAPIV3Schema`).
+fn validate_version_schema(version: &CustomResourceDefinitionVersion, path: &str, errs: &mut Vec<FieldError>) {
+    match version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
+        None => errs.push(FieldError::required(path, "schemas are required")),
+        Some(schema) => match (compile_errors(schema, path, errs), schema.type_.as_deref()) {
+            (Some(why), _) => errs.push(FieldError::invalid_without_value(path, why)),
+            (None, Some("object")) => {}
+            (None, None | Some("")) => {
+                errs.push(FieldError::required(format!("{path}.type"), "must not be empty at the root"))
+            }
+            (None, Some(other)) => {
+                errs.push(FieldError::invalid(format!("{path}.type"), other, "must be object at the root"))
+            }
+        },
+    }
+}
+
+/// A version's subresources at `path`; the status subresource limits the
+/// root of its schema, reported at `schema_path`.
+fn validate_version_subresources(
+    version: &CustomResourceDefinitionVersion,
+    path: &str,
+    schema_path: &str,
+    errs: &mut Vec<FieldError>,
+) {
+    let Some(subresources) = &version.subresources else { return };
+    errs.extend(validate_subresources(subresources, path));
+    let schema = version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref());
+    if let (Some(_), Some(schema)) = (&subresources.status, schema) {
+        errs.extend(validate_root_for_status(schema, schema_path));
+    }
+}
+
+/// A version's printer columns at `path`.
+fn validate_version_columns(version: &CustomResourceDefinitionVersion, path: &str, errs: &mut Vec<FieldError>) {
+    for (j, column) in version.additional_printer_columns.iter().flatten().enumerate() {
+        errs.extend(validate_column(column, &format!("{path}[{j}]")));
+    }
 }
 
 /// Compiles a version's schema and reports what is wrong with it: why it
@@ -245,11 +332,10 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
 /// what is wrong with its CEL rules, each at its path. Returns why the
 /// schema does not compile at all (a pattern that is not a regular
 /// expression), if it does not.
-fn compile_errors(schema: &JSONSchemaProps, version_path: &str, errs: &mut Vec<FieldError>) -> Option<String> {
-    let path = format!("{version_path}.schema.openAPIV3Schema");
+fn compile_errors(schema: &JSONSchemaProps, path: &str, errs: &mut Vec<FieldError>) -> Option<String> {
     let json = serde_json::to_value(schema).ok()?;
-    let structural = crate::schema::structural::check(&json, &path);
-    let (compiled, rule_errors) = crate::schema::Schema::compile_checked(&json, &path);
+    let structural = crate::schema::structural::check(&json, path);
+    let (compiled, rule_errors) = crate::schema::Schema::compile_checked(&json, path);
     // A schema that is not structural does not compile either (an unknown
     // type, say): the structural errors already say why.
     if !structural.is_empty() {
@@ -306,20 +392,15 @@ fn validate_root_for_status(schema: &JSONSchemaProps, path: &str) -> Vec<FieldEr
     )]
 }
 
-/// A dotted path such as `.spec.replicas`: starts with a dot, no empty
-/// segment, no array notation.
+/// A JSON path as Kubernetes' `validateSimpleJSONPath` checks it: not
+/// empty, starting with a dot. Anything after the dot is the JSONPath's to
+/// read (kubebuilder's `.status.conditions[?(@.type=="Ready")].status`).
 fn validate_simple_json_path(path: &str, field: &str) -> Vec<FieldError> {
     if path.is_empty() {
         return vec![FieldError::invalid(field, path, "must not be empty")];
     }
     if !path.starts_with('.') {
         return vec![FieldError::invalid(field, path, "must be a simple json path starting with .")];
-    }
-    if path.contains(['[', ']']) {
-        return vec![FieldError::invalid(field, path, "must be a simple json path without array notation")];
-    }
-    if path != "." && path[1..].split('.').any(str::is_empty) {
-        return vec![FieldError::invalid(field, path, "must be a json path in the dot notation")];
     }
     Vec::new()
 }
@@ -366,17 +447,20 @@ fn validate_column(column: &CustomResourceColumnDefinition, path: &str) -> Vec<F
     if column.type_.is_empty() {
         errs.push(FieldError::required(format!("{path}.type"), format!("must be one of {}", COLUMN_TYPES.join(","))));
     } else if !COLUMN_TYPES.contains(&column.type_.as_str()) {
-        errs.push(FieldError::not_supported(format!("{path}.type"), column.type_.as_str(), COLUMN_TYPES));
+        let detail = format!("must be one of {}", COLUMN_TYPES.join(","));
+        errs.push(FieldError::invalid(format!("{path}.type"), column.type_.as_str(), detail));
     }
     if let Some(format) = column.format.as_deref().filter(|f| !f.is_empty()) {
         if !COLUMN_FORMATS.contains(&format) {
-            errs.push(FieldError::not_supported(format!("{path}.format"), format, COLUMN_FORMATS));
+            let detail = format!("must be one of {}", COLUMN_FORMATS.join(","));
+            errs.push(FieldError::invalid(format!("{path}.format"), format, detail));
         }
     }
+    // Kubernetes names the field by its Go name here.
     if column.json_path.is_empty() {
-        errs.push(FieldError::required(format!("{path}.jsonPath"), ""));
+        errs.push(FieldError::required(format!("{path}.JSONPath"), ""));
     } else {
-        errs.extend(validate_simple_json_path(&column.json_path, &format!("{path}.jsonPath")));
+        errs.extend(validate_simple_json_path(&column.json_path, &format!("{path}.JSONPath")));
     }
     if column.priority.is_some_and(|p| p < 0) {
         errs.push(FieldError::invalid(
@@ -503,7 +587,8 @@ pub fn validate_stored_versions(crd: &CustomResourceDefinition) -> Vec<FieldErro
 
 /// Everything wrong with `new` as an update of `old`.
 pub fn validate_update(new: &CustomResourceDefinition, old: &CustomResourceDefinition) -> Vec<FieldError> {
-    let mut errs = validate(new);
+    let mut errs = validate_object(new);
+    errs.extend(validate_api_approval(new, Some(old)));
     let immutable = |errs: &mut Vec<FieldError>, field: &str, new: &str, old: &str| {
         if new != old {
             errs.push(FieldError::invalid(field, new, "field is immutable"));

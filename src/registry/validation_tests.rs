@@ -83,17 +83,35 @@ fn webhook_conversion_needs_a_client_config_and_review_versions() {
 fn scale_paths_and_printer_columns_are_checked() {
     let mut v = valid();
     v["spec"]["versions"][0]["subresources"] = serde_json::json!({"scale": {
-        "specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.items[0]", "labelSelectorPath": ".metadata.labels"}});
+        "specReplicasPath": ".spec.replicas", "statusReplicasPath": "status.replicas", "labelSelectorPath": ".metadata.labels"}});
     v["spec"]["versions"][0]["additionalPrinterColumns"] =
         serde_json::json!([{"name": "", "type": "string", "jsonPath": "spec"}]);
     let errs = validate(&crd(v));
     assert_eq!(
         fields(&errs),
         [
-            "spec.versions[0].subresources.scale.statusReplicasPath",
-            "spec.versions[0].subresources.scale.labelSelectorPath",
-            "spec.versions[0].additionalPrinterColumns[0].name",
-            "spec.versions[0].additionalPrinterColumns[0].jsonPath",
+            "spec.subresources.scale.statusReplicasPath",
+            "spec.subresources.scale.labelSelectorPath",
+            "spec.additionalPrinterColumns[0].name",
+            "spec.additionalPrinterColumns[0].JSONPath",
+        ]
+    );
+}
+
+#[test]
+fn paths_only_need_to_start_with_a_dot_as_upstream() {
+    let mut v = valid();
+    v["spec"]["versions"][0]["subresources"] = serde_json::json!({"scale": {
+        "specReplicasPath": ".spec.replicas[0]", "statusReplicasPath": ".status.items[0].n"}});
+    v["spec"]["versions"][0]["additionalPrinterColumns"] = serde_json::json!([
+        {"name": "Ready", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"},
+        {"name": "Odd", "type": "text", "format": "hex", "jsonPath": ".spec..x"}]);
+    let errs: Vec<String> = validate(&crd(v)).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        errs,
+        [
+            "spec.additionalPrinterColumns[1].type: Invalid value: \"text\": must be one of boolean,date,integer,number,string",
+            "spec.additionalPrinterColumns[1].format: Invalid value: \"hex\": must be one of byte,date,date-time,double,float,int32,int64,password",
         ]
     );
 }
@@ -104,13 +122,25 @@ fn kubernetes_groups_need_approval_and_apiextensions_is_reserved() {
     v["spec"]["group"] = "apps.k8s.io".into();
     v["metadata"]["name"] = "foos.apps.k8s.io".into();
     assert_eq!(fields(&validate(&crd(v.clone()))), ["metadata.annotations[api-approved.kubernetes.io]"]);
+    v["metadata"]["annotations"] = serde_json::json!({"api-approved.kubernetes.io": "yes"});
+    let errs: Vec<String> = validate(&crd(v.clone())).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        errs,
+        [
+            r#"metadata.annotations[api-approved.kubernetes.io]: Invalid value: "yes": protected groups must have approval annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111"#
+        ]
+    );
+    // An update that keeps the state is not refused for it.
+    assert!(validate_update(&crd(v.clone()), &crd(v.clone()))
+        .iter()
+        .all(|e| !e.field.starts_with("metadata.annotations")));
     v["metadata"]["annotations"] = serde_json::json!({"api-approved.kubernetes.io": "https://example.com/pr/1"});
     assert!(validate(&crd(v)).is_empty());
     let mut v = valid();
     v["spec"]["group"] = "apiextensions.k8s.io".into();
     v["spec"]["names"]["plural"] = "customresourcedefinitions".into();
     v["metadata"]["name"] = "customresourcedefinitions.apiextensions.k8s.io".into();
-    v["metadata"]["annotations"] = serde_json::json!({"api-approved.kubernetes.io": "yes"});
+    v["metadata"]["annotations"] = serde_json::json!({"api-approved.kubernetes.io": "unapproved"});
     assert_eq!(fields(&validate(&crd(v))), ["spec.group"]);
 }
 
@@ -120,7 +150,7 @@ fn the_status_subresource_limits_the_schema_root() {
     v["spec"]["versions"][0]["subresources"] = serde_json::json!({"status": {}});
     v["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = serde_json::json!({"type": "object", "properties": {"spec": {"type": "object"}}, "oneOf": [{"required": ["spec"]}]});
     let errs = validate(&crd(v.clone()));
-    assert_eq!(fields(&errs), ["spec.versions[0].schema.openAPIV3Schema"]);
+    assert_eq!(fields(&errs), ["spec.validation.openAPIV3Schema"]);
     assert!(errs[0].to_string().ends_with("found oneOf"), "{}", errs[0]);
     v["spec"]["versions"][0]["schema"]["openAPIV3Schema"].as_object_mut().unwrap().remove("oneOf");
     assert!(validate(&crd(v)).is_empty());
@@ -132,7 +162,7 @@ fn a_pattern_that_is_not_a_regular_expression_is_refused() {
     v["spec"]["versions"][0]["schema"]["openAPIV3Schema"] =
         serde_json::json!({"type": "object", "properties": {"name": {"type": "string", "pattern": "("}}});
     let errs = validate(&crd(v));
-    assert_eq!(fields(&errs), ["spec.versions[0].schema.openAPIV3Schema"]);
+    assert_eq!(fields(&errs), ["spec.validation.openAPIV3Schema"]);
     assert!(errs[0].to_string().contains("properties[name].pattern"), "{}", errs[0]);
 }
 
@@ -176,4 +206,31 @@ fn declarative_conversion_is_validated_at_its_paths() {
     assert_eq!(fields(&validate_declarative(&wrong)), ["spec.versions[0].conversion.declarative.v2.rename.to"]);
     let missing = two_versions("Declarative", serde_json::json!(null));
     assert_eq!(fields(&validate_declarative(&missing)), ["spec.versions[1].conversion.declarative"]);
+}
+
+#[test]
+fn what_every_version_shares_is_reported_once_at_the_spec() {
+    let mut v = valid();
+    let version = v["spec"]["versions"][0].clone();
+    let mut second = version.clone();
+    second["name"] = "v2".into();
+    second["storage"] = false.into();
+    v["spec"]["versions"] = serde_json::json!([version, second]);
+    let bad = serde_json::json!({"openAPIV3Schema": {"x-kubernetes-preserve-unknown-fields": true, "x-kubernetes-int-or-string": true}});
+    v["spec"]["versions"][0]["schema"] = bad.clone();
+    v["spec"]["versions"][1]["schema"] = bad;
+    let errs: Vec<String> = validate(&crd(v.clone())).iter().map(ToString::to_string).collect();
+    assert!(
+        errs.contains(&"spec.validation.openAPIV3Schema.x-kubernetes-preserve-unknown-fields: Invalid value: true: must be false if x-kubernetes-int-or-string is true".to_string()),
+        "{errs:?}"
+    );
+    assert!(errs.iter().all(|e| !e.starts_with("spec.versions[")), "{errs:?}");
+    // Schemas that differ are reported per version.
+    v["spec"]["versions"][1]["schema"] = serde_json::json!({"openAPIV3Schema": {"type": "object"}});
+    let errs = validate(&crd(v));
+    let paths = fields(&errs);
+    assert!(
+        !paths.is_empty() && paths.iter().all(|f| f.starts_with("spec.versions[0].schema.openAPIV3Schema")),
+        "{paths:?}"
+    );
 }

@@ -39,7 +39,14 @@ pub fn check_identity(served: &Served, r: &Ref, obj: &Value, operation: Operatio
     }
     let name = meta::meta_str(obj, "name");
     if kind != served.kind {
-        return Err(invalid(served, name, vec![FieldError::invalid("kind", kind, format!("must be {}", served.kind))]));
+        // Kubernetes names the kind of the body sent, not the resource's.
+        let causes = vec![FieldError::invalid("kind", kind, format!("must be {}", served.kind))];
+        return Err(Error::invalid(&served.group, kind, name, causes));
+    }
+    // Metadata not of ObjectMeta's types cannot even be decoded.
+    if let Some(why) = crate::schema::embedded::mistyped_metadata(obj, served.schema(&r.version)) {
+        let version = &r.version;
+        return Err(Error::bad_request(format!("{kind} in version {version:?} cannot be handled as a {kind}: {why}")));
     }
     let namespace = meta::meta_str(obj, "namespace");
     if served.namespaced() && !namespace.is_empty() && namespace != r.namespace {

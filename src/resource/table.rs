@@ -17,6 +17,44 @@ pub struct ListMeta {
     pub remaining: Option<i64>,
 }
 
+/// What each row carries of its object: Kubernetes' `includeObject`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Include {
+    None,
+    /// A `PartialObjectMetadata` (the default).
+    #[default]
+    Metadata,
+    /// The whole object, as `kubectl get --sort-by` needs it.
+    Object,
+}
+
+impl Include {
+    /// From the `includeObject` parameter, with Kubernetes' BadRequest.
+    pub fn parse(value: &str) -> crate::error::Result<Self> {
+        match value {
+            "None" => Ok(Include::None),
+            "" | "Metadata" => Ok(Include::Metadata),
+            "Object" => Ok(Include::Object),
+            other => Err(crate::error::Error::bad_request(format!("unrecognized includeObject value: {other:?}"))),
+        }
+    }
+}
+
+/// How a Table is written: its `apiVersion` (`meta.k8s.io/v1` or
+/// `meta.k8s.io/v1beta1`, which Kubernetes still serves) and what its rows
+/// carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    pub api_version: &'static str,
+    pub include: Include,
+}
+
+impl Default for Shape {
+    fn default() -> Self {
+        Self { api_version: "meta.k8s.io/v1", include: Include::Metadata }
+    }
+}
+
 fn name_column() -> PrinterColumn {
     PrinterColumn {
         name: "Name".into(),
@@ -48,12 +86,19 @@ fn columns(served: &Served, version: &str) -> Vec<PrinterColumn> {
 }
 
 /// A Table of `objects` at `version`; `list` is set for a list.
-pub fn table(served: &Served, version: &str, objects: &[Value], list: Option<&ListMeta>, now: Timestamp) -> Value {
-    table_of(&columns(served, version), objects, list, now)
+pub fn table(
+    served: &Served,
+    version: &str,
+    objects: &[Value],
+    list: Option<&ListMeta>,
+    now: Timestamp,
+    shape: Shape,
+) -> Value {
+    table_of(&columns(served, version), objects, list, now, shape)
 }
 
 /// A Table of definitions, as Kubernetes shows them: Name, Created At.
-pub fn definitions_table(objects: &[Value], list: Option<&ListMeta>, now: Timestamp) -> Value {
+pub fn definitions_table(objects: &[Value], list: Option<&ListMeta>, now: Timestamp, shape: Shape) -> Value {
     let created = PrinterColumn {
         name: "Created At".into(),
         type_: "date".into(),
@@ -63,10 +108,29 @@ pub fn definitions_table(objects: &[Value], list: Option<&ListMeta>, now: Timest
         priority: 0,
         json_path: ".metadata.creationTimestamp".into(),
     };
-    table_of(&[name_column(), created], objects, list, now)
+    table_of(&[name_column(), created], objects, list, now, shape)
 }
 
-fn table_of(columns: &[PrinterColumn], objects: &[Value], list: Option<&ListMeta>, now: Timestamp) -> Value {
+/// What a row carries of `object`.
+fn row_object(object: &Value, shape: Shape) -> Value {
+    match shape.include {
+        Include::None => Value::Null,
+        Include::Object => object.clone(),
+        Include::Metadata => json!({
+            "kind": "PartialObjectMetadata",
+            "apiVersion": shape.api_version,
+            "metadata": object.get("metadata").cloned().unwrap_or_else(|| json!({})),
+        }),
+    }
+}
+
+fn table_of(
+    columns: &[PrinterColumn],
+    objects: &[Value],
+    list: Option<&ListMeta>,
+    now: Timestamp,
+    shape: Shape,
+) -> Value {
     let paths: Vec<Option<JsonPath>> =
         columns.iter().map(|c| JsonPath::parse(&format!("${}", c.json_path)).ok()).collect();
     let rows: Vec<Value> = objects
@@ -80,14 +144,7 @@ fn table_of(columns: &[PrinterColumn], objects: &[Value], list: Option<&ListMeta
                     cell(column, found, now)
                 })
                 .collect();
-            json!({
-                "cells": cells,
-                "object": {
-                    "kind": "PartialObjectMetadata",
-                    "apiVersion": "meta.k8s.io/v1",
-                    "metadata": object.get("metadata").cloned().unwrap_or_else(|| json!({})),
-                },
-            })
+            json!({"cells": cells, "object": row_object(object, shape)})
         })
         .collect();
     let definitions: Vec<Value> = columns
@@ -110,7 +167,7 @@ fn table_of(columns: &[PrinterColumn], objects: &[Value], list: Option<&ListMeta
     }
     json!({
         "kind": "Table",
-        "apiVersion": "meta.k8s.io/v1",
+        "apiVersion": shape.api_version,
         "metadata": metadata,
         "columnDefinitions": definitions,
         "rows": rows,

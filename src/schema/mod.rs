@@ -7,7 +7,7 @@
 
 pub mod cel;
 mod default;
-mod embedded;
+pub mod embedded;
 pub mod formats;
 
 mod prune;

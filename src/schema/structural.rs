@@ -76,8 +76,22 @@ fn node(json: &Value, path: &str, place: Place, errs: &mut Vec<FieldError>) {
     } else if Type::named(type_).is_none() {
         errs.push(FieldError::not_supported(format!("{path}.type"), type_, Type::NAMES));
     }
+    if place == Place::Root && node.contains_key("additionalProperties") {
+        errs.push(FieldError::forbidden(format!("{path}.additionalProperties"), "must not be used at the root"));
+    }
     if place == Place::Root && flag(node, "nullable") {
         errs.push(FieldError::forbidden(format!("{path}.nullable"), "must be false at the root"));
+    }
+    if int_or_string {
+        for key in ["x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource"] {
+            if flag(node, key) {
+                errs.push(FieldError::invalid(
+                    format!("{path}.{key}"),
+                    true,
+                    "must be false if x-kubernetes-int-or-string is true",
+                ));
+            }
+        }
     }
     if int_or_string && !type_.is_empty() {
         errs.push(FieldError::invalid(
@@ -299,7 +313,7 @@ mod tests {
 
     #[test]
     fn every_rule_reports_at_its_path() {
-        let schema = json!({"type": "object", "nullable": true, "properties": {
+        let schema = json!({"type": "object", "nullable": true, "additionalProperties": false, "properties": {
             "metadata": {"type": "object", "properties": {"labels": {"type": "object"}}},
             "kind": {"type": "string", "default": "X"},
             "spec": {"type": "object", "properties": {
@@ -315,6 +329,7 @@ mod tests {
         let got = fields(schema);
         for want in [
             "s.nullable",
+            "s.additionalProperties",
             "s.properties[metadata]",
             "s.properties[kind].default",
             "s.properties[spec].properties[untyped].type",

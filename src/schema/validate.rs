@@ -20,10 +20,10 @@ pub struct Validation {
 }
 
 /// Every way `value` breaks `schema`'s value keywords, at paths under
-/// `path` ("" for the object root, whose `metadata`, `apiVersion` and
-/// `kind` are checked elsewhere). CEL rules are not run.
+/// `path` ("" for the object root, whose `metadata` is checked elsewhere).
+/// CEL rules are not run.
 pub fn validate(value: &Value, schema: &Schema, path: &str) -> Vec<FieldError> {
-    let mut checker = Checker::default();
+    let mut checker = Checker::at(path);
     checker.check(value, schema, &Path::Base(path), None);
     checker.errs
 }
@@ -44,8 +44,9 @@ pub enum Root {
 pub fn validate_update(value: &Value, old: Option<&Value>, schema: &Schema, path: &str, root: Root) -> Validation {
     let _span = tracing::debug_span!("admission.validate").entered();
     let resource = root == Root::Object;
-    let mut checker = Checker::default();
+    let mut checker = Checker::at(path);
     checker.check(value, schema, &Path::Base(path), old);
+    ratchet_list_types(&mut checker.errs, old, schema, path);
     let mut out = Validation { errors: checker.errs, warnings: Vec::new() };
     if !schema.has_rules {
         return out;
@@ -73,6 +74,21 @@ pub fn validate_update(value: &Value, old: Option<&Value>, schema: &Schema, path
     out.errors.extend(findings.errors);
     out.warnings.extend(findings.warnings);
     out
+}
+
+/// Kubernetes' ratcheting of list types on update: while the old object
+/// breaks a `set` or `map` list anywhere (after a schema change, say), the
+/// new object's list errors are not reported.
+fn ratchet_list_types(errs: &mut Vec<FieldError>, old: Option<&Value>, schema: &Schema, path: &str) {
+    let Some(old) = old else { return };
+    if !errs.iter().any(|e| e.cause == CauseType::Duplicate) {
+        return;
+    }
+    let mut before = Checker::at(path);
+    before.check(old, schema, &Path::Base(path), None);
+    if before.errs.iter().any(|e| e.cause == CauseType::Duplicate) {
+        errs.retain(|e| e.cause != CauseType::Duplicate);
+    }
 }
 
 /// The CEL pass: every node with rules, with its correlated old value.
@@ -143,6 +159,19 @@ fn has_type(value: &Value, wanted: Type) -> bool {
     }
 }
 
+/// The type kube-openapi names a value by in its type errors.
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) if is_integer(value) => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 fn format_number(n: f64) -> String {
     if n.fract() == 0.0 && n.abs() < 1e15 {
         format!("{}", n as i64)
@@ -151,14 +180,51 @@ fn format_number(n: f64) -> String {
     }
 }
 
+/// `field.TooLong` as Kubernetes reports a maxLength failure.
+fn too_long(path: &Path<'_>, max: u64) -> FieldError {
+    let unit = if max == 1 { "byte" } else { "bytes" };
+    let detail = format!("may not be more than {max} {unit}");
+    FieldError { cause: CauseType::TooLong, ..FieldError::invalid_without_value(path, detail) }
+}
+
+/// `field.TooMany` as Kubernetes reports a maxItems or maxProperties failure.
+fn too_many(path: &Path<'_>, n: u64, max: u64) -> FieldError {
+    let unit = if max == 1 { "item" } else { "items" };
+    let detail = format!("must have at most {max} {unit}");
+    FieldError { cause: CauseType::TooMany, ..FieldError::invalid(path, n, detail) }
+}
+
 /// The schema pass: errors, and whether one of them blocks the CEL pass.
 #[derive(Default)]
 struct Checker {
     errs: Vec<FieldError>,
     blocking: bool,
+    /// The length of the base path: kube-openapi names a value by its path
+    /// from where validation started (`num in body ...` at `status.num`).
+    base: usize,
 }
 
 impl Checker {
+    fn at(base: &str) -> Self {
+        Self { base: base.len(), ..Self::default() }
+    }
+
+    /// kube-openapi's words for a failed keyword: `<name> in body <what>`,
+    /// the name being the path below the base.
+    fn in_body(&self, path: &Path<'_>, what: impl std::fmt::Display) -> String {
+        let full = path.to_string();
+        let name = full.get(self.base..).unwrap_or(&full);
+        let name = name.strip_prefix('.').unwrap_or(name);
+        format!("{name} in body {what}")
+    }
+
+    /// kube-openapi's type error: the value shown is the name of its type.
+    fn type_error(&mut self, path: &Path<'_>, value: &Value, wanted: &str) {
+        let found = type_name(value);
+        let detail = self.in_body(path, format_args!("must be of type {wanted}: {found:?}"));
+        self.push(FieldError::type_invalid(path, found, detail));
+    }
+
     fn push(&mut self, err: FieldError) {
         if matches!(
             err.cause,
@@ -181,20 +247,20 @@ impl Checker {
         }
         if value.is_null() {
             if let (false, Some(wanted)) = (schema.nullable, schema.type_) {
-                let wanted = wanted.as_str();
-                self.push(FieldError::type_invalid(path, Value::Null, format!("must be of type {wanted}")));
+                self.type_error(path, value, wanted.as_str());
+            } else if !schema.nullable && schema.int_or_string {
+                self.type_error(path, value, "integer,string");
             }
             return;
         }
         if schema.int_or_string {
             if !matches!(value, Value::String(_)) && !is_integer(value) {
-                self.push(FieldError::type_invalid(path, value.clone(), "must be an integer or a string"));
+                self.type_error(path, value, "integer,string");
                 return;
             }
         } else if let Some(wanted) = schema.type_ {
             if !has_type(value, wanted) {
-                let wanted = wanted.as_str();
-                self.push(FieldError::type_invalid(path, value.clone(), format!("must be of type {wanted}")));
+                self.type_error(path, value, wanted.as_str());
                 return;
             }
         }
@@ -215,7 +281,12 @@ impl Checker {
         }
         if let Some(format) = schema.format.as_deref() {
             if !formats::valid(format, schema.type_.map(Type::as_str), value) {
-                self.push(FieldError::invalid(path, value.clone(), format!("must be of type {format}")));
+                // kube-openapi checks formats of strings only, as type errors.
+                let detail = match value {
+                    Value::String(s) => self.in_body(path, format_args!("must be of type {format}: {s:?}")),
+                    _ => self.in_body(path, format_args!("must be of type {format}")),
+                };
+                self.push(FieldError::type_invalid(path, value.clone(), detail));
             }
         }
         self.check_combinators(value, schema, path);
@@ -225,19 +296,21 @@ impl Checker {
         if let Some(max) = schema.maximum {
             if n > max || (schema.exclusive_maximum && n >= max) {
                 let how = if schema.exclusive_maximum { "less than" } else { "less than or equal to" };
-                self.push(FieldError::invalid(path, value.clone(), format!("should be {how} {}", format_number(max))));
+                let detail = self.in_body(path, format_args!("should be {how} {}", format_number(max)));
+                self.push(FieldError::invalid(path, value.clone(), detail));
             }
         }
         if let Some(min) = schema.minimum {
             if n < min || (schema.exclusive_minimum && n <= min) {
                 let how = if schema.exclusive_minimum { "greater than" } else { "greater than or equal to" };
-                self.push(FieldError::invalid(path, value.clone(), format!("should be {how} {}", format_number(min))));
+                let detail = self.in_body(path, format_args!("should be {how} {}", format_number(min)));
+                self.push(FieldError::invalid(path, value.clone(), detail));
             }
         }
         if let Some(m) = schema.multiple_of.filter(|m| *m > 0.0) {
             let ratio = n / m;
             if (ratio - ratio.round()).abs() > 1e-9 {
-                let detail = format!("should be a multiple of {}", format_number(m));
+                let detail = self.in_body(path, format_args!("should be a multiple of {}", format_number(m)));
                 self.push(FieldError::invalid(path, value.clone(), detail));
             }
         }
@@ -252,16 +325,18 @@ impl Checker {
             || schema.min_length.is_some_and(|min| bytes.div_ceil(4) < min);
         let len = if undecided { s.chars().count() as u64 } else { bytes };
         if let Some(max) = schema.max_length.filter(|max| len > *max) {
-            // Too long blocks CEL as Kubernetes' TooLong does.
-            self.blocking = true;
-            self.errs.push(FieldError::invalid(path, s, format!("should be at most {max} chars long")));
+            // Kubernetes turns kube-openapi's maxLength failure into
+            // `field.TooLong`, which blocks CEL.
+            self.push(too_long(path, max));
         }
         if let Some(min) = schema.min_length.filter(|min| len < *min) {
-            self.push(FieldError::invalid(path, s, format!("should be at least {min} chars long")));
+            let detail = self.in_body(path, format_args!("should be at least {min} chars long"));
+            self.push(FieldError::invalid(path, s, detail));
         }
         if let Some((source, regex)) = &schema.pattern {
             if !regex.is_match(s) {
-                self.push(FieldError::invalid(path, s, format!("should match '{source}'")));
+                let detail = self.in_body(path, format_args!("should match '{source}'"));
+                self.push(FieldError::invalid(path, s, detail));
             }
         }
     }
@@ -269,11 +344,11 @@ impl Checker {
     fn check_array(&mut self, items: &[Value], schema: &Schema, path: &Path<'_>, old: Option<&Value>) {
         let n = items.len() as u64;
         if let Some(max) = schema.max_items.filter(|max| n > *max) {
-            self.blocking = true;
-            self.errs.push(FieldError::invalid(path, Value::from(n), format!("should have at most {max} items")));
+            self.push(too_many(path, n, max));
         }
         if let Some(min) = schema.min_items.filter(|min| n < *min) {
-            self.push(FieldError::invalid(path, Value::from(n), format!("should have at least {min} items")));
+            let detail = self.in_body(path, format_args!("should have at least {min} items"));
+            self.push(FieldError::invalid(path, Value::from(n), detail));
         }
         if let Some(item_schema) = &schema.items {
             for (i, item) in items.iter().enumerate() {
@@ -333,11 +408,11 @@ impl Checker {
         }
         let n = map.len() as u64;
         if let Some(max) = schema.max_properties.filter(|max| n > *max) {
-            self.blocking = true;
-            self.errs.push(FieldError::invalid(path, Value::from(n), format!("should have at most {max} properties")));
+            self.push(too_many(path, n, max));
         }
         if let Some(min) = schema.min_properties.filter(|min| n < *min) {
-            self.push(FieldError::invalid(path, Value::from(n), format!("should have at least {min} properties")));
+            let detail = self.in_body(path, format_args!("should have at least {min} properties"));
+            self.push(FieldError::invalid(path, Value::from(n), detail));
         }
         if schema.embedded_resource {
             for err in embedded::validate(map, &path.to_string()) {
@@ -345,11 +420,23 @@ impl Checker {
             }
         }
         for (name, item) in map {
-            if (at_root || schema.embedded_resource) && matches!(name.as_str(), "metadata" | "apiVersion" | "kind") {
+            // The server checks a resource's metadata; a root's apiVersion
+            // and kind are checked by the schema too, as Kubernetes does
+            // (a version's schema may pin its apiVersion).
+            let server_owned = match name.as_str() {
+                "metadata" => at_root || schema.embedded_resource,
+                "apiVersion" | "kind" => schema.embedded_resource && !at_root,
+                _ => false,
+            };
+            if server_owned {
                 continue;
             }
             let item_path = path.field(name);
-            let item_old = old.and_then(|o| field_of(o, name));
+            // A root's apiVersion is checked whatever the old one was, as
+            // Kubernetes does: a write through a version's endpoint meets
+            // that version's schema (TestInternalVersionIsHandlerVersion).
+            let identity = at_root && matches!(name.as_str(), "apiVersion" | "kind");
+            let item_old = old.and_then(|o| field_of(o, name)).filter(|_| !identity);
             match (schema.property(name), &schema.additional) {
                 (Some(property), _) => self.check(item, property, &item_path, item_old),
                 (None, Additional::Schema(other)) => self.check(item, other, &item_path, item_old),
@@ -410,16 +497,16 @@ mod tests {
             [
                 "spec.mode: Unsupported value: \"c\": supported values: \"a\", \"b\"",
                 "spec.name: Required value",
-                "spec.replicas: Invalid value: 15: should be less than or equal to 10",
-                "spec.tags: Invalid value: 2: should have at most 1 items",
-                "spec.tags[1]: Invalid value: 2: must be of type string",
+                "spec.replicas: Invalid value: 15: spec.replicas in body should be less than or equal to 10",
+                "spec.tags: Too many: 2: must have at most 1 item",
+                "spec.tags[1]: Invalid value: \"integer\": spec.tags[1] in body must be of type string: \"integer\"",
             ]
         );
         assert_eq!(
             errors(schema.clone(), json!({"spec": {"name": "ABCD"}})),
             [
-                "spec.name: Invalid value: \"ABCD\": should be at most 3 chars long",
-                "spec.name: Invalid value: \"ABCD\": should match '^[a-z]+$'",
+                "spec.name: Invalid value: \"ABCD\": spec.name in body should match '^[a-z]+$'",
+                "spec.name: Too long: may not be more than 3 bytes",
             ]
         );
         assert!(errors(schema, json!({"metadata": {"name": 5}, "spec": {"name": "ab", "replicas": 3}})).is_empty());
@@ -437,9 +524,21 @@ mod tests {
             errors(schema, json!({"port": 1.5, "never": null, "either": 3})),
             [
                 "either: Invalid value: 3: must validate one and only one schema (oneOf)",
-                "never: Invalid value: null: must be of type string",
-                "port: Invalid value: 1.5: must be an integer or a string",
+                "never: Invalid value: \"null\": never in body must be of type string: \"null\"",
+                "port: Invalid value: \"number\": port in body must be of type integer,string: \"number\"",
             ]
+        );
+    }
+
+    #[test]
+    fn messages_name_the_path_below_where_validation_started() {
+        let schema =
+            Schema::compile(&json!({"type": "object", "properties": {"num": {"type": "integer", "maximum": 10}}}))
+                .unwrap();
+        let errs = validate(&json!({"num": 15}), &schema, "status");
+        assert_eq!(
+            errs[0].to_string(),
+            "status.num: Invalid value: 15: num in body should be less than or equal to 10"
         );
     }
 
@@ -461,6 +560,21 @@ mod tests {
     }
 
     #[test]
+    fn list_errors_are_ratcheted_while_the_old_object_has_some() {
+        let schema = Schema::compile(&json!({"type": "object", "properties": {
+            "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+            "ids": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "integer"}}}}))
+        .unwrap();
+        let new = json!({"tags": ["a", "a"], "ids": [1, 1]});
+        let clean_old = json!({"tags": ["a"], "ids": [1]});
+        let errs = validate_update(&new, Some(&clean_old), &schema, "", Root::Object).errors;
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        let broken_old = json!({"tags": ["b", "b"], "ids": [2]});
+        assert!(validate_update(&new, Some(&broken_old), &schema, "", Root::Object).errors.is_empty());
+        assert_eq!(validate_update(&new, None, &schema, "", Root::Object).errors.len(), 2);
+    }
+
+    #[test]
     fn formats_and_additional_properties() {
         let schema = json!({"type": "object", "properties": {
             "id": {"type": "string", "format": "uuid"},
@@ -471,9 +585,9 @@ mod tests {
             errors(schema, json!({"id": "nope", "small": 4294967296i64, "labels": {"a": 1}, "closed": {"x": 1}})),
             [
                 "closed.x: Forbidden: is a forbidden property",
-                "id: Invalid value: \"nope\": must be of type uuid",
-                "labels.a: Invalid value: 1: must be of type string",
-                "small: Invalid value: 4294967296: must be of type int32",
+                "id: Invalid value: \"nope\": id in body must be of type uuid: \"nope\"",
+                "labels.a: Invalid value: \"integer\": labels.a in body must be of type string: \"integer\"",
+                "small: Invalid value: 4294967296: small in body must be of type int32",
             ]
         );
     }

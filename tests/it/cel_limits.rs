@@ -13,9 +13,9 @@ use tonic::Code;
 
 use crate::support::{self, reason, version, widget, Crd, TestServer};
 
-const RULE_FIELD: &str = "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule";
+const RULE_FIELD: &str = "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule";
 const MESSAGE_FIELD: &str =
-    "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].messageExpression";
+    "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].messageExpression";
 
 /// `self.a + self.a + ... > 0`, with `terms` terms.
 fn sum(terms: usize) -> String {

@@ -185,8 +185,16 @@ async fn resources_go_through_every_verb_with_kubernetes_status_codes() {
         )
         .await;
     assert_eq!(status, StatusCode::CONFLICT);
+    // A delete that is done answers a Success Status naming what went.
     let (status, deleted) = http.json(Method::DELETE, &item, None).await;
-    assert_eq!((status, deleted["metadata"]["name"].as_str()), (StatusCode::OK, Some("w1")));
+    assert_eq!(
+        (status, deleted["kind"].as_str(), deleted["status"].as_str()),
+        (StatusCode::OK, Some("Status"), Some("Success"))
+    );
+    assert_eq!(
+        (deleted["details"]["name"].as_str(), deleted["details"]["kind"].as_str()),
+        (Some("w1"), Some("widgets"))
+    );
     let (status, gone) = http.json(Method::GET, &item, None).await;
     assert_eq!(
         (status, gone["reason"].as_str(), gone["code"].as_i64()),

@@ -59,8 +59,12 @@ async fn instances_are_cleaned_up_before_the_definition_goes() {
     assert_eq!(support::condition(&terminating, "Terminating")["status"], "True");
 
     let err = create_widget(&mut r, "ns", &widget("new", json!({}))).await.unwrap_err();
-    assert_eq!((err.code(), reason(&err).as_str()), (Code::FailedPrecondition, "MethodNotAllowed"));
-    assert_eq!(err.message(), "create not allowed while custom resource definition is terminating");
+    // Kubernetes' forbidCreateAdmission: Forbidden.
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::PermissionDenied, "Forbidden"));
+    assert_eq!(
+        err.message(),
+        r#"widgets.example.com "new" is forbidden: create not allowed while custom resource definition is terminating"#
+    );
 
     // The held instance keeps the definition terminating; reads and updates still work.
     let deadline = tokio::time::Instant::now() + WAIT;

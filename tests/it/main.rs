@@ -3,6 +3,7 @@
 
 mod backup;
 mod cel_limits;
+mod conformance_fixes;
 mod crash;
 mod declarative;
 mod definitions;

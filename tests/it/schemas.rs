@@ -108,8 +108,8 @@ async fn non_structural_schemas_are_refused_at_their_paths() {
     assert_eq!(
         fields,
         [
-            "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].default",
-            "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[untyped].type",
+            "spec.validation.openAPIV3Schema.properties[spec].properties[size].default",
+            "spec.validation.openAPIV3Schema.properties[spec].properties[untyped].type",
         ]
     );
     assert!(err.message().contains("must not be empty for specified object fields"), "{}", err.message());
@@ -177,7 +177,7 @@ async fn a_ratcheted_update_succeeds_and_warns_of_the_old_failure() {
     bigger["spec"]["size"] = json!(51);
     let err = support::update_widget(&mut r, "ns", &bigger).await.unwrap_err();
     assert!(
-        causes(&err).contains("spec.size: Invalid value: 51: should be less than or equal to 10"),
+        causes(&err).contains("spec.size: Invalid value: 51: spec.size in body should be less than or equal to 10"),
         "{}",
         causes(&err)
     );
@@ -196,7 +196,7 @@ async fn definitions_with_bad_rules_are_refused_at_the_rule() {
     assert_eq!(reason(&err), "Invalid");
     assert_eq!(
         support::violations(&err),
-        ["spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule"]
+        ["spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule"]
     );
     assert!(
         causes(&err).contains("compilation failed: ERROR: <input>:1:5: undefined field 'sise'"),

@@ -257,7 +257,8 @@ async fn status_writes_are_validated_against_the_status_schema_only() {
     let created = create_widget(&mut r, "ns", &widget("a", json!({"replicas": 5}))).await.unwrap();
     let err = create_widget(&mut r, "ns", &widget("b", json!({"replicas": 11}))).await.unwrap_err();
     assert!(
-        err.message().contains("spec.replicas: Invalid value: 11: should be less than or equal to 10"),
+        err.message()
+            .contains("spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10"),
         "{}",
         err.message()
     );
@@ -277,7 +278,7 @@ async fn status_writes_are_validated_against_the_status_schema_only() {
     let err = update_status(&mut r, &body).await.unwrap_err();
     assert_eq!(support::violations(&err), ["status.num"]);
     assert!(
-        err.message().contains("status.num: Invalid value: 15: should be less than or equal to 10"),
+        err.message().contains("status.num: Invalid value: 15: num in body should be less than or equal to 10"),
         "{}",
         err.message()
     );
@@ -290,7 +291,8 @@ async fn status_writes_are_validated_against_the_status_schema_only() {
     resized["spec"]["replicas"] = json!(4);
     let err = update_widget(&mut r, "ns", &resized).await.unwrap_err();
     assert!(
-        err.message().contains("spec.replicas: Invalid value: 4: should be less than or equal to 3"),
+        err.message()
+            .contains("spec.replicas: Invalid value: 4: spec.replicas in body should be less than or equal to 3"),
         "{}",
         err.message()
     );

@@ -180,9 +180,16 @@ impl Resources {
     ) -> Result<Option<Written>> {
         let served = self.served_object(r)?;
         if served.terminating {
-            return Err(Error::method_not_allowed(
-                "create not allowed while custom resource definition is terminating",
+            // Kubernetes' forbidCreateAdmission.
+            let name = meta::meta_str(request, "name");
+            let mut err = Error::forbidden(format!(
+                "{}.{} {name:?} is forbidden: create not allowed while custom resource definition is terminating",
+                served.plural, served.group
             ));
+            err.details.group = served.group.clone();
+            err.details.kind = served.plural.clone();
+            err.details.name = name.to_string();
+            return Err(err);
         }
         strategy::check_identity(&served, r, request, Operation::Create)?;
         let mut obj = request.clone();

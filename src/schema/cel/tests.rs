@@ -184,7 +184,7 @@ fn a_blocking_schema_error_skips_the_rules_with_one_extra_error() {
     assert_eq!(
         errs,
         [
-            "spec.replicas: Invalid value: \"two\": must be of type integer",
+            "spec.replicas: Invalid value: \"string\": spec.replicas in body must be of type integer: \"string\"",
             "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
         ]
     );
@@ -223,7 +223,7 @@ fn unchanged_values_ratchet_schema_errors_and_turn_rule_failures_into_warnings()
     assert_eq!(
         errs,
         [
-            "spec.replicas: Invalid value: 51: should be less than or equal to 10",
+            "spec.replicas: Invalid value: 51: spec.replicas in body should be less than or equal to 10",
             "spec.name: Invalid value: \"string\": must start with a"
         ]
     );
