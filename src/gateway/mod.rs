@@ -32,6 +32,7 @@ use crate::resource::Resources;
 pub struct Api {
     pub registry: Arc<Registry>,
     pub resources: Arc<Resources>,
+    pub migrations: Arc<crate::migration::Migrations>,
     pub limits: Limits,
 }
 

@@ -143,3 +143,20 @@ fn stored_versions_must_include_the_storage_version_and_exist() {
     let errs = validate_stored_versions(&crd(v));
     assert_eq!(fields(&errs), ["status.storedVersions", "status.storedVersions[0]"]);
 }
+
+#[test]
+fn a_stored_version_missing_from_spec_is_refused_in_kubernetes_words() {
+    let mut v = valid();
+    v["status"] = serde_json::json!({"storedVersions": ["v0", "v1", "v0"]});
+    let errs = validate_stored_versions(&crd(v));
+    assert_eq!(fields(&errs), ["status.storedVersions[2]"], "a repeated name reports its last index");
+    assert!(
+        errs[0].to_string().contains(
+            "missing from spec.versions; v0 was previously a storage version, and must remain in spec.versions \
+             until a storage migration ensures no data remains persisted in v0 and removes v0 from \
+             status.storedVersions"
+        ),
+        "{}",
+        errs[0]
+    );
+}
