@@ -165,40 +165,34 @@ impl Migrations {
         let key = keys::migration_key(name);
         let kv = self.store.get(&key).ok_or_else(|| Error::not_found(GROUP, RESOURCE, name))?;
         let first = decode(&kv)?;
-        let changes = self.store.watch(&key, kv.mod_revision)?;
-        let rest = changes
-            .flat_map(|message| {
-                let items: Vec<Result<Option<Migration>>> = match message {
-                    Ok(WatchMessage::Events(events)) => events
-                        .iter()
-                        .map(|event| match event {
-                            crate::storage::Event::Put { current, .. } => decode(current).map(Some),
-                            crate::storage::Event::Delete { .. } => Ok(None),
-                        })
-                        .collect(),
-                    Ok(WatchMessage::Progress(_)) => Vec::new(),
-                    Err(err) => vec![Err(err.into())],
+        let mut changes = self.store.watch(&key, kv.mod_revision)?;
+        let stream = async_stream::stream! {
+            let ended = first.record.phase.is_terminal();
+            yield Ok(first);
+            if ended {
+                return;
+            }
+            while let Some(message) = changes.next().await {
+                let events = match message {
+                    Ok(WatchMessage::Events(events)) => events,
+                    Ok(WatchMessage::Progress(_)) => continue,
+                    Err(err) => {
+                        yield Err(err.into());
+                        return;
+                    }
                 };
-                futures::stream::iter(items)
-            })
-            // Only the key itself: the prefix also matches longer names.
-            .filter(move |item| {
-                let keep = !matches!(item, Ok(Some(m)) if m.record.name != first_name(&key));
-                futures::future::ready(keep)
-            })
-            .take_while(|item| futures::future::ready(!matches!(item, Ok(None))))
-            .map(|item| item.map(|m| m.expect("deletions end the stream")));
-        let mut ended = false;
-        let stream = futures::stream::iter([Ok(first)]).chain(rest).take_while(move |item| {
-            let go = !ended;
-            ended = ended || matches!(item, Ok(m) if m.record.phase.is_terminal()) || item.is_err();
-            futures::future::ready(go)
-        });
+                // The prefix is the key: longer names match it too.
+                for event in events.iter().filter(|e| e.key() == key) {
+                    let crate::storage::Event::Put { current, .. } = event else { return };
+                    let migration = decode(current);
+                    let ended = migration.as_ref().map_or(true, |m| m.record.phase.is_terminal());
+                    yield migration;
+                    if ended {
+                        return;
+                    }
+                }
+            }
+        };
         Ok(stream.boxed())
     }
-}
-
-/// The name of a migration key.
-fn first_name(key: &str) -> &str {
-    key.rsplit('/').next().unwrap_or("")
 }
