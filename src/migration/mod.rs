@@ -143,6 +143,11 @@ impl Migrations {
         decode(&kv)
     }
 
+    /// The revision a list of migrations is at.
+    pub fn list_revision(&self) -> Revision {
+        self.store.current_revision()
+    }
+
     /// Every migration, by name.
     pub fn list(&self) -> Result<Vec<Migration>> {
         let range = self.store.range(&keys::migrations_prefix(), None, ReadAt::Latest, 0, &mut |_| true)?;

@@ -256,3 +256,39 @@ async fn a_migration_killed_by_sigkill_resumes_and_finishes() {
     assert_eq!(versions.len(), N);
     assert!(versions.values().all(|v| v == "example.com/v2"));
 }
+
+const SVM: &str = "apiVersion: storagemigration.k8s.io/v1\nkind: StorageVersionMigration\nmetadata: {name: widgets-v2}\nspec:\n  resource: {group: example.com, resource: widgets}\n";
+
+#[tokio::test]
+async fn kubectl_drives_a_storage_version_migration() {
+    let t = TestServer::start().await;
+    let endpoint = format!("http://{}", t.server().grpc_addr);
+    seed(&endpoint, 30).await;
+    switch_to_v2(&endpoint).await;
+    let k = crate::kubectl::Kubectl::new(&t);
+    let resources = k.ok(&["api-resources", "--api-group=storagemigration.k8s.io"]).await;
+    assert!(resources.contains("storageversionmigrations"), "{resources}");
+    let svm = k.file("svm.yaml", SVM);
+    let created = k.ok(&["create", "-f", &svm]).await;
+    assert!(created.contains("storageversionmigration.storagemigration.k8s.io/widgets-v2 created"), "{created}");
+    k.ok(&["wait", "--for=condition=Succeeded", "storageversionmigration/widgets-v2", "--timeout=60s"]).await;
+    let listed = k.ok(&["get", "storageversionmigrations"]).await;
+    assert!(listed.lines().nth(1).is_some_and(|l| l.starts_with("widgets-v2")), "{listed}");
+    let running = k
+        .ok(&[
+            "get",
+            "storageversionmigration",
+            "widgets-v2",
+            "-o",
+            r#"jsonpath={.status.conditions[?(@.type=="Running")].status}"#,
+        ])
+        .await;
+    assert_eq!(running, "False");
+    let stored = k.ok(&["get", "crd", DEFINITION, "-o", "jsonpath={.status.storedVersions}"]).await;
+    assert_eq!(stored, r#"["v2"]"#);
+    let (ok, _, stderr) = k.run(&["create", "-f", &svm]).await;
+    assert!(!ok && stderr.contains("already exists"), "{stderr}");
+    assert!(k.ok(&["delete", "storageversionmigration", "widgets-v2"]).await.contains("deleted"));
+    let (_, stdout, stderr) = k.run(&["get", "storageversionmigrations"]).await;
+    assert!(format!("{stdout}{stderr}").contains("No resources found"), "{stdout}{stderr}");
+}
