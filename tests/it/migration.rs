@@ -292,3 +292,28 @@ async fn kubectl_drives_a_storage_version_migration() {
     let (_, stdout, stderr) = k.run(&["get", "storageversionmigrations"]).await;
     assert!(format!("{stdout}{stderr}").contains("No resources found"), "{stdout}{stderr}");
 }
+
+#[tokio::test]
+async fn crdstore_migrate_runs_a_migration_to_its_end() {
+    let t = TestServer::start().await;
+    let endpoint = format!("http://{}", t.server().grpc_addr);
+    seed(&endpoint, 40).await;
+    switch_to_v2(&endpoint).await;
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_crdstore"))
+        .args(["migrate", DEFINITION, "--server", &t.server().grpc_addr.to_string()])
+        .output()
+        .await
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("migrated widgets.example.com: 40 objects rewritten at v2"), "{stdout}");
+    assert!(stderr.contains("100% (40/40 objects looked at)"), "progress without a terminal: {stderr}");
+    assert_eq!(stored_versions_of_definition(&endpoint).await, json!(["v2"]));
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_crdstore"))
+        .args(["migrate", "nothings.example.com", "--server", &t.server().grpc_addr.to_string()])
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("failed: resource does not exist"));
+}
