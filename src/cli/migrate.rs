@@ -51,6 +51,10 @@ impl Display {
             bar.set_position(m.scanned);
             return;
         }
+        if total == 0 && m.phase == "Running" {
+            // The first pass has not counted the objects yet.
+            return;
+        }
         let tenths = (m.scanned.min(total) * 10).checked_div(total).unwrap_or(10);
         if tenths > self.tenths {
             self.tenths = tenths;
