@@ -12,6 +12,7 @@ const PROTOS: &[&str] = &[
     "proto/crdstore/v1/definitions.proto",
     "proto/crdstore/v1/resources.proto",
     "proto/crdstore/v1/maintenance.proto",
+    "proto/crdstore/v1/migrations.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -11,6 +11,7 @@ pub mod gates;
 pub mod gateway;
 pub mod grpc;
 pub mod metrics;
+pub mod migration;
 pub mod pb;
 pub mod registry;
 pub mod resource;

@@ -1,6 +1,7 @@
 //! The `crdstore` command: `crdstore serve` runs the store (embedded sled,
 //! gRPC and HTTP) until SIGTERM or Ctrl-C, then drains, flushes and exits 0;
 //! `crdstore backup` and `crdstore restore` write and read snapshots;
+//! `crdstore migrate` migrates a definition's objects to its storage version;
 //! `crdstore feature-gates` prints the field-level feature gates of the
 //! server in the current kubeconfig as a table, like `kubectl
 //! api-resources`; invoked as `kubectl-feature_gates` (a link to this
@@ -18,6 +19,7 @@ use crdstore::watch::stream::WatchDefaults;
 
 use cli::backup::{self, BackupArgs, RestoreArgs};
 use cli::feature_gates::{feature_gates, FeatureGatesArgs, PLUGIN};
+use cli::migrate::{self, MigrateArgs};
 
 mod cli;
 
@@ -43,6 +45,10 @@ enum Command {
     /// List the field-level feature gates of the server in the current
     /// kubeconfig (what `kubectl feature-gates` runs).
     FeatureGates(FeatureGatesArgs),
+    /// Rewrite every stored object of a definition at its storage version
+    /// on a running server, then trim its status.storedVersions; shows
+    /// progress until it ends.
+    Migrate(MigrateArgs),
 }
 
 #[derive(clap::Args)]
@@ -86,6 +92,10 @@ struct ServeArgs {
     /// is set.
     #[arg(long, env = "CRDSTORE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
+    /// Storage-version migrations rewrite at most this many objects per
+    /// second (0: no limit), so they leave the store to its clients.
+    #[arg(long, env = "CRDSTORE_MIGRATION_RATE", default_value_t = crdstore::migration::DEFAULT_RATE)]
+    migration_rate: u32,
 }
 
 impl ServeArgs {
@@ -106,6 +116,7 @@ impl ServeArgs {
             head_timeout: Duration::from_secs(self.head_timeout_seconds.max(1)),
             body_timeout: Duration::from_secs(self.body_timeout_seconds.max(1)),
             max_watches: self.max_watches,
+            migration: crdstore::migration::MigrationOptions { rate: self.migration_rate },
         }
     }
 }
@@ -155,6 +166,10 @@ async fn main() -> ExitCode {
         Command::Restore(args) => {
             plain_logs();
             return backup::restore(args).await;
+        }
+        Command::Migrate(args) => {
+            plain_logs();
+            return migrate::migrate(args).await;
         }
     };
     let telemetry = match crdstore::telemetry::init(args.log_format) {

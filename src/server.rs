@@ -49,6 +49,8 @@ pub struct Config {
     pub body_timeout: Duration,
     /// The most watches open at once, over gRPC and HTTP together.
     pub max_watches: usize,
+    /// How fast storage-version migrations write.
+    pub migration: crate::migration::MigrationOptions,
 }
 
 /// The default `Config::head_timeout`.
@@ -71,6 +73,7 @@ impl Config {
             head_timeout: DEFAULT_HEAD_TIMEOUT,
             body_timeout: DEFAULT_BODY_TIMEOUT,
             max_watches: DEFAULT_MAX_WATCHES,
+            migration: crate::migration::MigrationOptions::default(),
         }
     }
 }
@@ -322,11 +325,24 @@ impl Server {
             resources.clone(),
             stopped.clone(),
         ));
+        let migrations = Arc::new(crate::migration::Migrations::new(
+            store.clone(),
+            registry.clone(),
+            config.migration,
+            stopped.clone(),
+        ));
         let watches = Arc::new(Semaphore::new(config.max_watches));
         let limits = crate::gateway::Limits { body_timeout: config.body_timeout, watches: watches.clone() };
-        let api = crate::gateway::Api { registry: registry.clone(), resources: resources.clone(), limits };
+        let api = crate::gateway::Api {
+            registry: registry.clone(),
+            resources: resources.clone(),
+            migrations: migrations.clone(),
+            limits,
+        };
         observe_store(&store, &registry);
-        let routes = crate::grpc::routes(store.clone(), registry, resources, watches).await?;
+        let routes = crate::grpc::routes(store.clone(), registry, resources, migrations.clone(), watches).await?;
+        // Migrations that had not ended when the server last stopped go on.
+        migrations.resume()?;
 
         // The builder's TCP settings apply only to listeners it binds itself:
         // `incoming` sets them on the connections this one accepts.

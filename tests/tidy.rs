@@ -45,6 +45,7 @@ const LAYERS: &[(&str, u8)] = &[
     // The transports, on top. The generated messages sit under the handlers,
     // the handlers under the assembly, the assembly under the crate roots.
     ("pb", 6),
+    ("migration", 6), // storage-version migration, over resource/ and registry/
     ("telemetry", 6), // OTLP, logs and request observation, under the transports
     ("grpc", 7),
     ("gateway", 7),
@@ -78,6 +79,7 @@ const DOMAIN: &[&str] = &[
     "auth",
     "apply",
     "gates",
+    "migration",
 ];
 
 /// The transport crates, by the name a path starts with. Each also covers

@@ -34,8 +34,11 @@ type Client struct {
 	conn        *grpc.ClientConn
 	definitions v1.CustomResourceDefinitionsClient
 	resources   v1.CustomResourcesClient
+	migrations  v1.StorageVersionMigrationsClient
 	// Definitions manages resource definitions.
 	Definitions *Definitions
+	// Migrations starts and follows storage-version migrations.
+	Migrations *Migrations
 	// Warn receives the warnings the server returns with successful writes
 	// (unknown fields, ...). By default they are logged.
 	Warn func(warning string)
@@ -54,9 +57,11 @@ func Dial(target string, opts ...grpc.DialOption) (*Client, error) {
 		conn:        conn,
 		definitions: v1.NewCustomResourceDefinitionsClient(conn),
 		resources:   v1.NewCustomResourcesClient(conn),
+		migrations:  v1.NewStorageVersionMigrationsClient(conn),
 		Warn:        func(w string) { log.Printf("crdstore warning: %s", w) },
 	}
 	c.Definitions = &Definitions{client: c}
+	c.Migrations = &Migrations{client: c}
 	return c, nil
 }
 

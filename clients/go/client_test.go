@@ -328,3 +328,56 @@ func TestReadmeExampleRuns(t *testing.T) {
 		t.Fatalf("README example: %v\n%s", err, out)
 	}
 }
+
+func TestMigrationBringsEveryObjectToTheNewStorageVersion(t *testing.T) {
+	_, client, widgets, ctx := setup(t)
+	for i := 0; i < 20; i++ {
+		if _, err := widgets.Create(ctx, widget(fmt.Sprintf("w%d", i), i%10, nil), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	definition, err := client.Definitions.Get(ctx, "widgets.example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions := spec(definition)["versions"].([]any)
+	v1 := versions[0].(map[string]any)
+	v2 := map[string]any{}
+	for k, v := range v1 {
+		v2[k] = v
+	}
+	v1["storage"], v2["name"], v2["storage"] = false, "v2", true
+	spec(definition)["versions"] = []any{v1, v2}
+	if _, err := client.Definitions.Update(ctx, definition, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	steps := 0
+	done, err := client.Migrations.Run(ctx, "widgets.example.com", "to-v2", func(*crdstore.Migration) { steps++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.Phase != "Succeeded" || done.TargetVersion != "v2" || done.Migrated != 20 || steps == 0 || !done.Done() {
+		t.Fatalf("migration ended as %+v after %d steps", done, steps)
+	}
+	if done.Object["kind"] != "StorageVersionMigration" {
+		t.Fatalf("object: %v", done.Object)
+	}
+	listed, err := client.Migrations.List(ctx)
+	if err != nil || len(listed) != 1 || listed[0].Name != "to-v2" {
+		t.Fatalf("list: %v %v", listed, err)
+	}
+	after, err := client.Definitions.Get(ctx, "widgets.example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored := fmt.Sprint(after["status"].(map[string]any)["storedVersions"]); stored != "[v2]" {
+		t.Fatalf("storedVersions: %s", stored)
+	}
+	if _, err := client.Migrations.Start(ctx, "widgets.example.com", "to-v2"); !errors.Is(err, crdstore.ErrAlreadyExists) {
+		t.Fatalf("a second start: %v", err)
+	}
+	if _, err := client.Migrations.Get(ctx, "nope"); !errors.Is(err, crdstore.ErrNotFound) {
+		t.Fatalf("get of an unknown migration: %v", err)
+	}
+}

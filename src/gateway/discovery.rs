@@ -20,7 +20,10 @@ const SUBRESOURCE_VERBS: [&str; 3] = ["get", "patch", "update"];
 fn served_groups(api: &Api) -> Result<Vec<Group>, Error> {
     let mut groups = discovery::groups(&api.registry.all()?);
     groups.retain(|g| g.name != CRD_GROUP);
+    groups.retain(|g| g.name != super::storagemigration::GROUP);
     groups.insert(0, Group { name: CRD_GROUP.into(), versions: vec!["v1".into()] });
+    let migrations = super::storagemigration::GROUP;
+    groups.insert(1, Group { name: migrations.into(), versions: vec![super::storagemigration::VERSION.into()] });
     Ok(groups)
 }
 
@@ -70,6 +73,8 @@ pub fn group(api: &Api, name: &str, headers: &HeaderMap) -> Reply {
 pub fn resources(api: &Api, group: &str, version: &str, headers: &HeaderMap) -> Reply {
     let resources: Vec<Value> = if group == CRD_GROUP && version == "v1" {
         definitions_resources()
+    } else if group == super::storagemigration::GROUP && version == super::storagemigration::VERSION {
+        super::storagemigration::discovery_resources()
     } else {
         let found = discovery::resources(&api.registry.all()?, group, version);
         if found.is_empty() {

@@ -11,6 +11,7 @@ mod featuregates;
 mod openapi;
 mod query;
 pub mod status;
+pub(crate) mod storagemigration;
 mod watch;
 
 use std::sync::Arc;
@@ -32,6 +33,7 @@ use crate::resource::Resources;
 pub struct Api {
     pub registry: Arc<Registry>,
     pub resources: Arc<Resources>,
+    pub migrations: Arc<crate::migration::Migrations>,
     pub limits: Limits,
 }
 
@@ -71,6 +73,9 @@ pub fn router(api: Api) -> Router {
         .route("/version", get(discovery::version))
         .route("/api", get(discovery::core))
         .route("/apis", get(discovery::groups))
+        .route("/apis/storagemigration.k8s.io/v1/storageversionmigrations", any(storagemigration::collection))
+        .route("/apis/storagemigration.k8s.io/v1/storageversionmigrations/{name}", any(storagemigration::item))
+        .route("/apis/storagemigration.k8s.io/v1/storageversionmigrations/{name}/status", any(storagemigration::status))
         .route("/apis/{*path}", any(apis::handle))
         .route("/featuregates", get(featuregates::list))
         .route("/openapi/v2", get(openapi::v2))

@@ -5,6 +5,7 @@
 pub mod convert;
 pub mod definitions;
 pub mod maintenance;
+pub mod migrations;
 pub mod resources;
 pub mod status;
 
@@ -13,6 +14,7 @@ use std::sync::Arc;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::service::Routes;
 
+use crate::migration::Migrations;
 use crate::pb;
 use crate::registry::Registry;
 use crate::resource::Resources;
@@ -24,20 +26,23 @@ pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
 /// Every gRPC service crdstore serves, with health reporting SERVING for
 /// them, and reflection over the crdstore protos. `store` is what
-/// `Maintenance` backs up.
+/// `Maintenance` backs up; `migrations` serves `StorageVersionMigrations`.
 pub async fn routes(
     store: Arc<dyn Storage>,
     registry: Arc<Registry>,
     resources: Arc<Resources>,
+    migrations: Arc<Migrations>,
     watches: Arc<Semaphore>,
 ) -> Result<Routes, Box<dyn std::error::Error + Send + Sync>> {
     use pb::v1::custom_resource_definitions_server::CustomResourceDefinitionsServer;
     use pb::v1::custom_resources_server::CustomResourcesServer;
     use pb::v1::maintenance_server::MaintenanceServer;
+    use pb::v1::storage_version_migrations_server::StorageVersionMigrationsServer;
     let (health_reporter, health) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<CustomResourceDefinitionsServer<definitions::DefinitionsService>>().await;
     health_reporter.set_serving::<CustomResourcesServer<resources::ResourcesService>>().await;
     health_reporter.set_serving::<MaintenanceServer<maintenance::MaintenanceService>>().await;
+    health_reporter.set_serving::<StorageVersionMigrationsServer<migrations::MigrationsService>>().await;
     // Both reflection versions: grpcui, Postman, older grpcurl and Python's
     // grpcio-reflection ask v1alpha first or only.
     let reflection = || {
@@ -58,7 +63,8 @@ pub async fn routes(
         .add_service(reflection_v1alpha)
         .add_service(definitions)
         .add_service(resources)
-        .add_service(maintenance);
+        .add_service(maintenance)
+        .add_service(StorageVersionMigrationsServer::new(migrations::MigrationsService::new(migrations)));
     Ok(Routes::from(routes.into_axum_router().layer(axum::middleware::from_fn(observe))))
 }
 

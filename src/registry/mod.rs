@@ -7,6 +7,7 @@
 pub mod conditions;
 pub mod definition;
 pub mod discovery;
+pub mod extensions;
 pub mod naming;
 mod strategic;
 pub mod strategy;

@@ -13,7 +13,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 use super::definition::Definition;
 use serde_json::Value;
 
-use super::{definition, validation, CLEANUP_FINALIZER, GROUP};
+use super::{definition, extensions, validation, CLEANUP_FINALIZER, GROUP};
 use crate::apimachinery::strategy::{Checked, NameRule, Scope, Strategy};
 use crate::error::{Error, FieldError};
 
@@ -99,8 +99,8 @@ impl Strategy for DefinitionStrategy {
         match typed(obj) {
             Some(crd) => {
                 let mut errs = validation::validate(&crd);
-                errs.extend(validation::validate_gates(&crd));
-                errs.extend(validation::validate_declarative(&crd));
+                errs.extend(extensions::validate_gates(&crd));
+                errs.extend(extensions::validate_declarative(&crd));
                 errs.into()
             }
             None => not_a_definition(),
@@ -111,8 +111,8 @@ impl Strategy for DefinitionStrategy {
         match (typed(obj), typed(old)) {
             (Some(crd), Some(old)) => {
                 let mut errs = validation::validate_update(&crd, &old);
-                errs.extend(validation::validate_gates(&crd));
-                errs.extend(validation::validate_declarative(&crd));
+                errs.extend(extensions::validate_gates(&crd));
+                errs.extend(extensions::validate_declarative(&crd));
                 errs.into()
             }
             _ => not_a_definition(),

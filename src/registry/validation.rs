@@ -55,42 +55,6 @@ fn validate_object(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     errs
 }
 
-/// Everything wrong with `spec.customFeatureGates`: its paths resolve in
-/// the storage version's schema (when exactly one version is the storage
-/// version; otherwise the versions' own errors say so).
-pub fn validate_gates(crd: &super::definition::Definition) -> Vec<FieldError> {
-    let Some(gates) = &crd.gates else { return Vec::new() };
-    let storage = crd.spec.versions.iter().find(|v| v.storage);
-    let schema =
-        storage.and_then(|v| v.schema.as_ref()?.open_api_v3_schema.as_ref()).and_then(|s| serde_json::to_value(s).ok());
-    let version = storage.map(|v| v.name.as_str()).unwrap_or("");
-    crate::gates::validate(gates, schema.as_ref(), version, "spec.customFeatureGates")
-}
-
-/// Everything wrong with the versions' declarative conversion
-/// (`spec.versions[i].conversion`): only with `spec.conversion.strategy:
-/// Declarative`, and then as `conversion::declarative::validate` says.
-pub fn validate_declarative(crd: &super::definition::Definition) -> Vec<FieldError> {
-    let declarative = crd.spec.conversion.as_ref().is_some_and(|c| c.strategy == "Declarative");
-    if !declarative {
-        return crd
-            .spec
-            .versions
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| crd.conversions.get(&v.name).is_some_and(|c| !c.declarative.is_empty()))
-            .map(|(i, _)| {
-                FieldError::forbidden(
-                    format!("spec.versions[{i}].conversion.declarative"),
-                    "may only be set when spec.conversion.strategy is Declarative",
-                )
-            })
-            .collect();
-    }
-    let schemas = crd.schemas();
-    crate::conversion::declarative::validate(&crd.declarative_versions(&schemas))
-}
-
 /// `apiextensions.k8s.io` is never allowed, since its key space holds the
 /// definitions themselves.
 fn validate_reserved_group(crd: &CustomResourceDefinition) -> Vec<FieldError> {
@@ -560,27 +524,43 @@ fn validate_client_config(config: &WebhookClientConfig, path: &str) -> Vec<Field
     errs
 }
 
-/// The rules `status.storedVersions` must follow against `spec.versions`.
+/// The rules `status.storedVersions` must follow against `spec.versions`,
+/// as apiextensions-apiserver's `ValidateCustomResourceDefinitionStoredVersions`
+/// words them: the storage version must be listed, and a listed version may
+/// not leave `spec.versions` until a migration has trimmed it.
 pub fn validate_stored_versions(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     let stored = crd.status.as_ref().and_then(|s| s.stored_versions.clone()).unwrap_or_default();
     let path = "status.storedVersions";
     if stored.is_empty() {
         return vec![FieldError::invalid(path, Value::Array(Vec::new()), "must have at least one stored version")];
     }
+    let listed = || Value::Array(stored.iter().cloned().map(Value::String).collect());
     let mut errs = Vec::new();
     for version in &crd.spec.versions {
         if version.storage && !stored.contains(&version.name) {
-            errs.push(FieldError::invalid(
-                path,
-                version.name.as_str(),
-                format!("must have the storage version {}", version.name),
-            ));
+            errs.push(FieldError::invalid(path, listed(), format!("must have the storage version {}", version.name)));
         }
     }
+    // Kubernetes keys the remaining versions by name (a repeated name
+    // reports its last index); its map order is random, this is by index.
+    let mut missing: Vec<(usize, &String)> = Vec::new();
     for (i, name) in stored.iter().enumerate() {
         if !crd.spec.versions.iter().any(|v| &v.name == name) {
-            errs.push(FieldError::invalid(format!("{path}[{i}]"), name.as_str(), "must appear in spec.versions"));
+            missing.retain(|(_, seen)| *seen != name);
+            missing.push((i, name));
         }
+    }
+    missing.sort_by_key(|(i, _)| *i);
+    for (i, name) in missing {
+        errs.push(FieldError::invalid(
+            format!("{path}[{i}]"),
+            name.as_str(),
+            format!(
+                "missing from spec.versions; {name} was previously a storage version, and must remain in \
+                 spec.versions until a storage migration ensures no data remains persisted in {name} and \
+                 removes {name} from status.storedVersions"
+            ),
+        ));
     }
     errs
 }

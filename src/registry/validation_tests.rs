@@ -2,6 +2,7 @@
 //! asserting the field paths Kubernetes reports.
 
 use super::*;
+use crate::registry::extensions::validate_declarative;
 
 fn crd(json: serde_json::Value) -> CustomResourceDefinition {
     let mut crd: CustomResourceDefinition = serde_json::from_value(json).unwrap();
@@ -232,5 +233,22 @@ fn what_every_version_shares_is_reported_once_at_the_spec() {
     assert!(
         !paths.is_empty() && paths.iter().all(|f| f.starts_with("spec.versions[0].schema.openAPIV3Schema")),
         "{paths:?}"
+    );
+}
+
+#[test]
+fn a_stored_version_missing_from_spec_is_refused_in_kubernetes_words() {
+    let mut v = valid();
+    v["status"] = serde_json::json!({"storedVersions": ["v0", "v1", "v0"]});
+    let errs = validate_stored_versions(&crd(v));
+    assert_eq!(fields(&errs), ["status.storedVersions[2]"], "a repeated name reports its last index");
+    assert!(
+        errs[0].to_string().contains(
+            "missing from spec.versions; v0 was previously a storage version, and must remain in spec.versions \
+             until a storage migration ensures no data remains persisted in v0 and removes v0 from \
+             status.storedVersions"
+        ),
+        "{}",
+        errs[0]
     );
 }

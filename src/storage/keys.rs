@@ -9,6 +9,7 @@
 //! | `/registry/apiextensions.k8s.io/customresourcedefinitions/<name>` | a `CustomResourceDefinition` as JSON |
 //! | `/registry/<group>/<plural>/<namespace>/<name>`              | a namespaced custom resource, in the storage version, as JSON |
 //! | `/registry/<group>/<plural>/<name>`                          | a cluster-scoped custom resource, as JSON |
+//! | `/registry/storagemigration.k8s.io/storageversionmigrations/<name>` | a storage-version migration's record (`migration::record`) |
 //!
 //! sled layout (one tree, `crdstore`, so that a commit is one atomic batch):
 //!
@@ -88,6 +89,22 @@ pub fn resource_key(group: &str, plural: &str, namespace: &str, name: &str) -> S
     } else {
         format!("{REGISTRY_ROOT}{group}/{plural}/{namespace}/{name}")
     }
+}
+
+/// The API group of storage-version migrations.
+pub const MIGRATIONS_GROUP: &str = "storagemigration.k8s.io";
+/// The resource name of storage-version migrations.
+pub const MIGRATIONS_RESOURCE: &str = "storageversionmigrations";
+
+/// The key prefix of every storage-version migration (its record: the
+/// target version and the progress a restart resumes from).
+pub fn migrations_prefix() -> String {
+    format!("{REGISTRY_ROOT}{MIGRATIONS_GROUP}/{MIGRATIONS_RESOURCE}/")
+}
+
+/// The storage key of the storage-version migration `name`.
+pub fn migration_key(name: &str) -> String {
+    format!("{}{name}", migrations_prefix())
 }
 
 /// The sled key of event `index` of the commit at `revision`.

@@ -199,7 +199,11 @@ async fn stored_versions_grow_and_guard_removal_until_trimmed() {
     body["spec"]["versions"] = json!([version("v2", true)]);
     let err = update(&mut c, &body).await.unwrap_err();
     assert_eq!(violations(&err), ["status.storedVersions[0]"]);
-    assert!(err.message().contains("must appear in spec.versions"));
+    assert!(
+        err.message().contains("missing from spec.versions; v1 was previously a storage version"),
+        "{}",
+        err.message()
+    );
 
     let mut status = moved.clone();
     status["status"]["storedVersions"] = json!([]);

@@ -98,8 +98,8 @@ async fn discovery_lists_groups_versions_and_resources() {
     let (_, groups) = http.json(Method::GET, "/apis", None).await;
     assert_eq!(groups["kind"], "APIGroupList");
     let names: Vec<&str> = groups["groups"].as_array().unwrap().iter().map(|g| g["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["apiextensions.k8s.io", "example.com"]);
-    assert_eq!(groups["groups"][1]["preferredVersion"]["groupVersion"], "example.com/v1");
+    assert_eq!(names, ["apiextensions.k8s.io", "storagemigration.k8s.io", "example.com"]);
+    assert_eq!(groups["groups"][2]["preferredVersion"]["groupVersion"], "example.com/v1");
     let (_, group) = http.json(Method::GET, "/apis/example.com", None).await;
     assert_eq!((group["kind"].as_str(), group["name"].as_str()), (Some("APIGroup"), Some("example.com")));
     let (_, resources) = http.json(Method::GET, "/apis/example.com/v1", None).await;

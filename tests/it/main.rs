@@ -13,6 +13,7 @@ mod gateway;
 mod hostile;
 mod kubectl;
 mod lifecycle;
+mod migration;
 mod races;
 mod resource_reads;
 mod resources;

@@ -17,7 +17,15 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tupl
 import grpc
 
 from crdstore.errors import Conflict, CrdstoreError, Expired, NotFound, Unavailable, from_rpc_error
-from crdstore.v1 import common_pb2, definitions_pb2, definitions_pb2_grpc, resources_pb2, resources_pb2_grpc
+from crdstore.v1 import (
+    common_pb2,
+    definitions_pb2,
+    definitions_pb2_grpc,
+    migrations_pb2,
+    migrations_pb2_grpc,
+    resources_pb2,
+    resources_pb2_grpc,
+)
 
 Object = Dict[str, Any]
 T = TypeVar("T")
@@ -83,6 +91,34 @@ class Deleted:
 
 
 @dataclass
+class Migration:
+    """A storage-version migration: ``phase`` is Running, Succeeded or Failed;
+    ``migrated`` objects rewritten at ``target_version``; ``scanned`` of
+    ``total`` objects looked at in the current pass; ``object`` the
+    ``storagemigration.k8s.io/v1`` ``StorageVersionMigration``."""
+
+    name: str
+    definition: str
+    phase: str
+    target_version: str
+    migrated: int
+    scanned: int
+    total: int
+    message: str
+    object: Object
+
+    @property
+    def done(self) -> bool:
+        return self.phase in ("Succeeded", "Failed")
+
+
+def _migration(m: Any) -> Migration:
+    return Migration(
+        m.name, m.definition, m.phase, m.target_version, m.migrated, m.scanned, m.total, m.message, _decode(m.object)
+    )
+
+
+@dataclass
 class Event:
     """A watch event: ADDED, MODIFIED, DELETED or BOOKMARK, and the object."""
 
@@ -114,7 +150,9 @@ class Client:
         self._timeout = timeout
         self._definitions = definitions_pb2_grpc.CustomResourceDefinitionsStub(self._channel)
         self._resources = resources_pb2_grpc.CustomResourcesStub(self._channel)
+        self._migrations = migrations_pb2_grpc.StorageVersionMigrationsStub(self._channel)
         self.definitions = Definitions(self)
+        self.migrations = Migrations(self)
 
     def resources(self, group: str, version: str, resource: str, namespace: str = "") -> "Resources":
         """The objects of one resource type, at one version; ``namespace`` is the
@@ -209,6 +247,45 @@ class Definitions:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"definition {name} is not established after {timeout}s: {conditions}")
             time.sleep(0.05)
+
+
+class Migrations:
+    """Storage-version migrations: rewrite a definition's stored objects at its
+    current storage version, then trim ``status.storedVersions`` to it."""
+
+    def __init__(self, client: Client):
+        self._client = client
+
+    def start(self, definition: str, *, name: str = "") -> Migration:
+        """Starts migrating ``definition`` (``<plural>.<group>``); ``name`` is
+        generated when empty."""
+        request = migrations_pb2.StartMigrationRequest(definition=definition, name=name)
+        return _migration(self._client._call(self._client._migrations.Start, request))
+
+    def get(self, name: str) -> Migration:
+        return _migration(self._client._call(self._client._migrations.Get, migrations_pb2.GetMigrationRequest(name=name)))
+
+    def list(self) -> List[Migration]:
+        response = self._client._call(self._client._migrations.List, migrations_pb2.ListMigrationsRequest())
+        return [_migration(m) for m in response.migrations]
+
+    def follow(self, name: str) -> Iterator[Migration]:
+        """The migration now, then after every step, until it has succeeded
+        or failed."""
+        try:
+            for m in self._client._migrations.Watch(migrations_pb2.WatchMigrationRequest(name=name)):
+                yield _migration(m)
+        except grpc.RpcError as error:
+            raise from_rpc_error(error) from None
+
+    def run(self, definition: str, *, name: str = "", progress: Optional[Callable[[Migration], None]] = None) -> Migration:
+        """Starts a migration and follows it to its end; ``progress`` sees
+        every step. Returns the last state (Succeeded or Failed)."""
+        last = self.start(definition, name=name)
+        for last in self.follow(last.name):
+            if progress:
+                progress(last)
+        return last
 
 
 class Resources:

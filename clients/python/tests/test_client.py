@@ -292,3 +292,29 @@ def test_readme_example_runs(server):
     namespace: dict = {}
     exec(compile(code, "README.md", "exec"), namespace)
     assert namespace["widget"]["spec"]["size"] == 4
+
+
+def test_a_migration_brings_every_object_to_the_new_storage_version(server):
+    client = crdstore.Client(server.grpc_addr, timeout=10)
+    client.definitions.create(WIDGETS)
+    client.definitions.wait_established("widgets.example.com")
+    widgets = client.resources("example.com", "v1", "widgets", namespace="default")
+    for i in range(20):
+        widgets.create(widget(f"w{i}", size=i % 10))
+    definition = client.definitions.get("widgets.example.com")
+    v1 = definition["spec"]["versions"][0]
+    definition["spec"]["versions"] = [dict(v1, storage=False), dict(v1, name="v2", storage=True)]
+    assert client.definitions.update(definition)["status"]["storedVersions"] == ["v1", "v2"]
+
+    seen = []
+    done = client.migrations.run("widgets.example.com", name="to-v2", progress=seen.append)
+    assert (done.phase, done.target_version, done.migrated) == ("Succeeded", "v2", 20)
+    assert seen and seen[-1].done
+    assert done.object["kind"] == "StorageVersionMigration"
+    assert [m.name for m in client.migrations.list()] == ["to-v2"]
+    assert client.definitions.get("widgets.example.com")["status"]["storedVersions"] == ["v2"]
+    assert widgets.get("w3")["spec"]["size"] == 3
+    with pytest.raises(crdstore.AlreadyExists):
+        client.migrations.start("widgets.example.com", name="to-v2")
+    with pytest.raises(crdstore.NotFound):
+        client.migrations.get("nope")

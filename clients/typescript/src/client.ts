@@ -30,6 +30,7 @@ import {
   WriteOptionsSchema,
 } from "./gen/crdstore/v1/common_pb.js";
 import { CustomResourceDefinitions } from "./gen/crdstore/v1/definitions_pb.js";
+import { type Migration as MigrationMessage, StorageVersionMigrations } from "./gen/crdstore/v1/migrations_pb.js";
 import { CustomResources, PatchType, Subresource } from "./gen/crdstore/v1/resources_pb.js";
 
 /** A Kubernetes object as JSON: apiVersion, kind, metadata, spec... */
@@ -104,6 +105,22 @@ export interface FeatureGate {
   /** Whether the gate lets its fields through now. */
   effective: boolean;
   paths: string[];
+}
+
+/** A storage-version migration: `phase` is Running, Succeeded or Failed;
+ * `migrated` objects rewritten at `targetVersion`; `scanned` of `total`
+ * objects looked at in the current pass; `object` the
+ * `storagemigration.k8s.io/v1` `StorageVersionMigration`. */
+export interface Migration {
+  name: string;
+  definition: string;
+  phase: string;
+  targetVersion: string;
+  migrated: bigint;
+  scanned: bigint;
+  total: bigint;
+  message: string;
+  object: KubeObject;
 }
 
 export interface WatchEvent {
@@ -203,6 +220,9 @@ export class Client {
   readonly rpcDefinitions: RpcClient<typeof CustomResourceDefinitions>;
   /** @internal */
   readonly rpcResources: RpcClient<typeof CustomResources>;
+  readonly migrations: Migrations;
+  /** @internal */
+  readonly rpcMigrations: RpcClient<typeof StorageVersionMigrations>;
   private readonly onWarning: (warning: string) => void;
   private readonly timeoutMs: number;
 
@@ -213,9 +233,11 @@ export class Client {
     const transport = typeof target === "string" ? grpcTransport(target, options) : target;
     this.rpcDefinitions = createClient(CustomResourceDefinitions, transport);
     this.rpcResources = createClient(CustomResources, transport);
+    this.rpcMigrations = createClient(StorageVersionMigrations, transport);
     this.onWarning = options.onWarning ?? ((w) => console.warn(`crdstore warning: ${w}`));
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.definitions = new Definitions(this);
+    this.migrations = new Migrations(this);
   }
 
   /** The objects of one resource type at one version; `namespace` is the
@@ -305,6 +327,60 @@ export class Definitions {
       if (Date.now() > deadline) throw new Error(`definition ${name} is not established after ${timeoutMs} ms`);
       await sleep(50);
     }
+  }
+}
+
+function migration(m: MigrationMessage): Migration {
+  return {
+    name: m.name,
+    definition: m.definition,
+    phase: m.phase,
+    targetVersion: m.targetVersion,
+    migrated: m.migrated,
+    scanned: m.scanned,
+    total: m.total,
+    message: m.message,
+    object: decode(m.object),
+  };
+}
+
+/** Storage-version migrations: rewrite a definition's stored objects at its
+ * current storage version, then trim `status.storedVersions` to it. */
+export class Migrations {
+  constructor(private readonly client: Client) {}
+
+  /** Starts migrating `definition` (`<plural>.<group>`); `name` is generated when empty. */
+  async start(definition: string, name = ""): Promise<Migration> {
+    return migration(await this.client.call((o) => this.client.rpcMigrations.start({ definition, name }, o)));
+  }
+
+  async get(name: string): Promise<Migration> {
+    return migration(await this.client.call((o) => this.client.rpcMigrations.get({ name }, o)));
+  }
+
+  async list(): Promise<Migration[]> {
+    const r = await this.client.call((o) => this.client.rpcMigrations.list({}, o));
+    return r.migrations.map(migration);
+  }
+
+  /** The migration now, then after every step, until it has succeeded or failed. */
+  async *follow(name: string): AsyncGenerator<Migration> {
+    try {
+      for await (const m of this.client.rpcMigrations.watch({ name })) yield migration(m);
+    } catch (error) {
+      throw fromConnectError(error);
+    }
+  }
+
+  /** Starts a migration and follows it to its end; `progress` sees every
+   * step. Resolves to the last state (Succeeded or Failed). */
+  async run(definition: string, options: { name?: string; progress?: (m: Migration) => void } = {}): Promise<Migration> {
+    let last = await this.start(definition, options.name ?? "");
+    for await (const m of this.follow(last.name)) {
+      options.progress?.(m);
+      last = m;
+    }
+    return last;
   }
 }
 

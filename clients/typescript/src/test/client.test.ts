@@ -303,6 +303,32 @@ describe("a watch that expires while objects are deleted", () => {
     }
     assert.deepEqual(got, [["ADDED", "c"], ["ADDED", "d"], ["DELETED", "a"]]);
     abort.abort();
+describe("storage-version migrations", () => {
+  const server = new Server();
+  before(() => server.start());
+  after(() => server.dispose());
+
+  test("a migration brings every object to the new storage version", async () => {
+    const client = new Client(server.url);
+    await client.definitions.create(widgetsDefinition);
+    await client.definitions.waitEstablished("widgets.example.com");
+    const widgets = client.resources("example.com", "v1", "widgets", "default");
+    for (let i = 0; i < 20; i++) await widgets.create(widget(`w${i}`, i % 10));
+    const definition = await client.definitions.get("widgets.example.com");
+    const v1 = definition.spec.versions[0];
+    definition.spec.versions = [{ ...v1, storage: false }, { ...v1, name: "v2", storage: true }];
+    assert.deepEqual((await client.definitions.update(definition)).status.storedVersions, ["v1", "v2"]);
+
+    const seen: string[] = [];
+    const done = await client.migrations.run("widgets.example.com", { name: "to-v2", progress: (m) => seen.push(m.phase) });
+    assert.deepEqual([done.phase, done.targetVersion, done.migrated], ["Succeeded", "v2", 20n]);
+    assert.equal(seen.at(-1), "Succeeded");
+    assert.equal(done.object.kind, "StorageVersionMigration");
+    assert.deepEqual((await client.migrations.list()).map((m) => m.name), ["to-v2"]);
+    assert.deepEqual((await client.definitions.get("widgets.example.com")).status.storedVersions, ["v2"]);
+    assert.equal((await widgets.get("w3")).spec.size, 3);
+    await assert.rejects(client.migrations.start("widgets.example.com", "to-v2"), AlreadyExists);
+    await assert.rejects(client.migrations.get("nope"), NotFound);
   });
 });
 

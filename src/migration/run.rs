@@ -1,0 +1,295 @@
+//! One migration run: reads a definition's stored objects in key order a
+//! page at a time from the record's continue key, brings those not at the
+//! storage version to it (`to_storage_version`, the one place a migration
+//! converts), and commits each page's rewrites together with the record's
+//! new progress, every rewrite conditional on the object's mod revision.
+//! A page that loses a race to a client write is read again (the object
+//! written meanwhile is already at the storage version, or is rewritten
+//! now). Writes are paced to the configured rate. When a pass ends, a check
+//! that no object is left at another version, then `status.storedVersions`
+//! is trimmed to the storage version, only if it is still the one the pass
+//! migrated to; otherwise a new pass starts.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::record::{Phase, Record};
+use super::Migrations;
+use crate::apimachinery::options::WriteOptions;
+use crate::error::{Error, Reason, Result};
+use crate::resource::served::Served;
+use crate::resource::stored::{split_mark, Storing};
+use crate::storage::{keys, KeyValue, Op, ReadAt, StorageError};
+
+/// Brings stored objects (each at the version its `apiVersion` names) to
+/// the storage version, in order: the one place a migration converts.
+/// Conversion between versions is the definition's strategy; for `None`
+/// (the only one today) only `apiVersion` changes. When the Converter
+/// lands this becomes `served.converter.convert(objects,
+/// &served.storage_version).await`.
+pub async fn to_storage_version(served: &Served, objects: Vec<Value>) -> Result<Vec<Value>> {
+    let api_version = Value::String(served.api_version(&served.storage_version));
+    Ok(objects
+        .into_iter()
+        .map(|mut obj| {
+            obj["apiVersion"] = api_version.clone();
+            obj
+        })
+        .collect())
+}
+
+/// The `apiVersion` stored bytes record, read without parsing the rest
+/// into values.
+pub fn stored_api_version(value: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(rename = "apiVersion")]
+        api_version: Option<String>,
+    }
+    serde_json::from_slice::<Head>(split_mark(value).0).ok()?.api_version
+}
+
+/// What one step of a run did.
+enum Step {
+    /// More to do.
+    Continue,
+    /// The migration ended (or its record is gone).
+    Done,
+}
+
+impl Migrations {
+    /// Runs migration `name` until it ends, the server stops or its record
+    /// is deleted. Failures of the store end the run without failing the
+    /// migration: the next start resumes it.
+    pub(super) async fn run(&self, name: &str) {
+        let mut pace = Pace::new(self.options.rate);
+        loop {
+            if *self.stopped.borrow() {
+                return;
+            }
+            match self.step(name, &mut pace).await {
+                Ok(Step::Continue) => {}
+                Ok(Step::Done) => return,
+                Err(err) => {
+                    tracing::warn!(migration = name, error = %err, "migration paused; it resumes at the next start");
+                    return;
+                }
+            }
+        }
+    }
+
+    fn load(&self, name: &str) -> Option<(KeyValue, Record)> {
+        let kv = self.store.get(&keys::migration_key(name))?;
+        let record = Record::decode(&kv).ok()?;
+        Some((kv, record))
+    }
+
+    /// Writes `record` over the stored one at `kv`; false when it changed
+    /// meanwhile.
+    async fn save(&self, kv: &KeyValue, record: &Record) -> Result<bool> {
+        match self.store.commit(vec![Op::update(kv.key.to_string(), kv.mod_revision, record.to_bytes())]).await {
+            Ok(_) => Ok(true),
+            Err(StorageError::PreconditionFailed { .. }) => Ok(false),
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    async fn fail(&self, kv: &KeyValue, mut record: Record, message: String) -> Result<Step> {
+        tracing::warn!(migration = %record.name, %message, "migration failed");
+        record.finish(Phase::Failed, message);
+        Ok(if self.save(kv, &record).await? { Step::Done } else { Step::Continue })
+    }
+
+    async fn step(&self, name: &str, pace: &mut Pace) -> Result<Step> {
+        let Some((kv, mut record)) = self.load(name) else { return Ok(Step::Done) };
+        if record.phase.is_terminal() {
+            return Ok(Step::Done);
+        }
+        let Some(served) = self.catalog.resolve_any(self.store.as_ref(), &record.group, &record.resource) else {
+            let message =
+                format!("resource does not exist in discovery: {}.{} is not served", record.resource, record.group);
+            return self.fail(&kv, record, message).await;
+        };
+        let prefix = keys::resource_prefix(&served.group, &served.plural);
+        if record.target_version != served.storage_version {
+            // A new pass: the first, or the storage version changed.
+            record.target_version = served.storage_version.clone();
+            record.continue_key = None;
+            record.scanned = 0;
+            record.total = self.store.count(&prefix) as u64;
+            self.save(&kv, &record).await?;
+            return Ok(Step::Continue);
+        }
+        let target = served.api_version(&served.storage_version);
+        let page = self.store.range(
+            &prefix,
+            record.continue_key.as_deref(),
+            ReadAt::Latest,
+            self.options.batch(),
+            &mut |_| true,
+        )?;
+        if page.items.is_empty() {
+            return self.finish_pass(&kv, record, &served, &prefix, &target).await;
+        }
+        let pending: Vec<&KeyValue> =
+            page.items.iter().filter(|kv| stored_api_version(&kv.value).as_deref() != Some(&target)).collect();
+        let mut objects = Vec::with_capacity(pending.len());
+        for item in &pending {
+            let obj: Value = serde_json::from_slice(split_mark(&item.value).0)
+                .map_err(|e| Error::internal(format!("stored object {} is corrupt: {e}", item.key)))?;
+            objects.push(obj);
+        }
+        let converted = match to_storage_version(&served, objects).await {
+            Ok(converted) => converted,
+            Err(err) => return self.fail(&kv, record, format!("converting to {target}: {}", err.message)).await,
+        };
+        let mut ops = Vec::with_capacity(pending.len() + 1);
+        for (item, obj) in pending.iter().zip(&converted) {
+            let mut storing = Storing::new(&served, obj);
+            ops.push(Op::update(item.key.to_string(), item.mod_revision, storing.take_bytes(Some(item))));
+        }
+        record.continue_key = page.items.last().map(|kv| kv.key.to_string());
+        record.scanned += page.items.len() as u64;
+        record.migrated += pending.len() as u64;
+        record.message =
+            format!("{} of {} objects looked at in this pass", record.scanned, record.total.max(record.scanned));
+        ops.push(Op::update(kv.key.to_string(), kv.mod_revision, record.to_bytes()));
+        if !pace.wait(pending.len(), &self.stopped).await {
+            return Ok(Step::Done);
+        }
+        match self.store.commit(ops).await {
+            Ok(_) => Ok(Step::Continue),
+            // A client wrote an object of the page (or the record changed):
+            // read the page again.
+            Err(StorageError::PreconditionFailed { .. }) => Ok(Step::Continue),
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    /// The end of a pass: any object still at another version (written by a
+    /// request resolved before the storage version changed) starts another
+    /// pass; else `storedVersions` is trimmed and the migration succeeds.
+    async fn finish_pass(
+        &self,
+        kv: &KeyValue,
+        mut record: Record,
+        served: &Served,
+        prefix: &str,
+        target: &str,
+    ) -> Result<Step> {
+        let mut left = 0usize;
+        self.store.range(prefix, None, ReadAt::Latest, 1, &mut |kv| {
+            let other = stored_api_version(&kv.value).as_deref() != Some(target);
+            left += usize::from(other);
+            other
+        })?;
+        if left > 0 {
+            record.continue_key = None;
+            record.scanned = 0;
+            record.total = self.store.count(prefix) as u64;
+            self.save(kv, &record).await?;
+            return Ok(Step::Continue);
+        }
+        match self.trim(&served.definition, &served.storage_version).await {
+            Ok(true) => {
+                record.finish(Phase::Succeeded, String::new());
+                tracing::info!(migration = %record.name, migrated = record.migrated, version = %record.target_version,
+                    "storage version migration succeeded");
+                self.save(kv, &record).await?;
+                Ok(Step::Continue)
+            }
+            // The storage version changed: the next step starts a new pass.
+            Ok(false) => Ok(Step::Continue),
+            Err(err) if err.reason == Reason::NotFound => {
+                self.fail(kv, record, format!("the definition {} is gone", served.definition)).await
+            }
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Trims the definition's `status.storedVersions` to `version` if that
+    /// is still its storage version; false when it is not.
+    async fn trim(&self, definition: &str, version: &str) -> Result<bool> {
+        loop {
+            let mut crd = self.registry.get(definition)?;
+            let storage = crd["spec"]["versions"]
+                .as_array()
+                .and_then(|vs| vs.iter().find(|v| v["storage"] == Value::Bool(true)))
+                .and_then(|v| v["name"].as_str())
+                .unwrap_or("")
+                .to_string();
+            if storage != version {
+                return Ok(false);
+            }
+            if crd["status"]["storedVersions"] == serde_json::json!([version]) {
+                return Ok(true);
+            }
+            crd["status"]["storedVersions"] = serde_json::json!([version]);
+            let body = serde_json::to_vec(&crd).expect("JSON values serialize");
+            match self.registry.update_status(&body, &WriteOptions::default()).await {
+                Ok(_) => return Ok(true),
+                Err(err) if err.reason == Reason::Conflict => continue,
+                Err(err) => return Err(err),
+            }
+        }
+    }
+}
+
+/// Paces writes to `rate` objects per second (0: no limit) since the run
+/// started: a batch waits until the objects before it and itself fit.
+pub struct Pace {
+    rate: u32,
+    started: Instant,
+    done: u64,
+}
+
+impl Pace {
+    pub fn new(rate: u32) -> Self {
+        Self { rate, started: Instant::now(), done: 0 }
+    }
+
+    /// How long `n` more objects must wait at `now`.
+    pub fn delay(&mut self, n: usize, now: Instant) -> Duration {
+        self.done += n as u64;
+        if self.rate == 0 {
+            return Duration::ZERO;
+        }
+        let due = self.started + Duration::from_secs_f64(self.done as f64 / f64::from(self.rate));
+        due.saturating_duration_since(now)
+    }
+
+    /// Waits for `n` more objects; false when the server stops meanwhile.
+    async fn wait(&mut self, n: usize, stopped: &tokio::sync::watch::Receiver<bool>) -> bool {
+        let delay = self.delay(n, Instant::now());
+        if delay.is_zero() {
+            return true;
+        }
+        let mut stopped = stopped.clone();
+        tokio::select! {
+            _ = tokio::time::sleep(delay) => true,
+            _ = stopped.wait_for(|s| *s) => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pacing_spreads_objects_at_the_rate() {
+        let mut pace = Pace::new(100);
+        let start = pace.started;
+        assert_eq!(pace.delay(50, start), Duration::from_millis(500));
+        assert_eq!(pace.delay(50, start + Duration::from_millis(700)), Duration::from_millis(300));
+        assert_eq!(pace.delay(10, start + Duration::from_secs(5)), Duration::ZERO);
+        assert_eq!(Pace::new(0).delay(1_000_000, start), Duration::ZERO);
+    }
+
+    #[test]
+    fn the_stored_api_version_is_read_from_the_bytes() {
+        assert_eq!(stored_api_version(br#"{"apiVersion":"g/v1","spec":{"a":[1]}}"#).as_deref(), Some("g/v1"));
+        assert_eq!(stored_api_version(br#"{"kind":"X"}"#), None);
+    }
+}
