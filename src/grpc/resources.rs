@@ -1,6 +1,5 @@
 //! The `CustomResources` service: each handler converts the request, calls
-//! the resource service, and maps the result or error. Conversion answers
-//! UNIMPLEMENTED until its issue lands.
+//! the resource service, and maps the result or error.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -47,10 +46,6 @@ fn patch_type(value: i32) -> Result<PatchType, Status> {
             Err(crate::error::Error::bad_request("patch_type is required: MERGE or JSON").into())
         }
     }
-}
-
-fn not_yet(what: &str) -> Status {
-    Status::unimplemented(format!("{what} is not served yet"))
 }
 
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::WatchEvent, Status>> + Send>>;
@@ -179,7 +174,7 @@ impl CustomResources for ResourcesService {
     }
 
     async fn get_scale(&self, request: Request<pb::GetScaleRequest>) -> Result<Response<pb::GetScaleResponse>, Status> {
-        let scale = self.resources.get_scale(&reference(request.into_inner().r#ref))?;
+        let scale = self.resources.get_scale(&reference(request.into_inner().r#ref)).await?;
         Ok(Response::new(pb::GetScaleResponse { scale: convert::json(&scale) }))
     }
 
@@ -195,7 +190,10 @@ impl CustomResources for ResourcesService {
         Ok(convert::with_warnings(pb::UpdateScaleResponse { scale: convert::json(&written.object) }, &written.warnings))
     }
 
-    async fn convert(&self, _: Request<pb::ConvertRequest>) -> Result<Response<pb::ConvertResponse>, Status> {
-        Err(not_yet("conversion between versions"))
+    async fn convert(&self, request: Request<pb::ConvertRequest>) -> Result<Response<pb::ConvertResponse>, Status> {
+        let req = request.into_inner();
+        crate::telemetry::note(&req.group, &req.desired_version, &req.resource, "", "");
+        let objects = self.resources.convert(&req.group, &req.resource, &req.desired_version, &req.objects).await?;
+        Ok(Response::new(pb::ConvertResponse { objects }))
     }
 }

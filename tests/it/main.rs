@@ -3,6 +3,8 @@
 
 mod backup;
 mod cel_limits;
+mod conversion;
+mod conversion_webhook;
 mod crash;
 mod definitions;
 mod gates;
