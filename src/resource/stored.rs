@@ -131,9 +131,10 @@ impl Storing {
         }
     }
 
-    /// What a read at `version` of what was stored at `revision` shows, as
-    /// `from_stored` would parse it from the stored bytes (for a version
-    /// that converts, the storage version's read, to convert).
+    /// What a read at `version` (one that needs no converter call) of what
+    /// was stored at `revision` shows, as `from_stored` would parse it from
+    /// the stored bytes: what `read_at` answers, checked by the tests.
+    #[cfg(test)]
     pub fn into_object(self, served: &Served, version: &str, revision: Revision) -> Value {
         let mut obj = self.read;
         obj["apiVersion"] = Value::String(served.api_version(version));
@@ -173,6 +174,7 @@ fn at_read_version(served: &Served, version: &str, obj: &mut Value) {
 /// shows at once (and is stored at the next write); then, at another
 /// version, `apiVersion` changes and that version's schema applies.
 pub fn from_stored(served: &Served, version: &str, kv: &KeyValue) -> Result<Value> {
+    debug_assert!(!served.converts(version), "a read at {version} converts: use `read`");
     let mut obj: Value = serde_json::from_slice(split_mark(&kv.value).0)
         .map_err(|e| Error::internal(format!("stored object {} is corrupt: {e}", kv.key)))?;
     prune_and_default(served, &mut obj);

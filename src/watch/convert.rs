@@ -22,12 +22,15 @@ pub type Convert = Arc<dyn Fn(Value) -> BoxFuture<'static, Result<Value>> + Send
 
 type Slot = Arc<tokio::sync::OnceCell<Result<Object>>>;
 
+/// A rendering's address and the version it is converted to.
+type Key = (usize, Arc<str>);
+
 /// Conversions of shared renderings, keyed by the rendering's address and
 /// the version (each entry keeps its rendering alive, so an address is not
 /// reused while cached). Emptied when it fills.
 #[derive(Default)]
 pub struct ConvertCache {
-    entries: Mutex<HashMap<(usize, Arc<str>), (Object, Slot)>>,
+    entries: Mutex<HashMap<Key, (Object, Slot)>>,
 }
 
 /// Conversions a cache holds before it starts over.

@@ -109,7 +109,9 @@ impl Webhook {
                 tokio::spawn(async move {
                     let Ok(tls) = acceptor.accept(tcp).await else { return };
                     let service = hyper::service::service_fn(move |req| answer(req, state.clone()));
-                    let builder = hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+                    let mut builder =
+                        hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+                    builder.http2().initial_stream_window_size(16 << 20).initial_connection_window_size(16 << 20);
                     let _ = builder.serve_connection(hyper_util::rt::TokioIo::new(tls), service).await;
                 });
             }

@@ -219,21 +219,21 @@ impl Resources {
         // Checked and defaulted at the request version, stored at the
         // storage version; the answer converted back (dry run too).
         let obj = stored::to_storage(&served, &r.version, obj).await?;
-        let mut stored = Storing::new(&served, &obj);
+        let mut storing = Storing::new(&served, &obj);
         // The answer is what a read of the stored bytes shows, made from the
         // object in hand rather than parsed back from them, and converted
         // before anything is committed.
-        let mut answer = stored.read_at(&served, &r.version).await?;
+        let mut answer = storing.read_at(&served, &r.version).await?;
         if options.dry_run {
             if self.store.get(&key).is_some() {
                 return Err(Error::already_exists(&served.group, &served.plural, &name));
             }
             return Ok(Some(Written { object: answer, warnings }));
         }
-        meta::check_stored_size(stored.json())?;
+        meta::check_stored_size(storing.json())?;
         let ops = vec![
             Op::check(keys::definition_key(&served.definition), served.revision),
-            Op::create(key, stored.take_bytes(None)),
+            Op::create(key, storing.take_bytes(None)),
         ];
         match self.store.commit(ops).await {
             Ok(committed) => {
@@ -382,7 +382,7 @@ impl Resources {
         });
         let key = Self::key(served, r, &r.name);
         let finished = meta::deleting(&obj) && meta::finalizers(&obj).is_empty();
-        let mut stored = None;
+        let mut storing_slot = None;
         if finished {
             if options.dry_run {
                 meta::set_resource_version(&mut obj, current.mod_revision);
@@ -398,9 +398,9 @@ impl Resources {
                 return Ok(Some(Written { object: answer, warnings }));
             }
             obj = answer;
-            stored = Some(storing);
+            storing_slot = Some(storing);
         }
-        let op = match stored.as_mut() {
+        let op = match storing_slot.as_mut() {
             None => Op::delete(key, current.mod_revision),
             Some(storing) => {
                 meta::check_stored_size(storing.json())?;
@@ -414,9 +414,10 @@ impl Resources {
             Err(StorageError::PreconditionFailed { .. }) => return Ok(None),
             other => other?,
         };
-        let revision = match finished {
-            true => committed.revision,
-            false => committed.current(0).ok_or_else(|| Error::internal("update left no object"))?.mod_revision,
+        let revision = if finished {
+            committed.revision
+        } else {
+            committed.current(0).ok_or_else(|| Error::internal("update left no object"))?.mod_revision
         };
         meta::set_resource_version(&mut obj, revision);
         Ok(Some(Written { object: obj, warnings }))
