@@ -440,3 +440,21 @@ async fn the_gateway_reads_lists_and_tables_at_a_converting_version() {
     assert_eq!(status["reason"], "InternalError");
     assert!(status["message"].as_str().unwrap().contains("the test webhook refuses"), "{status}");
 }
+
+#[tokio::test]
+async fn a_definition_whose_webhook_is_gone_is_still_cleaned_up() {
+    let (t, hook) = start_with_webhook(&["v1"]).await;
+    let mut r = t.resources().await;
+    create(&mut r, "v1", &shaped("v1", "orphan", "h", 1, 1)).await.unwrap();
+    drop(hook);
+    let mut c = t.definitions().await;
+    c.delete(pb::DeleteDefinitionRequest { name: "widgets.example.com".into(), ..Default::default() }).await.unwrap();
+    let deadline = tokio::time::Instant::now() + support::WAIT;
+    loop {
+        match c.get(pb::GetDefinitionRequest { name: "widgets.example.com".into() }).await {
+            Err(status) if status.code() == Code::NotFound => break,
+            _ if tokio::time::Instant::now() > deadline => panic!("the definition was never cleaned up"),
+            _ => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+}

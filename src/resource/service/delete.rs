@@ -25,6 +25,14 @@ impl Resources {
         Ok(deleted)
     }
 
+    /// `delete`, answering the object's last state at the storage version,
+    /// so it calls no converter (the cleanup of a terminating definition).
+    pub(crate) async fn delete_unconverted(&self, r: &Ref, options: &DeleteOptions) -> Result<Deleted> {
+        let served = self.served_object(r)?;
+        check_propagation(&options.propagation_policy)?;
+        self.delete_stored(&served, r, options).await
+    }
+
     /// `delete`, answering the object's last state at the storage version.
     async fn delete_stored(&self, served: &Served, r: &Ref, options: &DeleteOptions) -> Result<Deleted> {
         retry(
