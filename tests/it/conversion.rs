@@ -158,7 +158,9 @@ async fn every_verb_converts_at_every_version_through_the_webhook() {
         expect_shape(&updated, v, "db", port, 1);
         expect_shape(&get(&mut r, "v2", "w-v1").await.unwrap(), "v2", "db", port, 1);
     }
+    let before = hook.reviews();
     let patched = patch(&mut r, "v3", "w-v2", json!({"spec": {"address": {"port": 7000}}})).await.unwrap();
+    assert_eq!(hook.reviews() - before, 3, "read, to the storage version, and the answer back");
     expect_shape(&patched, "v3", "db", 7000, 1);
     assert_eq!(patched["metadata"]["generation"], 2, "a converted change is a new generation");
     expect_shape(&get(&mut r, "v1", "w-v2").await.unwrap(), "v1", "db", 7000, 1);

@@ -51,6 +51,9 @@ struct Target<'a> {
     current: &'a KeyValue,
     endpoint: Endpoint,
     options: &'a WriteOptions,
+    /// `current` as read at the request version, when the caller already
+    /// read it (a patch, a scale write): not converted again.
+    read: Option<&'a Value>,
 }
 
 /// What a delete did.
@@ -259,7 +262,7 @@ impl Resources {
         let current = self.load(&served, r)?;
         let main = ResourceStrategy { served: &served, version: &r.version };
         require_resource_version(&main, &Self::subject(&served, r), &obj, current.mod_revision)?;
-        let target = Target { served: &served, r, current: &current, endpoint: Endpoint::Main, options };
+        let target = Target { served: &served, r, current: &current, endpoint: Endpoint::Main, options, read: None };
         self.write_over(target, obj, &duplicates)
             .await?
             .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
@@ -353,7 +356,8 @@ impl Resources {
             return Err(Error::stale(&served.group, &served.plural, &r.name));
         }
         meta::strip_resource_version(&mut patched);
-        self.write_over(Target { served, r, current: &current, endpoint, options }, patched, &[]).await
+        let target = Target { served, r, current: &current, endpoint, options, read: Some(&before) };
+        self.write_over(target, patched, &[]).await
     }
 
     /// Writes `body` over the object as read (`at.current`) through the
@@ -363,10 +367,13 @@ impl Resources {
     /// concurrent write changed the object since it was read; NotFound when
     /// a concurrent delete removed it, as Kubernetes answers.
     async fn write_over(&self, at: Target<'_>, body: Value, duplicates: &[String]) -> Result<Option<Written>> {
-        let Target { served, r, current, endpoint, options } = at;
+        let Target { served, r, current, endpoint, options, read } = at;
         let mut obj = body;
         let mut warnings = Self::admit(served, &r.version, &mut obj, duplicates, endpoint, options)?;
-        let old = stored::read(served, &r.version, current).await?;
+        let old = match read {
+            Some(read) => read.clone(),
+            None => stored::read(served, &r.version, current).await?,
+        };
         let uid = meta::meta_str(&obj, "uid").to_string();
         meta::check_preconditions(
             &Self::subject(served, r),

@@ -29,7 +29,7 @@ impl Resources {
         let current = self.load(&served, r)?;
         let status = StatusStrategy(&ResourceStrategy { served: &served, version: &r.version });
         require_resource_version(&status, &Self::subject(&served, r), &obj, current.mod_revision)?;
-        let target = Target { served: &served, r, current: &current, endpoint: Endpoint::Status, options };
+        let target = Target { served: &served, r, current: &current, endpoint: Endpoint::Status, options, read: None };
         self.write_over(target, obj, &duplicates)
             .await?
             .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
@@ -116,8 +116,9 @@ impl Resources {
             return Err(Error::stale(&served.group, &served.plural, &r.name));
         }
         let replicas = scale::desired_replicas(wanted, &r.name)?;
-        let obj = scale::apply(&stored::read(served, &r.version, current).await?, paths, replicas);
-        let target = Target { served, r, current, endpoint: Endpoint::Main, options };
+        let read = stored::read(served, &r.version, current).await?;
+        let obj = scale::apply(&read, paths, replicas);
+        let target = Target { served, r, current, endpoint: Endpoint::Main, options, read: Some(&read) };
         match self.write_over(target, obj, &[]).await? {
             Some(written) => {
                 let object = scale::read(&written.object, paths)?;
