@@ -85,6 +85,10 @@ struct ServeArgs {
     /// (RESOURCE_EXHAUSTED) with a retry delay.
     #[arg(long, env = "CRDSTORE_MAX_WATCHES", default_value_t = DEFAULT_MAX_WATCHES)]
     max_watches: usize,
+    /// Give up on a conversion webhook that has not answered in this many
+    /// seconds (Kubernetes' webhook request timeout by default).
+    #[arg(long, env = "CRDSTORE_CONVERSION_WEBHOOK_TIMEOUT_SECONDS", default_value_t = 30)]
+    conversion_webhook_timeout_seconds: u64,
     /// How log lines on stderr look: `text`, or `json` (one object per line,
     /// with the request's trace and span IDs when tracing is on). `RUST_LOG`
     /// filters them; `debug` adds a line per request. Traces and metrics go
@@ -117,6 +121,7 @@ impl ServeArgs {
             body_timeout: Duration::from_secs(self.body_timeout_seconds.max(1)),
             max_watches: self.max_watches,
             migration: crdstore::migration::MigrationOptions { rate: self.migration_rate },
+            conversion_webhook_timeout: Duration::from_secs(self.conversion_webhook_timeout_seconds.max(1)),
         }
     }
 }

@@ -51,6 +51,9 @@ pub struct Config {
     pub max_watches: usize,
     /// How fast storage-version migrations write.
     pub migration: crate::migration::MigrationOptions,
+    /// The bound of every conversion webhook call (Kubernetes' webhook
+    /// request timeout, 30 s, by default).
+    pub conversion_webhook_timeout: Duration,
 }
 
 /// The default `Config::head_timeout`.
@@ -74,6 +77,7 @@ impl Config {
             body_timeout: DEFAULT_BODY_TIMEOUT,
             max_watches: DEFAULT_MAX_WATCHES,
             migration: crate::migration::MigrationOptions::default(),
+            conversion_webhook_timeout: crate::conversion::webhook::DEFAULT_TIMEOUT,
         }
     }
 }
@@ -311,7 +315,12 @@ impl Server {
         let store: Arc<dyn Storage> = Arc::new(store);
         let (stop, stopped) = watch::channel(false);
         let registry = Arc::new(Registry::new(store.clone(), config.watch, stopped.clone()));
-        let resources = Arc::new(Resources::new(store.clone(), config.watch, stopped.clone()));
+        let resources = Arc::new(Resources::with_webhook_timeout(
+            store.clone(),
+            config.watch,
+            stopped.clone(),
+            config.conversion_webhook_timeout,
+        ));
         let grpc_listener = TcpListener::bind(&config.grpc_addr).await?;
         let http_listener = TcpListener::bind(&config.http_addr).await?;
         let (grpc_addr, http_addr) = (grpc_listener.local_addr()?, http_listener.local_addr()?);

@@ -94,7 +94,7 @@ func TestListFeatureGates(t *testing.T) {
 	gatedSpec := gated["spec"].(map[string]any)
 	gatedSpec["names"] = map[string]any{"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo", "listKind": "GizmoList"}
 	gatedSpec["customFeatureGates"] = map[string]any{
-		"component": "istio",
+		"component":    "istio",
 		"featureGates": []any{map[string]any{"name": "SizeGate", "preRelease": "alpha", "fieldPaths": []any{".spec.size"}}},
 	}
 	if _, err := client.Definitions.Create(ctx, gated, nil); err != nil {
@@ -379,5 +379,36 @@ func TestMigrationBringsEveryObjectToTheNewStorageVersion(t *testing.T) {
 	}
 	if _, err := client.Migrations.Get(ctx, "nope"); !errors.Is(err, crdstore.ErrNotFound) {
 		t.Fatalf("get of an unknown migration: %v", err)
+	}
+}
+
+func TestConvertBetweenVersions(t *testing.T) {
+	_, client, _, ctx := setup(t)
+	gadgets := widgetsDefinition()
+	gadgets["metadata"] = map[string]any{"name": "gadgets.example.com"}
+	gadgetSpec := gadgets["spec"].(map[string]any)
+	gadgetSpec["names"] = map[string]any{"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"}
+	v1 := gadgetSpec["versions"].([]any)[0].(map[string]any)
+	v2 := map[string]any{"name": "v2", "served": true, "storage": false, "schema": v1["schema"]}
+	gadgetSpec["versions"] = []any{v1, v2}
+	gadgetSpec["conversion"] = map[string]any{"strategy": "None"}
+	if _, err := client.Definitions.Create(ctx, gadgets, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Definitions.WaitEstablished(ctx, "gadgets.example.com"); err != nil {
+		t.Fatal(err)
+	}
+	at := func(version, name string) crdstore.Object {
+		return crdstore.Object{"apiVersion": "example.com/" + version, "kind": "Gadget",
+			"metadata": map[string]any{"name": name}, "spec": map[string]any{"size": 1}}
+	}
+	out, err := client.Resources("example.com", "v2", "gadgets", "default").Convert(ctx, []crdstore.Object{at("v1", "a"), at("v2", "b")})
+	if err != nil || len(out) != 2 || out[0]["apiVersion"] != "example.com/v2" || out[1]["apiVersion"] != "example.com/v2" || name(out[0]) != "a" {
+		t.Fatalf("convert: %v %v", out, err)
+	}
+	_, err = client.Resources("example.com", "v1", "gadgets", "default").Convert(ctx, []crdstore.Object{at("v1", "a"), at("v9", "b")})
+	var status *crdstore.StatusError
+	if !errors.Is(err, crdstore.ErrBadRequest) || !errors.As(err, &status) || !strings.HasPrefix(status.Message, "objects[1]: ") {
+		t.Fatalf("convert of an unknown version: %#v", err)
 	}
 }

@@ -288,3 +288,32 @@ func (r *Resources) Delete(ctx context.Context, name string, opts *DeleteOptions
 	obj, err := decode(resp.GetObject())
 	return &Deleted{Object: obj, Deleted: resp.GetDeleted()}, err
 }
+
+// Convert converts objects, each at any version of this resource's
+// definition, to this handle's version, with the definition's conversion
+// strategy (one webhook review for all of them). The objects are returned
+// in order; an error about one names its index (objects[i]).
+func (r *Resources) Convert(ctx context.Context, objects []Object) ([]Object, error) {
+	bodies := make([][]byte, 0, len(objects))
+	for _, obj := range objects {
+		body, err := encode(obj)
+		if err != nil {
+			return nil, err
+		}
+		bodies = append(bodies, body)
+	}
+	req := &v1.ConvertRequest{Group: r.group, Resource: r.resource, DesiredVersion: r.version, Objects: bodies}
+	resp, err := call(r.client, ctx, r.client.resources.Convert, req)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Object, 0, len(resp.GetObjects()))
+	for _, body := range resp.GetObjects() {
+		obj, err := decode(body)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, obj)
+	}
+	return out, nil
+}

@@ -440,7 +440,7 @@ async fn resources(
             let body = tabled(std::slice::from_ref(&found), None).unwrap_or(found);
             Ok(ok(&body, &[]))
         }
-        (&Method::GET, false, Some("scale")) => Ok(ok(&resources.get_scale(&r)?, &[])),
+        (&Method::GET, false, Some("scale")) => Ok(ok(&resources.get_scale(&r).await?, &[])),
         (&Method::PUT, false, None) => {
             let written = resources.update(&r, &json_body(headers, body).await?, &params.write_options()?).await?;
             Ok(ok(&written.object, &written.warnings))

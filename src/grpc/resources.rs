@@ -1,6 +1,5 @@
 //! The `CustomResources` service: each handler converts the request, calls
-//! the resource service, and maps the result or error. Conversion answers
-//! UNIMPLEMENTED until its issue lands.
+//! the resource service, and maps the result or error.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -68,10 +67,6 @@ fn patch_type(value: i32) -> Result<PatchType, Status> {
             Err(crate::error::Error::bad_request("patch_type is required: MERGE or JSON").into())
         }
     }
-}
-
-fn not_yet(what: &str) -> Status {
-    Status::unimplemented(format!("{what} is not served yet"))
 }
 
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::WatchEvent, Status>> + Send>>;
@@ -238,6 +233,7 @@ impl CustomResources for ResourcesService {
         let result = self
             .resources
             .get_scale(&r)
+            .await
             .map(|scale| Response::new(pb::GetScaleResponse { scale: convert::json(&scale) }));
         self.warned(&r, result.map_err(Status::from))
     }
@@ -258,7 +254,10 @@ impl CustomResources for ResourcesService {
         self.warned(&r, result.await)
     }
 
-    async fn convert(&self, _: Request<pb::ConvertRequest>) -> Result<Response<pb::ConvertResponse>, Status> {
-        Err(not_yet("conversion between versions"))
+    async fn convert(&self, request: Request<pb::ConvertRequest>) -> Result<Response<pb::ConvertResponse>, Status> {
+        let req = request.into_inner();
+        crate::telemetry::note(&req.group, &req.desired_version, &req.resource, "", "");
+        let objects = self.resources.convert(&req.group, &req.resource, &req.desired_version, &req.objects).await?;
+        Ok(Response::new(pb::ConvertResponse { objects }))
     }
 }

@@ -23,20 +23,10 @@ use crate::resource::stored::{split_mark, Storing};
 use crate::storage::{keys, KeyValue, Op, ReadAt, StorageError};
 
 /// Brings stored objects (each at the version its `apiVersion` names) to
-/// the storage version, in order: the one place a migration converts.
-/// Conversion between versions is the definition's strategy; for `None`
-/// (the only one today) only `apiVersion` changes. When the Converter
-/// lands this becomes `served.converter.convert(objects,
-/// &served.storage_version).await`.
+/// the storage version, in order, through the definition's converter (one
+/// webhook review for the page): the one place a migration converts.
 pub async fn to_storage_version(served: &Served, objects: Vec<Value>) -> Result<Vec<Value>> {
-    let api_version = Value::String(served.api_version(&served.storage_version));
-    Ok(objects
-        .into_iter()
-        .map(|mut obj| {
-            obj["apiVersion"] = api_version.clone();
-            obj
-        })
-        .collect())
+    served.converter.convert(objects, &served.storage_version).await
 }
 
 /// The `apiVersion` stored bytes record, read without parsing the rest

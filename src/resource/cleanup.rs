@@ -85,7 +85,9 @@ async fn clean(
             namespace: namespace.to_string(),
             name: object.to_string(),
         };
-        match resources.delete(&r, &DeleteOptions::default()).await {
+        // At the storage version, without converting the answer: a
+        // definition is often deleted together with its conversion webhook.
+        match resources.delete_unconverted(&r, &DeleteOptions::default()).await {
             Ok(_) => {}
             Err(err) if err.reason == crate::error::Reason::NotFound => {}
             Err(err) => return Err(err),

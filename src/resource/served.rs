@@ -5,7 +5,9 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
+use crate::conversion::Converter;
 use crate::error::{Error, Result};
 use crate::gates::Gates;
 use crate::registry::definition::Definition;
@@ -42,6 +44,11 @@ pub struct Version {
     /// `deprecationWarning`, or Kubernetes' default text. None when the
     /// version is not deprecated (or its warning is empty).
     pub deprecation: Option<String>,
+    /// A read at this version is the read at the storage version with only
+    /// `apiVersion` changed: the storage version itself, or (strategy
+    /// `None`) a version whose schema prunes and defaults as the storage
+    /// version's does. Such reads splice stored bytes; others convert.
+    pub plain: bool,
 }
 
 /// A column of the version's tables (`additionalPrinterColumns`).
@@ -83,10 +90,20 @@ pub struct Served {
     /// it is stored. Not part of `shape`: a toggle changes no stored
     /// object, so open watches go on.
     pub gates: Gates,
+    /// `spec.conversion`, compiled: every read and write at a version other
+    /// than the storage version converts through it.
+    pub converter: Arc<Converter>,
 }
 
 impl Served {
+    #[cfg(test)]
     pub(crate) fn from_definition(crd: &Definition, revision: Revision) -> Option<Self> {
+        Self::compile(crd, revision, crate::conversion::webhook::DEFAULT_TIMEOUT)
+    }
+
+    /// `from_definition`, with conversion webhook calls bounded by
+    /// `webhook_timeout`.
+    pub(crate) fn compile(crd: &Definition, revision: Revision, webhook_timeout: Duration) -> Option<Self> {
         if !naming::is_served(crd) {
             return None;
         }
@@ -110,6 +127,11 @@ impl Served {
             .and_then(|v| v.schema.as_ref())
             .and_then(|s| s.open_api_v3_schema.as_ref())
             .map(|s| serde_json::to_string(s).unwrap_or_default());
+        let converter =
+            Converter::compile(&crd.spec.group, crd.spec.conversion.as_ref(), webhook_timeout, || crd.declarative());
+        let plain = |name: &str, schema: Option<String>| {
+            name == storage_version || (converter.is_none() && (schema.is_none() || schema == storage_schema))
+        };
         Some(Self {
             definition: crd.metadata.name.clone().unwrap_or_default(),
             revision,
@@ -145,7 +167,13 @@ impl Served {
                             json_path: c.json_path.clone(),
                         })
                         .collect();
+                    let own_schema = v
+                        .schema
+                        .as_ref()
+                        .and_then(|s| s.open_api_v3_schema.as_ref())
+                        .map(|s| serde_json::to_string(s).unwrap_or_default());
                     Version {
+                        plain: plain(&v.name, own_schema),
                         name: v.name.clone(),
                         served: v.served,
                         deprecation: deprecation(crd, v),
@@ -165,6 +193,7 @@ impl Served {
             terminating: crd.metadata.deletion_timestamp.is_some() || conditions::is_true(crd, "Terminating"),
             shape,
             gates: Gates::compile(crd.gates.as_ref()),
+            converter: Arc::new(converter),
         })
     }
 
@@ -196,6 +225,19 @@ impl Served {
     /// The warning a request at `version` gets, when it is deprecated.
     pub fn deprecation(&self, version: &str) -> Option<&str> {
         self.version(version).and_then(|v| v.deprecation.as_deref())
+    }
+
+    /// Whether a read at `version` needs the converter: anything but the
+    /// storage version, unless the strategy is `None` (whose reads only
+    /// rewrite `apiVersion` and default at the read version, in place).
+    pub fn converts(&self, version: &str) -> bool {
+        version != self.storage_version && !self.converter.is_none()
+    }
+
+    /// Whether a read at `version` is the storage version's read with only
+    /// `apiVersion` changed (`Version::plain`).
+    pub fn plain(&self, version: &str) -> bool {
+        version == self.storage_version || self.versions.iter().any(|v| v.name == version && v.plain)
     }
 
     /// Whether `version` has the status subresource.
@@ -277,9 +319,16 @@ pub fn compare_kube_aware(a: &str, b: &str) -> std::cmp::Ordering {
 }
 
 /// Resolves and caches served definitions.
-#[derive(Default)]
 pub struct Catalog {
     cache: RwLock<HashMap<String, Arc<Served>>>,
+    /// The bound of every conversion webhook call.
+    webhook_timeout: Duration,
+}
+
+impl Default for Catalog {
+    fn default() -> Self {
+        Self::new(crate::conversion::webhook::DEFAULT_TIMEOUT)
+    }
 }
 
 /// `NotFound` for a resource type, in Kubernetes' words.
@@ -288,6 +337,12 @@ fn no_resource(group: &str, version: &str, plural: &str) -> Error {
 }
 
 impl Catalog {
+    /// An empty catalog whose definitions call conversion webhooks with
+    /// `webhook_timeout`.
+    pub fn new(webhook_timeout: Duration) -> Self {
+        Self { cache: RwLock::default(), webhook_timeout }
+    }
+
     /// The definition serving `plural` in `group`, whatever the version.
     pub fn resolve_any(&self, store: &dyn Storage, group: &str, plural: &str) -> Option<Arc<Served>> {
         let name = format!("{plural}.{group}");
@@ -298,7 +353,7 @@ impl Catalog {
             }
         }
         let crd = definition::decode(&kv).ok()?;
-        let served = Arc::new(Served::from_definition(&crd, kv.mod_revision)?);
+        let served = Arc::new(Served::compile(&crd, kv.mod_revision, self.webhook_timeout)?);
         if served.plural != plural {
             return None;
         }

@@ -131,35 +131,108 @@ impl Storing {
         }
     }
 
-    /// What a read at `version` of what was stored at `revision` shows, as
-    /// `from_stored` would parse it from the stored bytes.
+    /// What a read at `version` (one that needs no converter call) of what
+    /// was stored at `revision` shows, as `from_stored` would parse it from
+    /// the stored bytes: what `read_at` answers, checked by the tests.
+    #[cfg(test)]
     pub fn into_object(self, served: &Served, version: &str, revision: Revision) -> Value {
         let mut obj = self.read;
         obj["apiVersion"] = Value::String(served.api_version(version));
+        at_read_version(served, version, &mut obj);
         meta::set_resource_version(&mut obj, revision);
         obj
+    }
+
+    /// What a read at `version` of this object will show once stored,
+    /// without its resourceVersion (set it from the commit): converted from
+    /// the storage version when `version` needs it, before anything is
+    /// committed, so a failed conversion writes nothing.
+    pub async fn read_at(&self, served: &Served, version: &str) -> Result<Value> {
+        let mut obj = self.read.clone();
+        obj["apiVersion"] = Value::String(served.api_version(&served.storage_version));
+        Ok(convert_read(served, version, vec![obj], false).await?.remove(0))
+    }
+}
+
+/// What a read at `version` shows beyond the object converted to it: that
+/// version's schema prunes and defaults it (defaulting on read applies at
+/// the version the client reads). Nothing for a plain version.
+fn at_read_version(served: &Served, version: &str, obj: &mut Value) {
+    if served.plain(version) {
+        return;
+    }
+    if let Some(schema) = served.schema(version) {
+        crate::schema::prune(obj, schema);
+        crate::schema::apply_defaults(obj, schema);
     }
 }
 
 /// A stored object as a client sees it at `version`, with its
-/// resourceVersion. The storage version's defaults apply on read, so a
-/// default added later shows at once (and is stored at the next write).
-/// Until conversion comes, only apiVersion changes.
+/// resourceVersion, for a version that needs no converter call
+/// (`Served::converts` is false: the storage version, or strategy `None`).
+/// The storage version's defaults apply on read, so a default added later
+/// shows at once (and is stored at the next write); then, at another
+/// version, `apiVersion` changes and that version's schema applies.
 pub fn from_stored(served: &Served, version: &str, kv: &KeyValue) -> Result<Value> {
+    debug_assert!(!served.converts(version), "a read at {version} converts: use `read`");
     let mut obj: Value = serde_json::from_slice(split_mark(&kv.value).0)
         .map_err(|e| Error::internal(format!("stored object {} is corrupt: {e}", kv.key)))?;
     prune_and_default(served, &mut obj);
     obj["apiVersion"] = Value::String(served.api_version(version));
+    at_read_version(served, version, &mut obj);
     meta::set_resource_version(&mut obj, kv.mod_revision);
     Ok(obj)
 }
 
+/// A stored object as read at the storage version.
+pub fn at_storage(served: &Served, kv: &KeyValue) -> Result<Value> {
+    from_stored(served, &served.storage_version, kv)
+}
+
+/// A stored object as a client sees it at `version`: `from_stored`, or
+/// read at the storage version and converted.
+pub async fn read(served: &Served, version: &str, kv: &KeyValue) -> Result<Value> {
+    if !served.converts(version) {
+        return from_stored(served, version, kv);
+    }
+    let obj = at_storage(served, kv)?;
+    Ok(convert_read(served, version, vec![obj], false).await?.remove(0))
+}
+
+/// Objects as read at the storage version, as a client sees them at
+/// `version`: converted (all in one converter call; `list` names a list's
+/// kind in errors), then pruned and defaulted by `version`'s schema.
+pub async fn convert_read(served: &Served, version: &str, objects: Vec<Value>, list: bool) -> Result<Vec<Value>> {
+    if version == served.storage_version || objects.is_empty() {
+        return Ok(objects);
+    }
+    let mut out = if list {
+        served.converter.convert_list(objects, version, &served.list_kind).await?
+    } else {
+        served.converter.convert(objects, version).await?
+    };
+    for obj in &mut out {
+        at_read_version(served, version, obj);
+    }
+    Ok(out)
+}
+
+/// An object written at `version` (decoded, defaulted and validated at its
+/// schema) converted to the storage version, as it is about to be stored.
+/// Strategy `None` leaves it for `Storing` to relabel.
+pub async fn to_storage(served: &Served, version: &str, obj: Value) -> Result<Value> {
+    if !served.converts(version) {
+        return Ok(obj);
+    }
+    Ok(served.converter.convert(vec![obj], &served.storage_version).await?.remove(0))
+}
+
 /// A stored object as `from_stored` shows it, as JSON: spliced from the
-/// stored bytes when they carry the storage schema's current mark, else
-/// parsed, pruned, defaulted and serialised.
+/// stored bytes when they carry the storage schema's current mark and the
+/// version is plain, else parsed, pruned, defaulted and serialised.
 pub fn render(served: &Served, version: &str, kv: &KeyValue) -> Result<Vec<u8>> {
     let (json, mark) = split_mark(&kv.value);
-    if mark == Some(served.storage_mark) {
+    if mark == Some(served.storage_mark) && served.plain(version) {
         if let Some(bytes) = splice(json, &served.api_version(version), kv.mod_revision) {
             return Ok(bytes);
         }

@@ -133,8 +133,9 @@ impl Strategy for ResourceStrategy<'_> {
         }
     }
 
-    /// The definition's feature gates, at storage-version paths (without
-    /// conversion, every version's paths are the storage version's).
+    /// The definition's feature gates, on the object at the request version
+    /// (the contract runs before the write is converted to the storage
+    /// version), so a gate's paths name the fields clients write.
     fn drop_disabled_fields(&self, obj: &mut Value, old: Option<&Value>) -> Vec<String> {
         self.served.gates.apply(obj, old)
     }

@@ -1,8 +1,10 @@
 //! Watch streams in Kubernetes terms over a storage watch (`stream`), and
 //! the cache that renders each changed object once for every watcher that
 //! delivers it (`render`). The storage fan-out they read from is the
-//! store's (`storage::hub`). `metered` counts watchers and their events.
+//! store's (`storage::hub`). `metered` counts watchers and their events;
+//! `convert` converts the events of a watch at a version that converts.
 
+pub mod convert;
 pub mod metered;
 pub mod render;
 pub mod stream;

@@ -216,3 +216,44 @@ async fn kubectl_explains_metadata_and_definitions() {
     let (_, stdout, stderr) = k.run(&["get", "widgets"]).await;
     assert!(format!("{stdout}{stderr}").contains("No resources found"), "{stdout}{stderr}");
 }
+
+/// kubectl against a two-version definition that converts through a webhook
+/// the test serves over HTTPS: objects applied at either version read at
+/// both, `kubectl get <plural>.v1.<group>` and `.v2.` show them converted.
+#[tokio::test]
+async fn kubectl_reads_every_version_through_a_conversion_webhook() {
+    use crate::conversion_webhook::Webhook;
+    use crate::support::{version, Crd};
+    let hook = Webhook::start().await;
+    let server = TestServer::start().await;
+    let k = Kubectl::new(&server);
+    let crd = Crd::new("example.com", "Widget")
+        .versions(vec![version("v1", true), version("v2", false)])
+        .set("/spec/conversion", hook.conversion(&["v1"]));
+    let crd = k.file("crd.json", &serde_json::to_string(&crd.value).unwrap());
+    k.ok(&["apply", "-f", &crd]).await;
+    k.ok(&["wait", "--for", "condition=established", "crd/widgets.example.com", "--timeout=20s"]).await;
+    let at_v1 = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: old}\nspec: {hostPort: \"db:5432\"}\n";
+    let at_v2 = "apiVersion: example.com/v2\nkind: Widget\nmetadata: {name: new}\nspec: {host: cache, port: 6379}\n";
+    k.ok(&["apply", "-f", &k.file("v1.yaml", at_v1)]).await;
+    k.ok(&["apply", "-f", &k.file("v2.yaml", at_v2)]).await;
+    let v1 = k
+        .ok(&["get", "widgets.v1.example.com", "-o", "jsonpath={range .items[*]}{.apiVersion} {.spec.hostPort};{end}"])
+        .await;
+    assert_eq!(v1, "example.com/v1 cache:6379;example.com/v1 db:5432;");
+    let v2 = k
+        .ok(&[
+            "get",
+            "widgets.v2.example.com",
+            "-o",
+            "jsonpath={range .items[*]}{.apiVersion} {.spec.host} {.spec.port};{end}",
+        ])
+        .await;
+    assert_eq!(v2, "example.com/v2 cache 6379;example.com/v2 db 5432;");
+    let one = k.ok(&["get", "widgets.v2.example.com", "old", "-o", "jsonpath={.spec.host}:{.spec.port}"]).await;
+    assert_eq!(one, "db:5432");
+    let table = k.ok(&["get", "widgets.v2.example.com"]).await;
+    assert!(table.lines().count() == 3 && table.contains("old") && table.contains("new"), "{table}");
+    assert!(k.ok(&["delete", "widgets.v2.example.com", "old"]).await.contains(r#""old" deleted"#));
+    assert!(hook.reviews() > 0);
+}

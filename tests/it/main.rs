@@ -4,6 +4,8 @@
 mod backup;
 mod cel_limits;
 mod conformance_fixes;
+mod conversion;
+mod conversion_webhook;
 mod crash;
 mod declarative;
 mod definitions;

@@ -435,6 +435,20 @@ class Resources:
         response = self._client._call(self._client._resources.Delete, request)
         return Deleted(_decode(response.object), response.deleted)
 
+    def convert(self, objects: List[Object]) -> List[Object]:
+        """Converts ``objects``, each at any version of this resource's
+        definition, to this handle's version with the definition's strategy
+        (one webhook review for all of them), in order. An error about one
+        object names its index (``objects[i]``)."""
+        request = resources_pb2.ConvertRequest(
+            group=self.group,
+            resource=self.resource,
+            desired_version=self.version,
+            objects=[_encode(obj) for obj in objects],
+        )
+        response = self._client._call(self._client._resources.Convert, request)
+        return [_decode(obj) for obj in response.objects]
+
     def watch(
         self,
         *,

@@ -318,3 +318,29 @@ def test_a_migration_brings_every_object_to_the_new_storage_version(server):
         client.migrations.start("widgets.example.com", name="to-v2")
     with pytest.raises(crdstore.NotFound):
         client.migrations.get("nope")
+
+
+def test_convert_between_versions(server):
+    client = crdstore.Client(server.grpc_addr, timeout=10)
+    gadgets = {
+        **WIDGETS,
+        "metadata": {"name": "gadgets.example.com"},
+        "spec": {
+            **WIDGETS["spec"],
+            "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+            "versions": [WIDGETS["spec"]["versions"][0], {**WIDGETS["spec"]["versions"][0], "name": "v2", "storage": False}],
+            "conversion": {"strategy": "None"},
+        },
+    }
+    client.definitions.create(gadgets)
+    client.definitions.wait_established("gadgets.example.com")
+
+    def at(version: str, name: str) -> dict:
+        return {"apiVersion": f"example.com/{version}", "kind": "Gadget", "metadata": {"name": name}, "spec": {"size": 1}}
+
+    out = client.resources("example.com", "v2", "gadgets").convert([at("v1", "a"), at("v2", "b")])
+    assert [o["apiVersion"] for o in out] == ["example.com/v2", "example.com/v2"]
+    assert [o["metadata"]["name"] for o in out] == ["a", "b"]
+    with pytest.raises(crdstore.BadRequest) as refused:
+        client.resources("example.com", "v1", "gadgets").convert([at("v1", "a"), at("v9", "b")])
+    assert str(refused.value.message).startswith("objects[1]: ")

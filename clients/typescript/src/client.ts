@@ -471,6 +471,22 @@ export class Resources {
   }
 
   /**
+   * Converts objects, each at any version of this resource's definition, to
+   * this handle's version with the definition's strategy (one webhook review
+   * for all of them), in order. An error about one object names its index
+   * (`objects[i]`).
+   */
+  async convert(objects: KubeObject[]): Promise<KubeObject[]> {
+    const r = await this.client.call((o) =>
+      this.client.rpcResources.convert(
+        { group: this.group, resource: this.resource, desiredVersion: this.version, objects: objects.map(encode) },
+        o,
+      ),
+    );
+    return r.objects.map(decode);
+  }
+
+  /**
    * Events, as an async iterator that survives the stream: when it drops
    * (the server restarts, the network fails, the server's timeout ends it)
    * the watch reopens it from the last resourceVersion it yielded, so no

@@ -26,9 +26,14 @@ impl Selectors {
 
 impl Resources {
     /// `get`, as the JSON of the object.
-    pub fn get_json(&self, r: &Ref) -> Result<Vec<u8>> {
+    pub async fn get_json(&self, r: &Ref) -> Result<Vec<u8>> {
         let served = self.served_object(r)?;
-        stored::render(&served, &r.version, &self.load(&served, r)?)
+        let kv = self.load(&served, r)?;
+        if served.converts(&r.version) {
+            let obj = stored::read(&served, &r.version, &kv).await?;
+            return Ok(serde_json::to_vec(&obj).expect("JSON values serialize"));
+        }
+        stored::render(&served, &r.version, &kv)
     }
 
     /// `get_at_least`, as the JSON of the object.
@@ -36,12 +41,23 @@ impl Resources {
         if let Some(rv) = resource_version.revision() {
             list::wait_for_revision(self.store.as_ref(), rv).await?;
         }
-        self.get_json(r)
+        self.get_json(r).await
     }
 
-    /// `list`, each item as the JSON of the object.
+    /// `list`, each item as the JSON of the object. At a version that
+    /// converts, the page is `list`'s, serialised.
     pub async fn list_json(&self, r: &Ref, options: &ListOptions) -> Result<ListPage<Vec<u8>>> {
         let served = self.served_collection(r)?;
+        if served.converts(&r.version) {
+            let page = self.list(r, options).await?;
+            let items = page.items.iter().map(|obj| serde_json::to_vec(obj).expect("JSON values serialize")).collect();
+            return Ok(ListPage {
+                items,
+                revision: page.revision,
+                continue_token: page.continue_token,
+                remaining: page.remaining,
+            });
+        }
         let served = &*served;
         let selectors = Selectors::parse(served, &options.label_selector, &options.field_selector)?;
         let render = |kv: &KeyValue| stored::render(served, &r.version, kv);

@@ -2,6 +2,8 @@
 //! delete-collection with Kubernetes semantics, for every definition whose
 //! names are accepted, at each served version, in the definition's scope.
 
+mod convert;
+mod delete;
 mod encoded;
 mod subresources;
 
@@ -10,11 +12,11 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::served::{Catalog, Served};
-use super::stored::Storing;
+use super::stored::{self, Storing};
 use super::strategy::{self, Ref, ResourceStrategy};
 use crate::apimachinery::list::{self, ListPage};
 use crate::apimachinery::options::{
-    DeleteOptions, FieldValidation, ListOptions, ResourceVersion, WatchOptions, WriteOptions, Written,
+    FieldValidation, ListOptions, ResourceVersion, WatchOptions, WriteOptions, Written,
 };
 use crate::apimachinery::patch::{self, PatchType};
 use crate::apimachinery::selector::{FieldSelector, LabelSelector};
@@ -22,7 +24,7 @@ pub use crate::apimachinery::strategy::Endpoint;
 use crate::apimachinery::strategy::{before_create, before_update, require_resource_version, retry};
 use crate::apimachinery::strategy::{Operation, StatusStrategy};
 use crate::apimachinery::{decode, meta};
-use crate::error::{Error, FieldError, Result};
+use crate::error::{Error, Result};
 use crate::storage::{keys, KeyValue, Op, Storage, StorageError};
 use crate::watch::stream::{self, WatchDefaults, WatchSpec, WatchStream};
 
@@ -36,6 +38,8 @@ pub struct Resources {
     renders: Arc<crate::watch::render::RenderCache>,
     /// Bumped on every definition change while `track_definitions` runs.
     definitions: tokio::sync::watch::Sender<u64>,
+    /// Watch events converted for watchers, shared by all of them.
+    conversions: Arc<crate::watch::convert::ConvertCache>,
 }
 
 /// What a write goes over: the object as read, at which endpoint, with
@@ -47,6 +51,9 @@ struct Target<'a> {
     current: &'a KeyValue,
     endpoint: Endpoint,
     options: &'a WriteOptions,
+    /// `current` as read at the request version, when the caller already
+    /// read it (a patch, a scale write): not converted again.
+    read: Option<&'a Value>,
 }
 
 /// What a delete did.
@@ -64,8 +71,26 @@ impl Resources {
         watch_defaults: WatchDefaults,
         stopped: tokio::sync::watch::Receiver<bool>,
     ) -> Self {
+        Self::with_webhook_timeout(store, watch_defaults, stopped, crate::conversion::webhook::DEFAULT_TIMEOUT)
+    }
+
+    /// `new`, with every conversion webhook call bounded by `webhook_timeout`.
+    pub fn with_webhook_timeout(
+        store: Arc<dyn Storage>,
+        watch_defaults: WatchDefaults,
+        stopped: tokio::sync::watch::Receiver<bool>,
+        webhook_timeout: std::time::Duration,
+    ) -> Self {
         let (definitions, _) = tokio::sync::watch::channel(0);
-        Self { store, catalog: Arc::default(), watch_defaults, stopped, renders: Arc::default(), definitions }
+        Self {
+            store,
+            catalog: Arc::new(Catalog::new(webhook_timeout)),
+            watch_defaults,
+            stopped,
+            renders: Arc::default(),
+            definitions,
+            conversions: Arc::default(),
+        }
     }
 
     /// Follows every definition change with one storage watch for the whole
@@ -140,9 +165,9 @@ impl Resources {
     }
 
     /// Reads one object at the requested version, at the latest revision.
-    pub fn get(&self, r: &Ref) -> Result<Value> {
+    pub async fn get(&self, r: &Ref) -> Result<Value> {
         let served = self.served_object(r)?;
-        strategy::from_stored(&served, &r.version, &self.load(&served, r)?)
+        stored::read(&served, &r.version, &self.load(&served, r)?).await
     }
 
     /// Reads one object as of a state not older than `resource_version`
@@ -151,7 +176,7 @@ impl Resources {
         if let Some(rv) = resource_version.revision() {
             list::wait_for_revision(self.store.as_ref(), rv).await?;
         }
-        self.get(r)
+        self.get(r).await
     }
 
     /// Creates an object. The commit is tied to the definition's revision,
@@ -201,24 +226,30 @@ impl Resources {
         )?);
         let name = meta::meta_str(&obj, "name").to_string();
         let key = Self::key(&served, r, &name);
+        // Checked and defaulted at the request version, stored at the
+        // storage version; the answer converted back (dry run too).
+        let obj = stored::to_storage(&served, &r.version, obj).await?;
+        let mut storing = Storing::new(&served, &obj);
+        // The answer is what a read of the stored bytes shows, made from the
+        // object in hand rather than parsed back from them, and converted
+        // before anything is committed.
+        let mut answer = storing.read_at(&served, &r.version).await?;
         if options.dry_run {
             if self.store.get(&key).is_some() {
                 return Err(Error::already_exists(&served.group, &served.plural, &name));
             }
-            return Ok(Some(Written { object: obj, warnings }));
+            return Ok(Some(Written { object: answer, warnings }));
         }
-        // The answer is what a read of the stored bytes shows, made from the
-        // object in hand rather than parsed back from them.
-        let mut stored = Storing::new(&served, &obj);
-        meta::check_stored_size(stored.json())?;
+        meta::check_stored_size(storing.json())?;
         let ops = vec![
             Op::check(keys::definition_key(&served.definition), served.revision),
-            Op::create(key, stored.take_bytes(None)),
+            Op::create(key, storing.take_bytes(None)),
         ];
         match self.store.commit(ops).await {
             Ok(committed) => {
                 let kv = committed.current(1).ok_or_else(|| Error::internal("create left no object"))?;
-                Ok(Some(Written { object: stored.into_object(&served, &r.version, kv.mod_revision), warnings }))
+                meta::set_resource_version(&mut answer, kv.mod_revision);
+                Ok(Some(Written { object: answer, warnings }))
             }
             // The definition changed since it was resolved: resolve again.
             Err(StorageError::PreconditionFailed { index: 0, .. }) => Ok(None),
@@ -238,7 +269,7 @@ impl Resources {
         let current = self.load(&served, r)?;
         let main = ResourceStrategy { served: &served, version: &r.version };
         require_resource_version(&main, &Self::subject(&served, r), &obj, current.mod_revision)?;
-        let target = Target { served: &served, r, current: &current, endpoint: Endpoint::Main, options };
+        let target = Target { served: &served, r, current: &current, endpoint: Endpoint::Main, options, read: None };
         self.write_over(target, obj, &duplicates)
             .await?
             .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
@@ -316,7 +347,7 @@ impl Resources {
         options: &WriteOptions,
     ) -> Result<Option<Written>> {
         let current = self.load(served, r)?;
-        let before = strategy::from_stored(served, &r.version, &current)?;
+        let before = stored::read(served, &r.version, &current).await?;
         let invalid = |causes| strategy::invalid(served, &r.name, causes);
         let mut patched = patch::apply(&before, patch_type, patch, invalid)?;
         if !patched.is_object() {
@@ -332,7 +363,8 @@ impl Resources {
             return Err(Error::stale(&served.group, &served.plural, &r.name));
         }
         meta::strip_resource_version(&mut patched);
-        self.write_over(Target { served, r, current: &current, endpoint, options }, patched, &[]).await
+        let target = Target { served, r, current: &current, endpoint, options, read: Some(&before) };
+        self.write_over(target, patched, &[]).await
     }
 
     /// Writes `body` over the object as read (`at.current`) through the
@@ -342,10 +374,13 @@ impl Resources {
     /// concurrent write changed the object since it was read; NotFound when
     /// a concurrent delete removed it, as Kubernetes answers.
     async fn write_over(&self, at: Target<'_>, body: Value, duplicates: &[String]) -> Result<Option<Written>> {
-        let Target { served, r, current, endpoint, options } = at;
+        let Target { served, r, current, endpoint, options, read } = at;
         let mut obj = body;
         let mut warnings = Self::admit(served, &r.version, &mut obj, duplicates, endpoint, options)?;
-        let old = strategy::from_stored(served, &r.version, current)?;
+        let old = match read {
+            Some(read) => read.clone(),
+            None => stored::read(served, &r.version, current).await?,
+        };
         let uid = meta::meta_str(&obj, "uid").to_string();
         meta::check_preconditions(
             &Self::subject(served, r),
@@ -361,17 +396,30 @@ impl Resources {
         });
         let key = Self::key(served, r, &r.name);
         let finished = meta::deleting(&obj) && meta::finalizers(&obj).is_empty();
-        if options.dry_run {
-            meta::set_resource_version(&mut obj, current.mod_revision);
-            return Ok(Some(Written { object: obj, warnings }));
-        }
-        let mut stored = None;
-        let op = if finished {
-            Op::delete(key, current.mod_revision)
+        let mut storing_slot = None;
+        if finished {
+            if options.dry_run {
+                meta::set_resource_version(&mut obj, current.mod_revision);
+                return Ok(Some(Written { object: obj, warnings }));
+            }
         } else {
-            let storing = stored.insert(Storing::new(served, &obj));
-            meta::check_stored_size(storing.json())?;
-            Op::update(key, current.mod_revision, storing.take_bytes(Some(current)))
+            // Checked at the request version, stored at the storage version,
+            // the answer converted back before anything is committed.
+            let storing = Storing::new(served, &stored::to_storage(served, &r.version, obj.clone()).await?);
+            let mut answer = storing.read_at(served, &r.version).await?;
+            if options.dry_run {
+                meta::set_resource_version(&mut answer, current.mod_revision);
+                return Ok(Some(Written { object: answer, warnings }));
+            }
+            obj = answer;
+            storing_slot = Some(storing);
+        }
+        let op = match storing_slot.as_mut() {
+            None => Op::delete(key, current.mod_revision),
+            Some(storing) => {
+                meta::check_stored_size(storing.json())?;
+                Op::update(key, current.mod_revision, storing.take_bytes(Some(current)))
+            }
         };
         let committed = match self.store.commit(vec![op]).await {
             Err(StorageError::PreconditionFailed { current: None, .. }) => {
@@ -380,98 +428,13 @@ impl Resources {
             Err(StorageError::PreconditionFailed { .. }) => return Ok(None),
             other => other?,
         };
-        if finished {
-            meta::set_resource_version(&mut obj, committed.revision);
-            return Ok(Some(Written { object: obj, warnings }));
-        }
-        let kv = committed.current(0).ok_or_else(|| Error::internal("update left no object"))?;
-        let stored = stored.ok_or_else(|| Error::internal("update stored nothing"))?;
-        Ok(Some(Written { object: stored.into_object(served, &r.version, kv.mod_revision), warnings }))
-    }
-
-    /// Deletes an object, or marks it for deletion while it has finalizers.
-    pub async fn delete(&self, r: &Ref, options: &DeleteOptions) -> Result<Deleted> {
-        let served = self.served_object(r)?;
-        check_propagation(&options.propagation_policy)?;
-        retry(
-            || async {
-                let current = self.load(&served, r)?;
-                self.delete_once(&served, r, &current, options).await
-            },
-            || Error::stale(&served.group, &served.plural, &r.name),
-        )
-        .await
-    }
-
-    /// One attempt at a delete; `None` when a concurrent write got in first
-    /// (the caller reloads and tries again, preconditions included).
-    async fn delete_once(
-        &self,
-        served: &Served,
-        r: &Ref,
-        current: &KeyValue,
-        options: &DeleteOptions,
-    ) -> Result<Option<Deleted>> {
-        let mut obj = strategy::from_stored(served, &r.version, current)?;
-        let subject = meta::Subject { group: &served.group, resource: &served.plural, name: &r.name };
-        meta::check_preconditions(
-            &subject,
-            &options.precondition_uid,
-            meta::meta_str(&obj, "uid"),
-            options.precondition_resource_version,
-            current.mod_revision,
-        )?;
-        let key = Self::key(served, r, &r.name);
-        let has_finalizers = !meta::finalizers(&obj).is_empty();
-        if has_finalizers && meta::deleting(&obj) {
-            return Ok(Some(Deleted { object: obj, gone: false }));
-        }
-        if options.dry_run {
-            if has_finalizers {
-                meta::mark_deleting(&mut obj);
-            }
-            return Ok(Some(Deleted { object: obj, gone: !has_finalizers }));
-        }
-        let op = if has_finalizers {
-            meta::mark_deleting(&mut obj);
-            Op::update(key, current.mod_revision, strategy::to_stored(served, &obj))
+        let revision = if finished {
+            committed.revision
         } else {
-            Op::delete(key, current.mod_revision)
+            committed.current(0).ok_or_else(|| Error::internal("update left no object"))?.mod_revision
         };
-        let committed = match self.store.commit(vec![op]).await {
-            Err(StorageError::PreconditionFailed { .. }) => return Ok(None),
-            other => other?,
-        };
-        meta::set_resource_version(&mut obj, committed.revision);
-        Ok(Some(Deleted { object: obj, gone: !has_finalizers }))
-    }
-
-    /// Deletes (or marks) every object the selectors match; returns each
-    /// one's last state.
-    pub async fn delete_collection(
-        &self,
-        r: &Ref,
-        list_options: &ListOptions,
-        options: &DeleteOptions,
-    ) -> Result<Vec<Value>> {
-        check_propagation(&options.propagation_policy)?;
-        let all = ListOptions { limit: 0, continue_token: String::new(), ..list_options.clone() };
-        let page = self.list(r, &all).await?;
-        let mut out = Vec::with_capacity(page.items.len());
-        for item in page.items {
-            let one = Ref {
-                namespace: meta::meta_str(&item, "namespace").to_string(),
-                name: meta::meta_str(&item, "name").to_string(),
-                ..r.clone()
-            };
-            let item_options = DeleteOptions { precondition_resource_version: None, ..options.clone() };
-            match self.delete(&one, &item_options).await {
-                Ok(deleted) => out.push(deleted.object),
-                Err(err) if err.reason == crate::error::Reason::NotFound => {}
-                Err(err) => return Err(err),
-            }
-        }
-        Ok(out)
+        meta::set_resource_version(&mut obj, revision);
+        Ok(Some(Written { object: obj, warnings }))
     }
 
     fn selectors(served: &Served, label_selector: &str, field_selector: &str) -> Result<Option<stream::Matches>> {
@@ -479,13 +442,31 @@ impl Resources {
         Ok(Some(Arc::new(move |obj: &Value| selectors.matches(obj))))
     }
 
-    /// Lists objects of a resource in a namespace, or in all of them.
+    /// Lists objects of a resource in a namespace, or in all of them. At a
+    /// version that converts, the page is read and selected at the storage
+    /// version (as Kubernetes filters in storage), then converted in one
+    /// call.
     pub async fn list(&self, r: &Ref, options: &ListOptions) -> Result<ListPage> {
         let served = self.served_collection(r)?;
-        let matches = Self::selectors(&served, &options.label_selector, &options.field_selector)?;
-        let decode = |kv: &KeyValue| strategy::from_stored(&served, &r.version, kv);
+        if !served.converts(&r.version) {
+            return self.list_at(&served, r, &r.version, options).await;
+        }
+        let mut page = self.list_stored(&served, r, options).await?;
+        page.items = stored::convert_read(&served, &r.version, std::mem::take(&mut page.items), true).await?;
+        Ok(page)
+    }
+
+    /// A page read at the storage version.
+    async fn list_stored(&self, served: &Served, r: &Ref, options: &ListOptions) -> Result<ListPage> {
+        self.list_at(served, r, &served.storage_version, options).await
+    }
+
+    /// A page read at `version`, which needs no converter call.
+    async fn list_at(&self, served: &Served, r: &Ref, version: &str, options: &ListOptions) -> Result<ListPage> {
+        let matches = Self::selectors(served, &options.label_selector, &options.field_selector)?;
+        let decode = |kv: &KeyValue| strategy::from_stored(served, version, kv);
         let matches = matches.as_ref().map(|m| m.as_ref() as &(dyn Fn(&Value) -> bool + Sync));
-        list::list(self.store.as_ref(), &Self::collection_prefix(&served, r), options, &decode, matches).await
+        list::list(self.store.as_ref(), &Self::collection_prefix(served, r), options, &decode, matches).await
     }
 
     /// Watches objects of a resource. The stream ends cleanly when the
@@ -493,7 +474,12 @@ impl Resources {
     pub async fn watch(&self, r: &Ref, options: WatchOptions) -> Result<WatchStream> {
         let served = self.served_collection(r)?;
         let matches = Self::selectors(&served, &options.label_selector, &options.field_selector)?;
-        let version: Arc<str> = Arc::from(r.version.as_str());
+        // A version that converts watches at the storage version (selectors
+        // see the stored state, old and new, as Kubernetes' watch cache
+        // does), each event converted as it is delivered.
+        let converts = served.converts(&r.version);
+        let decode_version = if converts { &served.storage_version } else { &r.version };
+        let version: Arc<str> = Arc::from(decode_version.as_str());
         let decode_served = served.clone();
         let renders = self.renders.clone();
         let (api_version, kind) = (served.api_version(&r.version), served.kind.clone());
@@ -516,12 +502,16 @@ impl Resources {
                 self.definitions.subscribe(),
             ))),
         };
-        Ok(crate::watch::metered::metered(
-            stream::start(self.store.clone(), spec).await?,
-            &labels.0,
-            &labels.1,
-            &labels.2,
-        ))
+        let mut events = stream::start(self.store.clone(), spec).await?;
+        if converts {
+            let (served, version) = (served.clone(), r.version.clone());
+            let convert: crate::watch::convert::Convert = Arc::new(move |obj| {
+                let (served, version) = (served.clone(), version.clone());
+                Box::pin(async move { Ok(stored::convert_read(&served, &version, vec![obj], false).await?.remove(0)) })
+            });
+            events = crate::watch::convert::converted(events, self.conversions.clone(), &r.version, convert);
+        }
+        Ok(crate::watch::metered::metered(events, &labels.0, &labels.1, &labels.2))
     }
 }
 
@@ -564,17 +554,5 @@ async fn definition_changed(
         if changes.changed().await.is_err() {
             return;
         }
-    }
-}
-
-fn check_propagation(policy: &str) -> Result<()> {
-    match policy {
-        "" | "Orphan" | "Background" | "Foreground" => Ok(()),
-        other => Err(Error::invalid(
-            "meta.k8s.io",
-            "DeleteOptions",
-            "",
-            vec![FieldError::not_supported("propagationPolicy", other, &["Foreground", "Background", "Orphan"])],
-        )),
     }
 }

@@ -13,6 +13,7 @@ use crate::apimachinery::{decode, meta, Written};
 use crate::error::{Error, Result};
 use crate::resource::scale;
 use crate::resource::served::{ScalePaths, Served};
+use crate::resource::stored;
 use crate::resource::strategy::{self, Ref, ResourceStrategy};
 use crate::storage::KeyValue;
 
@@ -28,7 +29,7 @@ impl Resources {
         let current = self.load(&served, r)?;
         let status = StatusStrategy(&ResourceStrategy { served: &served, version: &r.version });
         require_resource_version(&status, &Self::subject(&served, r), &obj, current.mod_revision)?;
-        let target = Target { served: &served, r, current: &current, endpoint: Endpoint::Status, options };
+        let target = Target { served: &served, r, current: &current, endpoint: Endpoint::Status, options, read: None };
         self.write_over(target, obj, &duplicates)
             .await?
             .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
@@ -49,11 +50,12 @@ impl Resources {
         })
     }
 
-    /// Reads the `autoscaling/v1` Scale of an object.
-    pub fn get_scale(&self, r: &Ref) -> Result<Value> {
+    /// Reads the `autoscaling/v1` Scale of an object, through the request
+    /// version's paths of the object converted to that version.
+    pub async fn get_scale(&self, r: &Ref) -> Result<Value> {
         let served = self.served_object(r)?;
         let paths = Self::require_scale(&served, r)?;
-        scale::read(&strategy::from_stored(&served, &r.version, &self.load(&served, r)?)?, paths)
+        scale::read(&stored::read(&served, &r.version, &self.load(&served, r)?).await?, paths)
     }
 
     /// Writes the `spec.replicas` of a Scale into the object; everything
@@ -87,7 +89,7 @@ impl Resources {
         retry(
             || async {
                 let current = self.load(&served, r)?;
-                let before = scale::read(&strategy::from_stored(&served, &r.version, &current)?, paths)?;
+                let before = scale::read(&stored::read(&served, &r.version, &current).await?, paths)?;
                 let invalid = |causes| Error::invalid("autoscaling", "Scale", &r.name, causes);
                 let wanted = patch::apply(&before, patch_type, patch, invalid)?;
                 self.write_scale(&served, paths, r, &current, &wanted, options).await
@@ -114,8 +116,9 @@ impl Resources {
             return Err(Error::stale(&served.group, &served.plural, &r.name));
         }
         let replicas = scale::desired_replicas(wanted, &r.name)?;
-        let obj = scale::apply(&strategy::from_stored(served, &r.version, current)?, paths, replicas);
-        let target = Target { served, r, current, endpoint: Endpoint::Main, options };
+        let read = stored::read(served, &r.version, current).await?;
+        let obj = scale::apply(&read, paths, replicas);
+        let target = Target { served, r, current, endpoint: Endpoint::Main, options, read: Some(&read) };
         match self.write_over(target, obj, &[]).await? {
             Some(written) => {
                 let object = scale::read(&written.object, paths)?;

@@ -132,6 +132,29 @@ describe("crdstore client", () => {
     await assert.rejects(widgets.get("w1"), NotFound);
   });
 
+  test("convert between versions", async () => {
+    const gadgets = structuredClone(widgetsDefinition) as KubeObject;
+    gadgets.metadata = { name: "gadgets.example.com" };
+    gadgets.spec.names = { plural: "gadgets", singular: "gadget", kind: "Gadget", listKind: "GadgetList" };
+    gadgets.spec.versions = [gadgets.spec.versions[0], { ...gadgets.spec.versions[0], name: "v2", storage: false }];
+    gadgets.spec.conversion = { strategy: "None" };
+    await client.definitions.create(gadgets);
+    await client.definitions.waitEstablished("gadgets.example.com");
+    const at = (version: string, name: string): KubeObject => ({
+      apiVersion: `example.com/${version}`,
+      kind: "Gadget",
+      metadata: { name },
+      spec: { size: 1 },
+    });
+    const out = await client.resources("example.com", "v2", "gadgets").convert([at("v1", "a"), at("v2", "b")]);
+    assert.deepEqual(out.map((o) => [o.apiVersion, o.metadata.name]), [["example.com/v2", "a"], ["example.com/v2", "b"]]);
+    await assert.rejects(client.resources("example.com", "v1", "gadgets").convert([at("v1", "a"), at("v9", "b")]), (e: unknown) => {
+      assert.ok(e instanceof BadRequest);
+      assert.match(e.message, /^objects\[1\]: /);
+      return true;
+    });
+  });
+
   test("list with a selector, in pages", async () => {
     const widgets = client.resources("example.com", "v1", "widgets", "lists");
     for (let i = 0; i < 7; i++) await widgets.create(widget(`w${i}`, 1, { tier: i % 2 ? "a" : "b" }));

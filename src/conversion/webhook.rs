@@ -1,0 +1,324 @@
+//! The Webhook strategy: a `ConversionReview` POSTed over HTTPS to the
+//! definition's `clientConfig` (its `url`, or its `service` resolved to
+//! `https://<name>.<namespace>.svc:<port><path>`), verified with its
+//! `caBundle` or else the system roots, through one pooled client per
+//! definition revision (so connections, HTTP/2 included, are reused), with
+//! a bounded timeout. The response is checked as Kubernetes'
+//! `webhook_converter.go` checks it: uid, `Success`, object count,
+//! apiVersion, kind, and that metadata changes only in labels and
+//! annotations (`validateConvertedObject`, `restoreObjectMeta`).
+
+use std::time::Duration;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookConversion;
+use serde_json::{Map, Value};
+
+use super::review::{Answer, Review, ReviewVersion};
+use crate::apimachinery::dns;
+use crate::error::{Error, Result};
+
+/// Kubernetes' webhook request timeout (`k8s.io/apiserver/pkg/util/webhook`
+/// `defaultRequestTimeout`); a conversion webhook gets no other.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The HTTP/2 receive windows of a webhook's connection (stream and
+/// connection): a 10,000-object list's review answers in about 10 MiB.
+const REVIEW_WINDOW: u32 = 16 * 1024 * 1024;
+
+/// A definition's conversion webhook, ready to call.
+#[derive(Debug)]
+pub struct Webhook {
+    url: String,
+    client: reqwest::Client,
+    version: Option<ReviewVersion>,
+}
+
+/// The URL a `clientConfig` names: its `url`, else its `service`'s.
+fn url_of(
+    config: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookClientConfig,
+) -> Option<String> {
+    if let Some(url) = config.url.as_ref().filter(|u| !u.is_empty()) {
+        return Some(url.clone());
+    }
+    let service = config.service.as_ref()?;
+    let port = service.port.unwrap_or(443);
+    let path = service.path.as_deref().unwrap_or("");
+    Some(format!("https://{}.{}.svc:{port}{path}", service.name, service.namespace))
+}
+
+impl Webhook {
+    /// The webhook of `conversion`, with a client of its own: trusting its
+    /// `caBundle` when it has one, else the system roots; every call bounded
+    /// by `timeout`.
+    pub fn new(conversion: &WebhookConversion, timeout: Duration) -> Result<Self> {
+        let config = conversion
+            .client_config
+            .as_ref()
+            .ok_or_else(|| Error::internal("the conversion webhook has no clientConfig"))?;
+        let url =
+            url_of(config).ok_or_else(|| Error::internal("the conversion webhook has neither url nor service"))?;
+        let mut builder = reqwest::Client::builder()
+            .use_rustls_tls()
+            .https_only(true)
+            .timeout(timeout)
+            .connect_timeout(timeout)
+            .pool_idle_timeout(Duration::from_secs(90))
+            // A review of a whole list is megabytes each way: windows that
+            // fit one, so it does not wait for window updates.
+            .http2_initial_stream_window_size(REVIEW_WINDOW)
+            .http2_initial_connection_window_size(REVIEW_WINDOW);
+        if let Some(bundle) = config.ca_bundle.as_ref().filter(|b| !b.0.is_empty()) {
+            let certificates = reqwest::Certificate::from_pem_bundle(&bundle.0)
+                .map_err(|e| Error::internal(format!("the conversion webhook's caBundle is not PEM: {e}")))?;
+            builder = builder.tls_built_in_root_certs(false);
+            for certificate in certificates {
+                builder = builder.add_root_certificate(certificate);
+            }
+        }
+        let client = builder
+            .build()
+            .map_err(|e| Error::internal(format!("the conversion webhook's client could not be built: {e}")))?;
+        Ok(Self { url, client, version: ReviewVersion::pick(&conversion.conversion_review_versions) })
+    }
+
+    /// Converts `objects` (none already at `desired`) to `desired` (an
+    /// apiVersion) in one review. `what` names the input in errors as
+    /// Kubernetes does (`example.com/v1, Kind=Widget`), and `indices` the
+    /// index of each object in the caller's list. Each converted object
+    /// keeps its original metadata but for labels and annotations.
+    pub async fn convert(&self, objects: &[Value], indices: &[usize], desired: &str, what: &str) -> Result<Vec<Value>> {
+        let failed = |cause: String| Error::internal(format!("conversion webhook for {what} failed: {cause}"));
+        let version = self.version.ok_or_else(|| failed("no supported conversion review versions".into()))?;
+        let uid = uuid::Uuid::new_v4().to_string();
+        let review = Review::new(version, &uid, desired, objects);
+        let sent = tracing::debug_span!("conversion.webhook", objects = objects.len(), desired)
+            .in_scope(|| self.client.post(&self.url).json(&review).send());
+        let response = sent.await.map_err(|e| failed(describe(&e)))?;
+        let status = response.status();
+        let body = response.bytes().await.map_err(|e| failed(describe(&e)))?;
+        if !status.is_success() {
+            let text = String::from_utf8_lossy(&body);
+            return Err(failed(format!(
+                "the server responded with the status code {}: {}",
+                status.as_u16(),
+                text.trim()
+            )));
+        }
+        let answer: Answer = serde_json::from_slice(&body).map_err(|e| failed(format!("invalid response: {e}")))?;
+        let converted = answer.converted(version, &uid).map_err(failed)?;
+        if converted.len() != objects.len() {
+            return Err(Error::internal(format!(
+                "conversion webhook for {what} returned {} objects, expected {}",
+                converted.len(),
+                objects.len()
+            )));
+        }
+        objects
+            .iter()
+            .zip(converted)
+            .enumerate()
+            .map(|(at, (original, converted))| {
+                let index = indices.get(at).copied().unwrap_or(at);
+                let invalid = |cause: String| {
+                    Error::internal(format!(
+                        "conversion webhook for {what} returned invalid converted object at index {index}: {cause}"
+                    ))
+                };
+                check_converted(original, &converted, desired).map_err(invalid)?;
+                restore_object_meta(original, converted).map_err(|cause| {
+                    Error::internal(format!(
+                        "conversion webhook for {what} returned invalid metadata in object at index {index}: {cause}"
+                    ))
+                })
+            })
+            .collect()
+    }
+}
+
+/// A transport error, with its cause (reqwest's own words stop at "error
+/// sending request").
+fn describe(err: &reqwest::Error) -> String {
+    if err.is_timeout() {
+        return format!("{err}: the webhook did not answer in time (timeout)");
+    }
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+fn str_at<'a>(obj: &'a Value, key: &str) -> &'a str {
+    obj.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn meta_at<'a>(obj: &'a Value, key: &str) -> &'a str {
+    obj.get("metadata").and_then(|m| m.get(key)).and_then(Value::as_str).unwrap_or("")
+}
+
+/// The group/version, kind and identity checks of a converted object.
+fn check_converted(original: &Value, converted: &Value, desired: &str) -> std::result::Result<(), String> {
+    if !converted.is_object() {
+        return Err("converted object is not a JSON object".into());
+    }
+    let got = str_at(converted, "apiVersion");
+    if got != desired {
+        return Err(format!("invalid groupVersion (expected {desired}, received {got})"));
+    }
+    let (expected, got) = (str_at(original, "kind"), str_at(converted, "kind"));
+    if expected != got {
+        return Err(format!("invalid kind (expected {expected}, received {got})"));
+    }
+    for (key, word) in [("name", "name"), ("namespace", "namespace"), ("uid", "UID")] {
+        let (e, a) = (meta_at(original, key), meta_at(converted, key));
+        if e != a {
+            return Err(format!("must have the same {word}: {e} != {a}"));
+        }
+    }
+    Ok(())
+}
+
+/// The converted object with the original's metadata, but for its labels
+/// and annotations, which are taken from the converted object (and checked
+/// when they changed), as Kubernetes' `restoreObjectMeta`.
+fn restore_object_meta(original: &Value, mut converted: Value) -> std::result::Result<Value, String> {
+    let response = match converted.get("metadata") {
+        None => return Err("missing metadata in converted object".into()),
+        Some(Value::Object(m)) => m.clone(),
+        Some(other) => return Err(format!("invalid metadata of type {} in converted object", type_name(other))),
+    };
+    let mut restored: Map<String, Value> = match original.get("metadata") {
+        Some(Value::Object(m)) => m.clone(),
+        _ => Map::new(),
+    };
+    for field in ["labels", "annotations"] {
+        let theirs = match response.get(field) {
+            None | Some(Value::Null) => {
+                restored.remove(field);
+                continue;
+            }
+            Some(Value::Object(m)) => m,
+            Some(other) => {
+                return Err(format!("invalid metadata.{field} of type {} in converted object", type_name(other)))
+            }
+        };
+        let ours = restored.get(field).and_then(Value::as_object);
+        let mut changed = ours.map_or(0, Map::len) != theirs.len();
+        for (key, value) in theirs {
+            if !value.is_string() {
+                return Err(format!(
+                    "metadata.{field}[{key}] must be a string, but is {} in converted object",
+                    type_name(value)
+                ));
+            }
+            changed |= ours.and_then(|o| o.get(key)) != Some(value);
+        }
+        if changed {
+            let mut problems = Vec::new();
+            let path = if field == "labels" { "metadata.labels" } else { "metadata.annotation" };
+            for (key, value) in theirs {
+                for problem in dns::qualified_name(key) {
+                    problems.push(format!("{path}: Invalid value: {key:?}: {problem}"));
+                }
+                if field == "labels" {
+                    let value = value.as_str().unwrap_or("");
+                    for problem in dns::label_value(value) {
+                        problems.push(format!("{path}: Invalid value: {value:?}: {problem}"));
+                    }
+                }
+            }
+            match problems.len() {
+                0 => {}
+                1 => return Err(problems.remove(0)),
+                _ => return Err(format!("[{}]", problems.join(", "))),
+            }
+        }
+        restored.insert(field.to_string(), Value::Object(theirs.clone()));
+    }
+    converted["metadata"] = Value::Object(restored);
+    Ok(converted)
+}
+
+/// A JSON value's type as Go's `%T` shows its decoded form.
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "<nil>",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "int64",
+        Value::String(_) => "string",
+        Value::Array(_) => "[]interface {}",
+        Value::Object(_) => "map[string]interface {}",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn object() -> Value {
+        json!({"apiVersion": "example.com/v1", "kind": "Widget",
+               "metadata": {"name": "a", "namespace": "n", "uid": "u", "resourceVersion": "7",
+                            "labels": {"x": "1"}, "generation": 2},
+               "spec": {"hostPort": "h:1"}})
+    }
+
+    #[test]
+    fn metadata_is_restored_but_for_labels_and_annotations() {
+        let converted = json!({"apiVersion": "example.com/v2", "kind": "Widget",
+            "metadata": {"name": "a", "namespace": "n", "uid": "u", "generation": 9,
+                         "labels": {"y": "2"}, "annotations": {"note": "kept"}},
+            "spec": {"host": "h", "port": 1}});
+        check_converted(&object(), &converted, "example.com/v2").unwrap();
+        let restored = restore_object_meta(&object(), converted).unwrap();
+        assert_eq!(restored["metadata"]["generation"], 2, "the webhook cannot change other metadata");
+        assert_eq!(restored["metadata"]["resourceVersion"], "7");
+        assert_eq!(restored["metadata"]["labels"], json!({"y": "2"}));
+        assert_eq!(restored["metadata"]["annotations"], json!({"note": "kept"}));
+        assert_eq!(restored["spec"], json!({"host": "h", "port": 1}));
+    }
+
+    #[test]
+    fn identity_changes_are_refused_in_kubernetes_words() {
+        let mut renamed = object();
+        renamed["apiVersion"] = json!("example.com/v2");
+        renamed["metadata"]["name"] = json!("b");
+        assert_eq!(
+            check_converted(&object(), &renamed, "example.com/v2").unwrap_err(),
+            "must have the same name: a != b"
+        );
+        assert_eq!(
+            check_converted(&object(), &object(), "example.com/v2").unwrap_err(),
+            "invalid groupVersion (expected example.com/v2, received example.com/v1)"
+        );
+        let mut kind = object();
+        kind["apiVersion"] = json!("example.com/v2");
+        kind["kind"] = json!("Gadget");
+        assert_eq!(
+            check_converted(&object(), &kind, "example.com/v2").unwrap_err(),
+            "invalid kind (expected Widget, received Gadget)"
+        );
+        let mut bad_label = object();
+        bad_label["metadata"]["labels"] = json!({"x": 1});
+        assert_eq!(
+            restore_object_meta(&object(), bad_label).unwrap_err(),
+            "metadata.labels[x] must be a string, but is int64 in converted object"
+        );
+        let mut no_meta = object();
+        no_meta.as_object_mut().unwrap().remove("metadata");
+        assert_eq!(restore_object_meta(&object(), no_meta).unwrap_err(), "missing metadata in converted object");
+    }
+
+    #[test]
+    fn a_service_resolves_to_its_cluster_address() {
+        let config: k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookClientConfig =
+            serde_json::from_value(json!({"service": {"name": "conv", "namespace": "sys", "path": "/convert"}}))
+                .unwrap();
+        assert_eq!(url_of(&config).unwrap(), "https://conv.sys.svc:443/convert");
+        let config = serde_json::from_value(json!({"service": {"name": "c", "namespace": "s", "port": 8443}})).unwrap();
+        assert_eq!(url_of(&config).unwrap(), "https://c.s.svc:8443");
+    }
+}

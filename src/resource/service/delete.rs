@@ -1,0 +1,135 @@
+//! Deletes of custom resources: one object (removed, or marked while it
+//! has finalizers) and a collection. Objects are read, marked and stored at
+//! the storage version; answers are converted to the request version before
+//! they are returned (a collection's in one converter call).
+
+use serde_json::Value;
+
+use super::{Deleted, Resources};
+use crate::apimachinery::meta;
+use crate::apimachinery::options::{DeleteOptions, ListOptions};
+use crate::apimachinery::strategy::retry;
+use crate::error::{Error, FieldError, Result};
+use crate::resource::served::Served;
+use crate::resource::stored;
+use crate::resource::strategy::{self, Ref};
+use crate::storage::{KeyValue, Op, StorageError};
+
+impl Resources {
+    /// Deletes an object, or marks it for deletion while it has finalizers.
+    pub async fn delete(&self, r: &Ref, options: &DeleteOptions) -> Result<Deleted> {
+        let served = self.served_object(r)?;
+        check_propagation(&options.propagation_policy)?;
+        let mut deleted = self.delete_stored(&served, r, options).await?;
+        deleted.object = stored::convert_read(&served, &r.version, vec![deleted.object], false).await?.remove(0);
+        Ok(deleted)
+    }
+
+    /// `delete`, answering the object's last state at the storage version,
+    /// so it calls no converter (the cleanup of a terminating definition).
+    pub(crate) async fn delete_unconverted(&self, r: &Ref, options: &DeleteOptions) -> Result<Deleted> {
+        let served = self.served_object(r)?;
+        check_propagation(&options.propagation_policy)?;
+        self.delete_stored(&served, r, options).await
+    }
+
+    /// `delete`, answering the object's last state at the storage version.
+    async fn delete_stored(&self, served: &Served, r: &Ref, options: &DeleteOptions) -> Result<Deleted> {
+        retry(
+            || async {
+                let current = self.load(served, r)?;
+                self.delete_once(served, r, &current, options).await
+            },
+            || Error::stale(&served.group, &served.plural, &r.name),
+        )
+        .await
+    }
+
+    /// One attempt at a delete; `None` when a concurrent write got in first
+    /// (the caller reloads and tries again, preconditions included).
+    async fn delete_once(
+        &self,
+        served: &Served,
+        r: &Ref,
+        current: &KeyValue,
+        options: &DeleteOptions,
+    ) -> Result<Option<Deleted>> {
+        // Read, marked and stored at the storage version; the caller converts
+        // the answer.
+        let mut obj = stored::at_storage(served, current)?;
+        let subject = meta::Subject { group: &served.group, resource: &served.plural, name: &r.name };
+        meta::check_preconditions(
+            &subject,
+            &options.precondition_uid,
+            meta::meta_str(&obj, "uid"),
+            options.precondition_resource_version,
+            current.mod_revision,
+        )?;
+        let key = Self::key(served, r, &r.name);
+        let has_finalizers = !meta::finalizers(&obj).is_empty();
+        if has_finalizers && meta::deleting(&obj) {
+            return Ok(Some(Deleted { object: obj, gone: false }));
+        }
+        if options.dry_run {
+            if has_finalizers {
+                meta::mark_deleting(&mut obj);
+            }
+            return Ok(Some(Deleted { object: obj, gone: !has_finalizers }));
+        }
+        let op = if has_finalizers {
+            meta::mark_deleting(&mut obj);
+            Op::update(key, current.mod_revision, strategy::to_stored(served, &obj))
+        } else {
+            Op::delete(key, current.mod_revision)
+        };
+        let committed = match self.store.commit(vec![op]).await {
+            Err(StorageError::PreconditionFailed { .. }) => return Ok(None),
+            other => other?,
+        };
+        meta::set_resource_version(&mut obj, committed.revision);
+        Ok(Some(Deleted { object: obj, gone: !has_finalizers }))
+    }
+
+    /// Deletes (or marks) every object the selectors match; returns each
+    /// one's last state.
+    pub async fn delete_collection(
+        &self,
+        r: &Ref,
+        list_options: &ListOptions,
+        options: &DeleteOptions,
+    ) -> Result<Vec<Value>> {
+        check_propagation(&options.propagation_policy)?;
+        let served = self.served_collection(r)?;
+        let all = ListOptions { limit: 0, continue_token: String::new(), ..list_options.clone() };
+        // Listed and deleted at the storage version; the answers converted
+        // in one call.
+        let page = self.list_stored(&served, r, &all).await?;
+        let mut out = Vec::with_capacity(page.items.len());
+        for item in page.items {
+            let one = Ref {
+                namespace: meta::meta_str(&item, "namespace").to_string(),
+                name: meta::meta_str(&item, "name").to_string(),
+                ..r.clone()
+            };
+            let item_options = DeleteOptions { precondition_resource_version: None, ..options.clone() };
+            match self.delete_stored(&served, &one, &item_options).await {
+                Ok(deleted) => out.push(deleted.object),
+                Err(err) if err.reason == crate::error::Reason::NotFound => {}
+                Err(err) => return Err(err),
+            }
+        }
+        stored::convert_read(&served, &r.version, out, true).await
+    }
+}
+
+fn check_propagation(policy: &str) -> Result<()> {
+    match policy {
+        "" | "Orphan" | "Background" | "Foreground" => Ok(()),
+        other => Err(Error::invalid(
+            "meta.k8s.io",
+            "DeleteOptions",
+            "",
+            vec![FieldError::not_supported("propagationPolicy", other, &["Foreground", "Background", "Orphan"])],
+        )),
+    }
+}
