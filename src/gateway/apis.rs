@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use super::codec::{json_body, respond, respond_json, unsupported, Output, Reply};
 use super::discovery::{self, CRD_GROUP};
 use super::query::Params;
-use super::{watch, Api};
+use super::{protobuf, watch, Api};
 use crate::apimachinery::list::ListPage;
 use crate::apimachinery::meta::MAX_BODY_BYTES;
 use crate::apimachinery::options::ResourceVersion;
@@ -136,15 +136,6 @@ fn method_not_allowed(method: &Method) -> Error {
     Error::method_not_allowed(format!("the server does not allow this method on the requested resource ({method})"))
 }
 
-/// A DeleteOptions body as JSON: none when the body is empty, else decoded
-/// as any other body.
-async fn delete_body(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>, Error> {
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Vec::new());
-    }
-    json_body(headers, body).await
-}
-
 /// Reads a request body: at most one byte over the limit (enough for the
 /// domain to refuse it with Kubernetes' RequestEntityTooLarge), within the
 /// body timeout. A body that cannot be read (a malformed chunk) is the
@@ -181,9 +172,10 @@ pub async fn handle(
         Target::Group(g) if method == Method::GET => discovery::group(&api, &g, &headers),
         Target::Version(g, v) if method == Method::GET => discovery::resources(&api, &g, &v, &headers),
         Target::Group(_) | Target::Version(..) => Err(method_not_allowed(&method).into()),
-        Target::Definitions { name, status } => {
-            definitions(&api, name, status, &method, &params, &headers, &body).await
-        }
+        Target::Definitions { name, status } => protobuf::reply(
+            protobuf::negotiated(&headers),
+            definitions(&api, name, status, &method, &params, &headers, &body).await,
+        ),
         Target::Resources { r, sub } => resources(&api, r, sub, &method, &params, &headers, &body).await,
     }
 }
@@ -243,12 +235,21 @@ async fn definitions(
 ) -> Reply {
     let output = Output::of(headers);
     let registry = &api.registry;
+    // Protobuf when the client asked for it first (client-go's clientsets).
+    let proto = protobuf::negotiated(headers);
+    let respond = |code, value: &Value, output, warnings: &[String]| match proto {
+        true => protobuf::respond(code, value, warnings),
+        false => respond(code, value, output, warnings),
+    };
     let ok = |value: &Value, warnings: &[String]| respond(StatusCode::OK, value, output, warnings);
     match (method, name) {
         (&Method::GET, None) if params.watch() => {
             let options = params.watch_options()?;
             let slot = api.limits.watch_slot()?;
             let events = registry.watch(options).await;
+            if proto {
+                return Ok(protobuf::watch(events, slot));
+            }
             Ok(watch::stream(events, (output == Output::Table).then(watch::definition_tables), slot))
         }
         (&Method::GET, None) => {
@@ -259,18 +260,21 @@ async fn definitions(
             Ok(ok(&list_json(crate::registry::definition::API_VERSION, "CustomResourceDefinitionList", &page), &[]))
         }
         (&Method::POST, None) => {
-            let written = registry.create(&json_body(headers, body).await?, &params.write_options()?).await?;
+            let written =
+                registry.create(&protobuf::definition_body(headers, body).await?, &params.write_options()?).await?;
             Ok(respond(StatusCode::CREATED, &written.object, output, &written.warnings))
         }
         (&Method::GET, Some(name)) if output == Output::Table => {
             Ok(ok(&definitions_table(&[registry.get(&name)?], None, jiff::Timestamp::now()), &[]))
         }
         (&Method::GET, Some(name)) => Ok(ok(&registry.get(&name)?, &[])),
-        (&Method::PUT, Some(_)) if status => {
-            Ok(ok(&registry.update_status(&json_body(headers, body).await?, &params.write_options()?).await?, &[]))
-        }
+        (&Method::PUT, Some(_)) if status => Ok(ok(
+            &registry.update_status(&protobuf::definition_body(headers, body).await?, &params.write_options()?).await?,
+            &[],
+        )),
         (&Method::PUT, Some(_)) => {
-            let written = registry.update(&json_body(headers, body).await?, &params.write_options()?).await?;
+            let written =
+                registry.update(&protobuf::definition_body(headers, body).await?, &params.write_options()?).await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PATCH, Some(name)) => {
@@ -282,7 +286,7 @@ async fn definitions(
         }
         (&Method::DELETE, Some(name)) if !status => {
             let (object, gone) =
-                registry.delete(&name, &params.delete_options(&delete_body(headers, body).await?)?).await?;
+                registry.delete(&name, &params.delete_options(&protobuf::delete_body(headers, body).await?)?).await?;
             Ok(respond(if gone { StatusCode::OK } else { StatusCode::ACCEPTED }, &object, output, &[]))
         }
         _ => Err(method_not_allowed(method).into()),
@@ -333,7 +337,7 @@ async fn resources(
                 .delete_collection(
                     &r,
                     &params.list_options()?,
-                    &params.delete_options(&delete_body(headers, body).await?)?,
+                    &params.delete_options(&protobuf::delete_body(headers, body).await?)?,
                 )
                 .await?;
             let page = ListPage {
@@ -393,7 +397,8 @@ async fn resources(
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::DELETE, false, None) => {
-            let deleted = resources.delete(&r, &params.delete_options(&delete_body(headers, body).await?)?).await?;
+            let deleted =
+                resources.delete(&r, &params.delete_options(&protobuf::delete_body(headers, body).await?)?).await?;
             let code = if deleted.gone { StatusCode::OK } else { StatusCode::ACCEPTED };
             Ok(respond(code, &deleted.object, output, &[]))
         }

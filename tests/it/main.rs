@@ -10,6 +10,7 @@ mod gateway;
 mod hostile;
 mod kubectl;
 mod lifecycle;
+mod protobuf;
 mod races;
 mod resource_reads;
 mod resources;
