@@ -304,6 +304,7 @@ async fn resources(
 ) -> Reply {
     let output = Output::of(headers);
     let served = api.resources.served(&r.group, &r.version, &r.resource)?;
+    protobuf::refuse_protobuf_only(headers)?;
     // A table of `objects` when one was asked for.
     let tabled = |objects: &[Value], list: Option<&ListMeta>| {
         (output == Output::Table).then(|| table(&served, &r.version, objects, list, jiff::Timestamp::now()))

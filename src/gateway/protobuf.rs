@@ -53,6 +53,25 @@ pub fn negotiated(headers: &HeaderMap) -> bool {
     false
 }
 
+/// The media types of a built-in kind's bodies, as Kubernetes lists them in
+/// its 415 and 406 answers (and, for custom resources, in its 406: their
+/// serializers include protobuf, which only their Statuses use).
+pub const BUILT_IN_MEDIA_TYPES: &[&str] = &["application/json", "application/yaml", MEDIA_TYPE];
+
+/// Kubernetes' 406 for a custom resource asked for in protobuf only: it has
+/// no protobuf form, and JSON was not acceptable.
+pub fn refuse_protobuf_only(headers: &HeaderMap) -> Result<()> {
+    let accept = headers.get(ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let media = |range: &str| range.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    if !accept.trim().is_empty() && accept.split(',').all(|range| media(range) == MEDIA_TYPE) {
+        return Err(Error::not_acceptable(format!(
+            "only the following media types are accepted: {}",
+            BUILT_IN_MEDIA_TYPES.join(", ")
+        )));
+    }
+    Ok(())
+}
+
 /// Whether a request body is protobuf, by its `Content-Type`.
 pub fn is_body(headers: &HeaderMap) -> bool {
     let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
@@ -63,7 +82,10 @@ pub fn is_body(headers: &HeaderMap) -> bool {
 /// converted, anything else is `codec::json_body`'s.
 pub async fn definition_body(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>> {
     if !is_body(headers) {
-        return codec::json_body(headers, body).await;
+        return codec::json_body(headers, body).await.map_err(|err| match err.reason {
+            Reason::UnsupportedMediaType => codec::unsupported(BUILT_IN_MEDIA_TYPES),
+            _ => err,
+        });
     }
     let (type_meta, raw) = unwrap(body)?;
     let message = ext::CustomResourceDefinition::decode(raw.as_slice()).map_err(decode_error)?;
@@ -236,6 +258,20 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(name, value.parse().unwrap());
         headers
+    }
+
+    #[test]
+    fn a_custom_resource_asked_for_in_protobuf_only_is_not_acceptable() {
+        let accept = |value: &str| refuse_protobuf_only(&headers(ACCEPT, value));
+        let err = accept("application/vnd.kubernetes.protobuf").unwrap_err();
+        assert_eq!(err.reason, Reason::NotAcceptable);
+        assert_eq!(
+            err.message,
+            "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"
+        );
+        assert!(accept("application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io").is_err());
+        assert!(accept("application/vnd.kubernetes.protobuf,application/json").is_ok());
+        assert!(refuse_protobuf_only(&HeaderMap::new()).is_ok());
     }
 
     #[test]

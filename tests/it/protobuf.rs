@@ -235,6 +235,17 @@ async fn errors_are_protobuf_statuses_when_protobuf_was_asked_for() {
     let (_, failure): (_, meta::Status) = open(&body);
     assert!(failure.message.unwrap().contains("does not appear to be a protobuf message"));
 
+    // A body in a media type definitions do not take: the 415 lists protobuf.
+    let yaml_ish =
+        http.request(Method::POST, DEFINITIONS, CLIENTSET_ACCEPT).header(CONTENT_TYPE, "text/plain").body("x");
+    let (status, _, body) = http.send(yaml_ish).await;
+    assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let (_, failure): (_, meta::Status) = open(&body);
+    assert_eq!(
+        failure.message.as_deref(),
+        Some("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf")
+    );
+
     let (status, _) = http.json(Method::GET, DEFINITIONS, None).await;
     assert_eq!(status, StatusCode::OK);
 }
@@ -306,6 +317,15 @@ async fn custom_resources_answer_protobuf_as_kubernetes_does() {
     assert_eq!((status, content_type.as_str()), (StatusCode::OK, "application/json"));
     let list: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(list["kind"], "WidgetList");
+
+    // Protobuf only: 406, as no form the client takes exists.
+    let (status, _, body) = http.send(http.request(Method::GET, widgets, PROTOBUF)).await;
+    assert_eq!(status, StatusCode::NOT_ACCEPTABLE);
+    let failure: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        failure["message"],
+        "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"
+    );
 
     // A protobuf body: 415, in JSON, naming the media types accepted.
     let object = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}});
