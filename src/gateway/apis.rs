@@ -176,7 +176,12 @@ pub async fn handle(
             protobuf::negotiated(&headers),
             definitions(&api, name, status, &method, &params, &headers, &body).await,
         ),
-        Target::Resources { r, sub } => resources(&api, r, sub, &method, &params, &headers, &body).await,
+        // A custom resource has no protobuf form, but its errors do: they
+        // are Statuses, negotiated as any Status is.
+        Target::Resources { r, sub } => protobuf::reply(
+            protobuf::negotiated(&headers),
+            resources(&api, r, sub, &method, &params, &headers, &body).await,
+        ),
     }
 }
 

@@ -4,8 +4,9 @@
 //! around the object's message (k8s-pb's types), converted to and from the
 //! domain's JSON here only (`messages`); watches are length-prefixed
 //! `WatchEvent` frames. Custom resources have no protobuf form, as in
-//! Kubernetes: they negotiate JSON (`Output::of`), and a protobuf body is
-//! refused with 415 by `codec::json_body`.
+//! Kubernetes: they negotiate JSON (`Output::of`), protobuf alone is 406,
+//! and a protobuf body is refused with 415 by `codec::json_body`; their
+//! errors, Statuses, are protobuf when protobuf comes first in `Accept`.
 
 mod messages;
 

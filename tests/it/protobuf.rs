@@ -319,20 +319,27 @@ async fn custom_resources_answer_protobuf_as_kubernetes_does() {
     assert_eq!(list["kind"], "WidgetList");
 
     // Protobuf only: 406, as no form the client takes exists.
+    // Its Status is protobuf: a Status has a protobuf form.
     let (status, _, body) = http.send(http.request(Method::GET, widgets, PROTOBUF)).await;
     assert_eq!(status, StatusCode::NOT_ACCEPTABLE);
-    let failure: Value = serde_json::from_slice(&body).unwrap();
+    let (_, failure): (_, meta::Status) = open(&body);
     assert_eq!(
-        failure["message"],
-        "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"
+        failure.message.as_deref(),
+        Some("only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf")
     );
+    // So is a clientset's error about a custom resource.
+    let (status, content_type, body) = http.proto(Method::GET, &format!("{widgets}/missing"), None).await;
+    assert_eq!((status, content_type.as_str()), (StatusCode::NOT_FOUND, PROTOBUF));
+    let (_, failure): (_, meta::Status) = open(&body);
+    assert_eq!(failure.reason.as_deref(), Some("NotFound"));
 
-    // A protobuf body: 415, in JSON, naming the media types accepted.
+    // A protobuf body: 415, naming the media types accepted.
     let object = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}});
     let unknown = rt::Unknown { raw: Some(serde_json::to_vec(&object).unwrap()), ..Default::default() };
     let mut body = b"k8s\0".to_vec();
     body.extend(unknown.encode_to_vec());
-    let (status, content_type, body) = http.proto(Method::POST, widgets, Some(body)).await;
+    let request = http.request(Method::POST, widgets, "application/json").header(CONTENT_TYPE, PROTOBUF).body(body);
+    let (status, content_type, body) = http.send(request).await;
     assert_eq!((status, content_type.as_str()), (StatusCode::UNSUPPORTED_MEDIA_TYPE, "application/json"));
     let failure: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(failure["reason"], "UnsupportedMediaType");
