@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use super::codec::{failure_as, json_body, respond, respond_json, unsupported, Output, Reply};
 use super::discovery::{self, CRD_GROUP};
 use super::query::Params;
-use super::{watch, Api};
+use super::{protobuf, watch, Api};
 use crate::apimachinery::list::ListPage;
 use crate::apimachinery::meta::MAX_BODY_BYTES;
 use crate::apimachinery::options::ResourceVersion;
@@ -136,15 +136,6 @@ fn method_not_allowed(method: &Method) -> Error {
     Error::method_not_allowed(format!("the server does not allow this method on the requested resource ({method})"))
 }
 
-/// A DeleteOptions body as JSON: none when the body is empty, else decoded
-/// as any other body.
-async fn delete_body(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>, Error> {
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Vec::new());
-    }
-    json_body(headers, body).await
-}
-
 /// Reads a request body: at most one byte over the limit (enough for the
 /// domain to refuse it with Kubernetes' RequestEntityTooLarge), within the
 /// body timeout. A body that cannot be read (a malformed chunk) is the
@@ -190,12 +181,18 @@ async fn route(api: Api, uri: Uri, query: Option<String>, method: Method, header
         Target::Group(g) if method == Method::GET => discovery::group(&api, &g, &headers),
         Target::Version(g, v) if method == Method::GET => discovery::resources(&api, &g, &v, &headers),
         Target::Group(_) | Target::Version(..) => Err(method_not_allowed(&method).into()),
-        Target::Definitions { name, status } => {
-            definitions(&api, name, status, &method, &params, &headers, &body).await
-        }
+        Target::Definitions { name, status } => protobuf::reply(
+            protobuf::negotiated(&headers),
+            definitions(&api, name, status, &method, &params, &headers, &body).await,
+        ),
+        // A custom resource has no protobuf form, but its errors do: they
+        // are Statuses, negotiated as any Status is.
         Target::Resources { r, sub } => {
             let deprecation = deprecation(&api, &r);
-            let reply = resources(&api, r, sub, &method, &params, &headers, &body).await;
+            let reply = protobuf::reply(
+                protobuf::negotiated(&headers),
+                resources(&api, r, sub, &method, &params, &headers, &body).await,
+            );
             Ok(warned(reply, Output::of(&headers), deprecation.as_deref()))
         }
     }
@@ -301,6 +298,12 @@ async fn definitions(
     let output = Output::of(headers);
     let shape = table_shape(output, params)?;
     let registry = &api.registry;
+    // Protobuf when the client asked for it first (client-go's clientsets).
+    let proto = protobuf::negotiated(headers);
+    let respond = |code, value: &Value, output, warnings: &[String]| match proto {
+        true => protobuf::respond(code, value, warnings),
+        false => respond(code, value, output, warnings),
+    };
     let ok = |value: &Value, warnings: &[String]| respond(StatusCode::OK, value, output, warnings);
     match (method, name) {
         (&Method::GET, None) if params.watch() => {
@@ -310,6 +313,9 @@ async fn definitions(
             let options = params.watch_options()?;
             let slot = api.limits.watch_slot()?;
             let events = registry.watch(options).await;
+            if proto {
+                return Ok(protobuf::watch(events, slot));
+            }
             Ok(watch::stream(events, shape.map(watch::definition_tables), slot))
         }
         (&Method::GET, None) => {
@@ -321,7 +327,8 @@ async fn definitions(
             Ok(ok(&list_json(crate::registry::definition::API_VERSION, "CustomResourceDefinitionList", &page), &[]))
         }
         (&Method::POST, None) => {
-            let written = registry.create(&json_body(headers, body).await?, &params.write_options()?).await?;
+            let written =
+                registry.create(&protobuf::definition_body(headers, body).await?, &params.write_options()?).await?;
             Ok(respond(StatusCode::CREATED, &written.object, output, &written.warnings))
         }
         (&Method::GET, Some(name)) if shape.is_some() => {
@@ -329,11 +336,13 @@ async fn definitions(
             Ok(ok(&definitions_table(&[registry.get(&name)?], None, jiff::Timestamp::now(), shape), &[]))
         }
         (&Method::GET, Some(name)) => Ok(ok(&registry.get(&name)?, &[])),
-        (&Method::PUT, Some(_)) if status => {
-            Ok(ok(&registry.update_status(&json_body(headers, body).await?, &params.write_options()?).await?, &[]))
-        }
+        (&Method::PUT, Some(_)) if status => Ok(ok(
+            &registry.update_status(&protobuf::definition_body(headers, body).await?, &params.write_options()?).await?,
+            &[],
+        )),
         (&Method::PUT, Some(_)) => {
-            let written = registry.update(&json_body(headers, body).await?, &params.write_options()?).await?;
+            let written =
+                registry.update(&protobuf::definition_body(headers, body).await?, &params.write_options()?).await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PATCH, Some(name)) => {
@@ -344,7 +353,7 @@ async fn definitions(
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::DELETE, Some(name)) if !status => {
-            let options = delete_body(headers, body).await?;
+            let options = protobuf::delete_body(headers, body).await?;
             let (object, gone) = registry.delete(&name, &params.delete_options(&options)?).await?;
             Ok(respond(delete_code(gone, params, &options), &object, output, &[]))
         }
@@ -372,6 +381,7 @@ async fn resources(
         let why = if served.namespaced() { "a namespace is required" } else { "it is cluster-scoped" };
         return Err(Error::no_resource(what, why).into());
     }
+    protobuf::refuse_protobuf_only(headers)?;
     // A table of `objects` when one was asked for.
     let tabled = |objects: &[Value], list: Option<&ListMeta>| {
         shape.map(|shape| table(&served, &r.version, objects, list, jiff::Timestamp::now(), shape))
@@ -408,7 +418,7 @@ async fn resources(
                 .delete_collection(
                     &r,
                     &params.list_options()?,
-                    &params.delete_options(&delete_body(headers, body).await?)?,
+                    &params.delete_options(&protobuf::delete_body(headers, body).await?)?,
                 )
                 .await?;
             let page = ListPage {
@@ -468,7 +478,7 @@ async fn resources(
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::DELETE, false, None) => {
-            let options = delete_body(headers, body).await?;
+            let options = protobuf::delete_body(headers, body).await?;
             let deleted = resources.delete(&r, &params.delete_options(&options)?).await?;
             if deleted.gone {
                 // Kubernetes' store answers a delete that is done with a

@@ -9,6 +9,7 @@ pub mod codec;
 mod discovery;
 mod featuregates;
 mod openapi;
+pub mod protobuf;
 mod query;
 pub mod status;
 pub(crate) mod storagemigration;

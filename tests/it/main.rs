@@ -16,6 +16,7 @@ mod hostile;
 mod kubectl;
 mod lifecycle;
 mod migration;
+mod protobuf;
 mod races;
 mod resource_reads;
 mod resources;

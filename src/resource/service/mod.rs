@@ -106,7 +106,16 @@ impl Resources {
         loop {
             tokio::select! {
                 message = futures::StreamExt::next(&mut changes) => match message {
-                    Some(Ok(crate::storage::WatchMessage::Events(_))) => self.definitions.send_modify(|g| *g += 1),
+                    Some(Ok(crate::storage::WatchMessage::Events(events))) => {
+                        // A change is watchable before it is readable: wait
+                        // until reads see it, or a watch that re-reads its
+                        // definition on this notice finds it unchanged and
+                        // is never ended (upstream's TestChangeCRD, 1 run in 4).
+                        if let Some(last) = events.last() {
+                            self.store.wait_for_revision(last.revision(), std::time::Duration::from_secs(3)).await;
+                        }
+                        self.definitions.send_modify(|g| *g += 1)
+                    }
                     Some(Ok(crate::storage::WatchMessage::Progress(_))) => {}
                     Some(Err(err)) => {
                         tracing::warn!(error = %err, "definition tracking ended; resource watches will end");
