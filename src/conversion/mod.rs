@@ -8,6 +8,7 @@
 
 pub mod declarative;
 pub mod review;
+mod trust;
 pub mod webhook;
 
 use std::time::Duration;

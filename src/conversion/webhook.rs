@@ -68,12 +68,9 @@ impl Webhook {
             .http2_initial_stream_window_size(REVIEW_WINDOW)
             .http2_initial_connection_window_size(REVIEW_WINDOW);
         if let Some(bundle) = config.ca_bundle.as_ref().filter(|b| !b.0.is_empty()) {
-            let certificates = reqwest::Certificate::from_pem_bundle(&bundle.0)
-                .map_err(|e| Error::internal(format!("the conversion webhook's caBundle is not PEM: {e}")))?;
-            builder = builder.tls_built_in_root_certs(false);
-            for certificate in certificates {
-                builder = builder.add_root_certificate(certificate);
-            }
+            let tls = super::trust::client_config(&bundle.0)
+                .map_err(|e| Error::internal(format!("the conversion webhook's {e}")))?;
+            builder = builder.use_preconfigured_tls(tls);
         }
         let client = builder
             .build()

@@ -374,8 +374,13 @@ async fn resources(
     let shape = table_shape(output, params)?;
     let served = api.resources.served(&r.group, &r.version, &r.resource)?;
     // A path of the other scope names no resource, whatever its method.
-    let wrong_scope =
-        if served.namespaced() { r.namespace.is_empty() && !r.name.is_empty() } else { !r.namespace.is_empty() };
+    // Across all namespaces, a namespaced resource is only listed and
+    // watched: Kubernetes registers no other verb there.
+    let wrong_scope = if served.namespaced() {
+        r.namespace.is_empty() && (!r.name.is_empty() || *method != Method::GET)
+    } else {
+        !r.namespace.is_empty()
+    };
     if wrong_scope {
         let what = format!("{}.{}.{}", r.resource, r.version, r.group);
         let why = if served.namespaced() { "a namespace is required" } else { "it is cluster-scoped" };

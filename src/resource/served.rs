@@ -45,9 +45,10 @@ pub struct Version {
     /// version is not deprecated (or its warning is empty).
     pub deprecation: Option<String>,
     /// A read at this version is the read at the storage version with only
-    /// `apiVersion` changed: the storage version itself, or (strategy
-    /// `None`) a version whose schema prunes and defaults as the storage
-    /// version's does. Such reads splice stored bytes; others convert.
+    /// `apiVersion` changed: the storage version itself, or any version
+    /// under strategy `None` (Kubernetes prunes and defaults what it reads
+    /// by the storage version's schema only). Such reads splice stored
+    /// bytes; others convert, then take this version's schema.
     pub plain: bool,
 }
 
@@ -129,9 +130,11 @@ impl Served {
             .map(|s| serde_json::to_string(s).unwrap_or_default());
         let converter =
             Converter::compile(&crd.spec.group, crd.spec.conversion.as_ref(), webhook_timeout, || crd.declarative());
-        let plain = |name: &str, schema: Option<String>| {
-            name == storage_version || (converter.is_none() && (schema.is_none() || schema == storage_schema))
-        };
+        // Strategy None reads every version as Kubernetes does: the stored
+        // object pruned and defaulted by the storage version's schema, with
+        // only `apiVersion` changed (a version's own defaults apply to
+        // what is written at it).
+        let plain = |name: &str| name == storage_version || converter.is_none();
         Some(Self {
             definition: crd.metadata.name.clone().unwrap_or_default(),
             revision,
@@ -167,13 +170,8 @@ impl Served {
                             json_path: c.json_path.clone(),
                         })
                         .collect();
-                    let own_schema = v
-                        .schema
-                        .as_ref()
-                        .and_then(|s| s.open_api_v3_schema.as_ref())
-                        .map(|s| serde_json::to_string(s).unwrap_or_default());
                     Version {
-                        plain: plain(&v.name, own_schema),
+                        plain: plain(&v.name),
                         name: v.name.clone(),
                         served: v.served,
                         deprecation: deprecation(crd, v),
@@ -229,7 +227,7 @@ impl Served {
 
     /// Whether a read at `version` needs the converter: anything but the
     /// storage version, unless the strategy is `None` (whose reads only
-    /// rewrite `apiVersion` and default at the read version, in place).
+    /// rewrite `apiVersion`).
     pub fn converts(&self, version: &str) -> bool {
         version != self.storage_version && !self.converter.is_none()
     }

@@ -155,8 +155,9 @@ impl Storing {
 }
 
 /// What a read at `version` shows beyond the object converted to it: that
-/// version's schema prunes and defaults it (defaulting on read applies at
-/// the version the client reads). Nothing for a plain version.
+/// version's schema prunes and defaults what the converter (a webhook, or
+/// declared rules) gave. Nothing for a plain version: strategy `None` reads
+/// as Kubernetes does, defaulted by the storage version's schema only.
 fn at_read_version(served: &Served, version: &str, obj: &mut Value) {
     if served.plain(version) {
         return;
@@ -172,7 +173,7 @@ fn at_read_version(served: &Served, version: &str, obj: &mut Value) {
 /// (`Served::converts` is false: the storage version, or strategy `None`).
 /// The storage version's defaults apply on read, so a default added later
 /// shows at once (and is stored at the next write); then, at another
-/// version, `apiVersion` changes and that version's schema applies.
+/// version, only `apiVersion` changes.
 pub fn from_stored(served: &Served, version: &str, kv: &KeyValue) -> Result<Value> {
     debug_assert!(!served.converts(version), "a read at {version} converts: use `read`");
     let mut obj: Value = serde_json::from_slice(split_mark(&kv.value).0)

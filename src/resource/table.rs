@@ -150,7 +150,13 @@ fn table_of(
     let definitions: Vec<Value> = columns
         .iter()
         .map(|c| {
-            json!({"name": c.name, "type": c.type_, "format": c.format, "description": c.description, "priority": c.priority})
+            // Kubernetes' text for a column without a description.
+            let description = if c.description.is_empty() {
+                format!("Custom resource definition column (in JSONPath format): {}", c.json_path)
+            } else {
+                c.description.clone()
+            };
+            json!({"name": c.name, "type": c.type_, "format": c.format, "description": description, "priority": c.priority})
         })
         .collect();
     let mut metadata = serde_json::Map::new();
@@ -174,18 +180,28 @@ fn table_of(
     })
 }
 
-/// A cell: the value found, shown as its column's type says; none is null.
+/// A cell: the value found, shown as its column's type says
+/// (`cellForJSONValue`): a value not of the column's type, or none, is null.
 fn cell(column: &PrinterColumn, found: Option<&Value>, now: Timestamp) -> Value {
     let Some(value) = found else { return Value::Null };
     match (column.type_.as_str(), value) {
         ("date", Value::String(s)) if column.format == "date-time" => Value::String(s.clone()),
         ("date", Value::String(s)) => match s.parse::<Timestamp>() {
             Ok(then) => Value::String(human_duration(now.as_second() - then.as_second())),
-            Err(_) => Value::String(s.clone()),
+            Err(_) => Value::String("<invalid>".into()),
         },
+        // A string column prints whatever it finds, as kubectl's JSONPath does.
+        ("string", Value::String(_)) => value.clone(),
         ("string", Value::Object(_) | Value::Array(_)) => Value::String(value.to_string()),
         ("string", Value::Number(n)) => Value::String(n.to_string()),
-        _ => value.clone(),
+        ("string", Value::Bool(b)) => Value::String(b.to_string()),
+        ("integer", Value::Number(n)) => match n.as_i64() {
+            Some(i) => json!(i),
+            None => n.as_f64().map_or(Value::Null, |f| json!(f as i64)),
+        },
+        ("number", Value::Number(n)) => n.as_f64().map_or(Value::Null, |f| json!(f)),
+        ("boolean", Value::Bool(_)) => value.clone(),
+        _ => Value::Null,
     }
 }
 
@@ -230,6 +246,40 @@ pub fn human_duration(seconds: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cells_take_their_column_type_and_columns_describe_their_path() {
+        let column = |type_: &str| PrinterColumn {
+            name: "C".into(),
+            type_: type_.into(),
+            format: String::new(),
+            description: String::new(),
+            priority: 0,
+            json_path: ".spec.c".into(),
+        };
+        let now = Timestamp::from_second(1_000_000).unwrap();
+        // TestTableGet: a value not of its column's type is null.
+        for (type_, value, shown) in [
+            ("integer", json!("bar"), Value::Null),
+            ("integer", json!(10), json!(10)),
+            ("integer", json!(2.0), json!(2)),
+            ("number", json!(3), json!(3.0)),
+            ("boolean", json!("true"), Value::Null),
+            ("boolean", json!(true), json!(true)),
+            ("string", json!([1, 2, 3]), json!("[1,2,3]")),
+            ("string", json!(7), json!("7")),
+            ("date", json!("yesterday"), json!("<invalid>")),
+        ] {
+            assert_eq!(cell(&column(type_), Some(&value), now), shown, "{type_} {value}");
+        }
+        let objects = [json!({"metadata": {"name": "a"}, "spec": {"c": 1}})];
+        let table = table_of(&[column("integer")], &objects, None, now, Shape::default());
+        assert_eq!(
+            table["columnDefinitions"][0]["description"],
+            "Custom resource definition column (in JSONPath format): .spec.c"
+        );
+        assert_eq!(table["rows"][0]["cells"], json!([1]));
+    }
 
     #[test]
     fn ages_read_as_kubectl_shows_them() {

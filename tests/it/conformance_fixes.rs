@@ -199,6 +199,14 @@ async fn a_path_of_the_other_scope_is_not_found_whatever_the_subresource() {
     }
     let (status, _) = http.json(Method::DELETE, "/apis/example.com/v1/namespaces/test/clusters", None).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+    // A namespaced kind across all namespaces is listed, never deleted or
+    // created there.
+    let (status, _) = http.json(Method::DELETE, "/apis/example.com/v1/locals", None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = http.json(Method::POST, "/apis/example.com/v1/locals", Some(body("Local"))).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = http.json(Method::GET, "/apis/example.com/v1/locals", None).await;
+    assert_eq!(status, StatusCode::OK);
     // The right scope still answers 405 for a method it does not serve.
     let (status, _) = http.json(Method::POST, "/apis/example.com/v1/clusters/bar/status", Some(body("Cluster"))).await;
     assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
