@@ -5,6 +5,7 @@ mod backup;
 mod cel_limits;
 mod conformance_fixes;
 mod conversion;
+mod conversion_declarative;
 mod conversion_webhook;
 mod crash;
 mod declarative;

@@ -321,17 +321,21 @@ impl Declarative {
                         to.set(obj, value);
                     }
                 }
+                // As OpenAPI defaulting, only into a parent that exists, so
+                // the way back (which leaves the parent) is exact whether
+                // the parent was there, empty, or not there at all.
                 Op::Default { path, value } if forward => {
-                    if path.get(obj).is_none() {
+                    if path.get(obj).is_none() && path.parent_exists(obj) {
                         path.set(obj, value.clone());
                     }
                 }
-                Op::Default { path, value } => match path.take(obj) {
+                Op::Default { path, value } => match path.remove(obj) {
                     Some(held) if held == *value => {}
                     Some(held) => {
                         kept.fields.insert(path.pointer(), held);
                     }
-                    None => kept.absent.push(path.pointer()),
+                    None if path.parent_exists(obj) => kept.absent.push(path.pointer()),
+                    None => {}
                 },
                 Op::Cel { from, to, forward: there, backward: back } => {
                     let (from, to, there, back, which) =

@@ -57,6 +57,21 @@ impl FieldPath {
         take_at(value, &self.0)
     }
 
+    /// Whether every parent of the path is an object (the field could be
+    /// set without creating one).
+    pub fn parent_exists(&self, value: &Value) -> bool {
+        let parents = &self.0[..self.0.len() - 1];
+        parents.iter().try_fold(value, |v, s| v.as_object()?.get(s)).is_some_and(Value::is_object)
+    }
+
+    /// Removes and returns the value at the path, leaving its parents as
+    /// they are (even empty).
+    pub fn remove(&self, value: &mut Value) -> Option<Value> {
+        let (last, parents) = self.0.split_last()?;
+        let parent = parents.iter().try_fold(value, |v, s| v.as_object_mut()?.get_mut(s))?;
+        parent.as_object_mut()?.shift_remove(last)
+    }
+
     /// Sets the value at the path, creating the parent objects missing
     /// (and replacing a parent that is not an object).
     pub fn set(&self, value: &mut Value, new: Value) {

@@ -119,7 +119,7 @@ fn a_default_fills_in_and_a_different_value_survives_the_round_trip() {
     let d = compile(&three_versions()).unwrap();
     let v2 = object("v2", json!({"mode": "slow"}));
     let v1 = d.convert(v2.clone(), "v1").unwrap();
-    assert!(v1.get("spec").is_none(), "a move leaves no empty parent: {v1}");
+    assert_eq!(v1["spec"], json!({}), "taking a default back leaves its parent: {v1}");
     assert_eq!(stash_of(&v1, "v2"), json!({"fields": {"/spec/mode": "slow"}}));
     assert_eq!(d.convert(v1, "v2").unwrap(), v2);
     // Absent at v2 stays absent on the way back.
@@ -127,6 +127,23 @@ fn a_default_fills_in_and_a_different_value_survives_the_round_trip() {
     let v1 = d.convert(bare.clone(), "v1").unwrap();
     assert_eq!(stash_of(&v1, "v2"), json!({"absent": ["/spec/mode"]}));
     assert_eq!(d.convert(v1, "v2").unwrap(), bare);
+}
+
+#[test]
+fn a_default_goes_only_into_a_parent_that_exists_so_empty_and_absent_parents_come_back() {
+    let d = compile(&three_versions()).unwrap();
+    // An empty spec gets the default, and is empty again on the way back.
+    let empty = object("v2", json!({}));
+    let v3 = d.convert(empty.clone(), "v3").unwrap();
+    assert_eq!(v3["spec"], json!({"tier": "gold"}));
+    assert!(v3["metadata"].get("annotations").is_none(), "nothing to keep: {v3}");
+    assert_eq!(d.convert(v3, "v2").unwrap(), empty);
+    // No spec at all: no default (as OpenAPI defaulting), nothing made up.
+    let mut bare = object("v2", json!({}));
+    bare.as_object_mut().unwrap().remove("spec");
+    let v3 = d.convert(bare.clone(), "v3").unwrap();
+    assert!(v3.get("spec").is_none(), "{v3}");
+    assert_eq!(d.convert(v3, "v2").unwrap(), bare);
 }
 
 #[test]

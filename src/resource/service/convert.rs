@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::Resources;
+use crate::conversion::Strategy;
 use crate::error::{Error, Result};
 
 impl Resources {
@@ -12,7 +13,8 @@ impl Resources {
     /// `resource` in `group`) to `desired_version`, which must be served.
     /// An object that is not JSON, not of this definition or not at one of
     /// its versions is refused naming its index; a webhook's errors name
-    /// the index of the object they are about.
+    /// the index of the object they are about, and so do the declarative
+    /// engine's (`objects[<i>]: `).
     pub async fn convert(
         &self,
         group: &str,
@@ -41,7 +43,22 @@ impl Resources {
             }
             parsed.push(obj);
         }
-        let converted = served.converter.convert(parsed, desired_version).await?;
+        // A webhook converts the objects in one review and names the index
+        // itself; the declarative engine converts each alone, so its error
+        // is named here.
+        let converted = if matches!(served.converter.strategy(), Strategy::Declarative(_)) {
+            let mut out = Vec::with_capacity(parsed.len());
+            for (index, obj) in parsed.into_iter().enumerate() {
+                let one = served.converter.convert(vec![obj], desired_version).await.map_err(|mut e| {
+                    e.message = format!("objects[{index}]: {}", e.message);
+                    e
+                })?;
+                out.extend(one);
+            }
+            out
+        } else {
+            served.converter.convert(parsed, desired_version).await?
+        };
         Ok(converted.iter().map(|obj| serde_json::to_vec(obj).expect("JSON values serialize")).collect())
     }
 }
