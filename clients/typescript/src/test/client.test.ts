@@ -326,6 +326,9 @@ describe("a watch that expires while objects are deleted", () => {
     }
     assert.deepEqual(got, [["ADDED", "c"], ["ADDED", "d"], ["DELETED", "a"]]);
     abort.abort();
+  });
+});
+
 describe("storage-version migrations", () => {
   const server = new Server();
   before(() => server.start());
