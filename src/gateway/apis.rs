@@ -140,7 +140,7 @@ fn method_not_allowed(method: &Method) -> Error {
 /// domain to refuse it with Kubernetes' RequestEntityTooLarge), within the
 /// body timeout. A body that cannot be read (a malformed chunk) is the
 /// client's error.
-async fn read_body(body: Body, timeout: std::time::Duration) -> Result<Bytes, Error> {
+pub(super) async fn read_body(body: Body, timeout: std::time::Duration) -> Result<Bytes, Error> {
     let limited = http_body_util::Limited::new(body, MAX_BODY_BYTES + 1);
     match tokio::time::timeout(timeout, limited.collect()).await {
         Err(_) => Err(Error::timeout(format!(

@@ -26,7 +26,7 @@ use self::messages::Pb;
 use super::codec::{self, Failure, Output, Reply};
 use super::status::{http_code, retry_after, status_object};
 use crate::error::{Error, Reason, Result};
-use crate::watch::stream::{EventType, WatchStream};
+use crate::watch::stream::WatchStream;
 
 /// The protobuf media type.
 pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
@@ -196,15 +196,6 @@ pub fn reply(protobuf: bool, reply: Reply) -> Reply {
     }
 }
 
-fn type_name(kind: EventType) -> &'static str {
-    match kind {
-        EventType::Added => "ADDED",
-        EventType::Modified => "MODIFIED",
-        EventType::Deleted => "DELETED",
-        EventType::Bookmark => "BOOKMARK",
-    }
-}
-
 /// One watch frame: the length (4 bytes, big-endian) and a `WatchEvent`
 /// whose object is the enveloped encoding of `object`.
 pub fn frame(kind: &str, object: &Value) -> Bytes {
@@ -234,7 +225,7 @@ pub fn watch(events: Result<WatchStream>, slot: OwnedSemaphorePermit) -> Respons
             let mut out = Vec::new();
             for item in items {
                 match item {
-                    Ok(event) => out.extend_from_slice(&frame(type_name(event.kind), &event.object.value)),
+                    Ok(event) => out.extend_from_slice(&frame(event.kind.as_str(), &event.object.value)),
                     Err(err) => {
                         *ended = true;
                         out.extend_from_slice(&frame("ERROR", &status_object(&err)));

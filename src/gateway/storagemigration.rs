@@ -5,15 +5,13 @@
 //! `spec.resource`; get and list show `status.conditions` (Running,
 //! Succeeded, Failed) and `status.resourceVersion`; delete forgets one.
 
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, Method, StatusCode};
-use http_body_util::BodyExt;
 use serde_json::{json, Value};
 
 use super::codec::{json_body, respond, Output, Reply};
 use super::Api;
-use crate::apimachinery::meta::MAX_BODY_BYTES;
 use crate::error::Error;
 use crate::migration::{record, Migration};
 use crate::resource::table::{definitions_table, ListMeta, Shape};
@@ -78,11 +76,6 @@ fn shown(m: &Migration) -> Value {
     m.record.to_kubernetes(m.revision)
 }
 
-async fn read(body: Body) -> Result<Bytes, Error> {
-    let limited = http_body_util::Limited::new(body, MAX_BODY_BYTES + 1);
-    limited.collect().await.map(|c| c.to_bytes()).map_err(|e| Error::bad_request(format!("reading the body: {e}")))
-}
-
 /// `.../storageversionmigrations`: list and create.
 pub async fn collection(State(api): State<Api>, method: Method, headers: HeaderMap, body: Body) -> Reply {
     let output = Output::of(&headers);
@@ -111,7 +104,7 @@ pub async fn collection(State(api): State<Api>, method: Method, headers: HeaderM
             Ok(respond(StatusCode::OK, &list, output, &[]))
         }
         Method::POST => {
-            let body = json_body(&headers, &read(body).await?).await?;
+            let body = json_body(&headers, &super::apis::read_body(body, api.limits.body_timeout).await?).await?;
             let obj: Value = serde_json::from_slice(&body)
                 .map_err(|e| Error::bad_request(format!("the request body is not valid JSON: {e}")))?;
             let kind = obj["kind"].as_str().unwrap_or(record::KIND);

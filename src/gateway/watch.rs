@@ -21,15 +21,6 @@ use crate::resource::table::{definitions_table, table, Shape};
 use crate::watch::render::Format;
 use crate::watch::stream::{EventType, WatchEvent, WatchStream};
 
-fn type_name(kind: EventType) -> &'static str {
-    match kind {
-        EventType::Added => "ADDED",
-        EventType::Modified => "MODIFIED",
-        EventType::Deleted => "DELETED",
-        EventType::Bookmark => "BOOKMARK",
-    }
-}
-
 /// Renders a watched object as a one-row Table, for clients that asked for tables.
 pub type Tabulate = Box<dyn Fn(&Value) -> Value + Send + Sync>;
 
@@ -57,7 +48,7 @@ fn line(event: &WatchEvent, tabulate: Option<&Tabulate>) -> Bytes {
 }
 
 fn frame(kind: EventType, object: &[u8]) -> Bytes {
-    let kind = type_name(kind);
+    let kind = kind.as_str();
     let mut out = BytesMut::with_capacity(object.len() + kind.len() + 24);
     out.extend_from_slice(b"{\"type\":\"");
     out.extend_from_slice(kind.as_bytes());

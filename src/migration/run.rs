@@ -19,7 +19,7 @@ use super::Migrations;
 use crate::apimachinery::options::WriteOptions;
 use crate::error::{Error, Reason, Result};
 use crate::resource::served::Served;
-use crate::resource::stored::{split_mark, Storing};
+use crate::resource::stored::{self, split_mark, Storing};
 use crate::storage::{keys, KeyValue, Op, ReadAt, StorageError};
 
 /// Brings stored objects (each at the version its `apiVersion` names) to
@@ -27,17 +27,6 @@ use crate::storage::{keys, KeyValue, Op, ReadAt, StorageError};
 /// webhook review for the page): the one place a migration converts.
 pub async fn to_storage_version(served: &Served, objects: Vec<Value>) -> Result<Vec<Value>> {
     served.converter.convert(objects, &served.storage_version).await
-}
-
-/// The `apiVersion` stored bytes record, read without parsing the rest
-/// into values.
-pub fn stored_api_version(value: &[u8]) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Head {
-        #[serde(rename = "apiVersion")]
-        api_version: Option<String>,
-    }
-    serde_json::from_slice::<Head>(split_mark(value).0).ok()?.api_version
 }
 
 /// What one step of a run did.
@@ -123,7 +112,7 @@ impl Migrations {
             return self.finish_pass(&kv, record, &served, &prefix, &target).await;
         }
         let pending: Vec<&KeyValue> =
-            page.items.iter().filter(|kv| stored_api_version(&kv.value).as_deref() != Some(&target)).collect();
+            page.items.iter().filter(|kv| stored::api_version(&kv.value).as_deref() != Some(&target)).collect();
         let mut objects = Vec::with_capacity(pending.len());
         for item in &pending {
             let obj: Value = serde_json::from_slice(split_mark(&item.value).0)
@@ -170,7 +159,7 @@ impl Migrations {
     ) -> Result<Step> {
         let mut left = 0usize;
         self.store.range(prefix, None, ReadAt::Latest, 1, &mut |kv| {
-            let other = stored_api_version(&kv.value).as_deref() != Some(target);
+            let other = stored::api_version(&kv.value).as_deref() != Some(target);
             left += usize::from(other);
             other
         })?;
@@ -275,11 +264,5 @@ mod tests {
         assert_eq!(pace.delay(50, start + Duration::from_millis(700)), Duration::from_millis(300));
         assert_eq!(pace.delay(10, start + Duration::from_secs(5)), Duration::ZERO);
         assert_eq!(Pace::new(0).delay(1_000_000, start), Duration::ZERO);
-    }
-
-    #[test]
-    fn the_stored_api_version_is_read_from_the_bytes() {
-        assert_eq!(stored_api_version(br#"{"apiVersion":"g/v1","spec":{"a":[1]}}"#).as_deref(), Some("g/v1"));
-        assert_eq!(stored_api_version(br#"{"kind":"X"}"#), None);
     }
 }

@@ -387,5 +387,16 @@ pub fn head(value: &[u8]) -> Option<Head> {
     Some(Head { name: meta.name.unwrap_or_default(), namespace: meta.namespace.unwrap_or_default(), labels })
 }
 
+/// The `apiVersion` stored bytes record (the version an object was stored
+/// at), read without parsing the rest into values.
+pub fn api_version(value: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Doc {
+        #[serde(rename = "apiVersion")]
+        api_version: Option<String>,
+    }
+    serde_json::from_slice::<Doc>(split_mark(value).0).ok()?.api_version
+}
+
 #[cfg(test)]
 mod tests;

@@ -24,6 +24,18 @@ pub enum EventType {
     Bookmark,
 }
 
+impl EventType {
+    /// Kubernetes' name of the event type (`ADDED`, ...), as watch frames carry it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+            EventType::Bookmark => "BOOKMARK",
+        }
+    }
+}
+
 /// One event for a client.
 #[derive(Debug, Clone)]
 pub struct WatchEvent {

@@ -161,3 +161,9 @@ fn heads_read_what_selectors_read_from_the_object() {
     assert_eq!(head(br#"{"metadata": {"labels": "x"}}"#), None);
     assert_eq!(head(b"not json"), None);
 }
+
+#[test]
+fn the_stored_api_version_is_read_from_the_bytes() {
+    assert_eq!(api_version(br#"{"apiVersion":"g/v1","spec":{"a":[1]}}"#).as_deref(), Some("g/v1"));
+    assert_eq!(api_version(br#"{"kind":"X"}"#), None);
+}
