@@ -98,6 +98,9 @@ pub enum CauseType {
     /// Not a field's: a resourceVersion newer than the store has reached
     /// (`metav1.CauseTypeResourceVersionTooLarge`).
     ResourceVersionTooLarge,
+    /// Not a field's: a create into a terminating namespace
+    /// (`v1.NamespaceTerminatingCause`).
+    NamespaceTerminating,
 }
 
 impl CauseType {
@@ -115,6 +118,7 @@ impl CauseType {
             CauseType::NotFound => "FieldValueNotFound",
             CauseType::Internal => "InternalError",
             CauseType::ResourceVersionTooLarge => "ResourceVersionTooLarge",
+            CauseType::NamespaceTerminating => "NamespaceTerminating",
         }
     }
 
@@ -131,6 +135,8 @@ impl CauseType {
             CauseType::NotFound => "Not found",
             CauseType::Internal => "Internal error",
             CauseType::ResourceVersionTooLarge => "Too large resource version",
+            // The cause's message is its detail alone.
+            CauseType::NamespaceTerminating => "",
         }
     }
 
@@ -143,6 +149,7 @@ impl CauseType {
                 | CauseType::TooLong
                 | CauseType::Internal
                 | CauseType::ResourceVersionTooLarge
+                | CauseType::NamespaceTerminating
         )
     }
 }
@@ -231,7 +238,9 @@ impl FieldError {
             }
         }
         if !self.detail.is_empty() {
-            s.push_str(": ");
+            if !s.is_empty() {
+                s.push_str(": ");
+            }
             s.push_str(&self.detail);
         }
         s

@@ -100,6 +100,33 @@ struct ServeArgs {
     /// second (0: no limit), so they leave the store to its clients.
     #[arg(long, env = "CRDSTORE_MIGRATION_RATE", default_value_t = crdstore::migration::DEFAULT_RATE)]
     migration_rate: u32,
+    /// Writes into a namespace that does not exist: `lenient` allows them
+    /// (crdstore's behaviour before it served namespaces), `strict` refuses
+    /// them as Kubernetes does (404 `namespaces "x" not found`). Creates
+    /// into a terminating namespace are refused either way.
+    #[arg(long, env = "CRDSTORE_NAMESPACE_LIFECYCLE", value_enum, default_value_t = NamespaceLifecycle::Lenient)]
+    namespace_lifecycle: NamespaceLifecycle,
+    /// How long events are kept after their last write, as a duration
+    /// (`1h`, `90s`, `1h0m0s`); Kubernetes' `--event-ttl`.
+    #[arg(long, env = "CRDSTORE_EVENT_TTL", default_value = "1h", value_parser = parse_duration)]
+    event_ttl: Duration,
+}
+
+/// `--namespace-lifecycle`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum NamespaceLifecycle {
+    Lenient,
+    Strict,
+}
+
+/// A duration such as `1h`, `90s` or Go's `1h0m0s`, at least a second.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let parsed: jiff::SignedDuration = text.parse().map_err(|err| format!("{err}"))?;
+    let duration = Duration::try_from(parsed).map_err(|err| format!("{err}"))?;
+    if duration < Duration::from_secs(1) {
+        return Err("must be at least 1s".into());
+    }
+    Ok(duration)
 }
 
 impl ServeArgs {
@@ -122,6 +149,11 @@ impl ServeArgs {
             max_watches: self.max_watches,
             migration: crdstore::migration::MigrationOptions { rate: self.migration_rate },
             conversion_webhook_timeout: Duration::from_secs(self.conversion_webhook_timeout_seconds.max(1)),
+            namespace_lifecycle: match self.namespace_lifecycle {
+                NamespaceLifecycle::Lenient => crdstore::builtin::Lifecycle::Lenient,
+                NamespaceLifecycle::Strict => crdstore::builtin::Lifecycle::Strict,
+            },
+            event_ttl: self.event_ttl,
         }
     }
 }

@@ -54,6 +54,10 @@ pub struct Config {
     /// The bound of every conversion webhook call (Kubernetes' webhook
     /// request timeout, 30 s, by default).
     pub conversion_webhook_timeout: Duration,
+    /// Whether writes into a namespace that does not exist are refused.
+    pub namespace_lifecycle: crate::builtin::Lifecycle,
+    /// How long events are kept (`--event-ttl`).
+    pub event_ttl: Duration,
 }
 
 /// The default `Config::head_timeout`.
@@ -78,6 +82,8 @@ impl Config {
             max_watches: DEFAULT_MAX_WATCHES,
             migration: crate::migration::MigrationOptions::default(),
             conversion_webhook_timeout: crate::conversion::webhook::DEFAULT_TIMEOUT,
+            namespace_lifecycle: crate::builtin::Lifecycle::default(),
+            event_ttl: crate::builtin::ttl::DEFAULT_TTL,
         }
     }
 }
@@ -315,12 +321,16 @@ impl Server {
         let store: Arc<dyn Storage> = Arc::new(store);
         let (stop, stopped) = watch::channel(false);
         let registry = Arc::new(Registry::new(store.clone(), config.watch, stopped.clone()));
-        let resources = Arc::new(Resources::with_webhook_timeout(
-            store.clone(),
-            config.watch,
-            stopped.clone(),
-            config.conversion_webhook_timeout,
+        let resources = Arc::new(crate::builtin::serve(
+            Resources::with_webhook_timeout(
+                store.clone(),
+                config.watch,
+                stopped.clone(),
+                config.conversion_webhook_timeout,
+            ),
+            config.namespace_lifecycle,
         ));
+        crate::builtin::bootstrap(&resources).await?;
         let grpc_listener = TcpListener::bind(&config.grpc_addr).await?;
         let http_listener = TcpListener::bind(&config.http_addr).await?;
         let (grpc_addr, http_addr) = (grpc_listener.local_addr()?, http_listener.local_addr()?);
@@ -334,6 +344,7 @@ impl Server {
             resources.clone(),
             stopped.clone(),
         ));
+        crate::builtin::start(store.clone(), registry.clone(), resources.clone(), config.event_ttl, stopped.clone());
         let migrations = Arc::new(crate::migration::Migrations::new(
             store.clone(),
             registry.clone(),

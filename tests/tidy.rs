@@ -46,6 +46,7 @@ const LAYERS: &[(&str, u8)] = &[
     // the handlers under the assembly, the assembly under the crate roots.
     ("pb", 6),
     ("migration", 6), // storage-version migration, over resource/ and registry/
+    ("builtin", 6),   // Namespace, Lease, Event: served by resource/, their tasks over it
     ("telemetry", 6), // OTLP, logs and request observation, under the transports
     ("grpc", 7),
     ("gateway", 7),

@@ -14,7 +14,41 @@ use crate::registry::definition::Definition;
 use crate::registry::{conditions, definition, naming};
 use crate::storage::{keys, Revision, Storage};
 
-pub use crate::apimachinery::strategy::Scope;
+pub use crate::apimachinery::strategy::{NameRule, Scope};
+
+/// The strategy hooks of a kind compiled into the binary (Kubernetes' own
+/// `Namespace`, `Lease`, `Event`), run by `ResourceStrategy` beside what
+/// every kind gets (its schema, the status split): what that kind's
+/// Kubernetes strategy adds. Custom resources have none.
+pub trait KindHooks: Send + Sync + std::fmt::Debug {
+    /// How the common metadata validation checks `metadata.name`.
+    fn name_rule(&self) -> NameRule {
+        NameRule::Dns1123Subdomain
+    }
+    /// After the contract's create preparation: the kind's defaults.
+    fn prepare_for_create(&self, _obj: &mut serde_json::Value) {}
+    /// After the contract's update preparation: what the main endpoint keeps.
+    fn prepare_for_update(&self, _obj: &mut serde_json::Value, _old: &serde_json::Value) {}
+    /// The kind's checks of a write (`old` on update), each at its path.
+    fn validate(&self, _obj: &serde_json::Value, _old: Option<&serde_json::Value>) -> Vec<crate::error::FieldError> {
+        Vec::new()
+    }
+    /// The kind's checks of a status write.
+    fn validate_status(&self, _obj: &serde_json::Value, _old: &serde_json::Value) -> Vec<crate::error::FieldError> {
+        Vec::new()
+    }
+    /// On delete: `Ok(true)` when the kind marks `obj` as being deleted
+    /// instead of removing it (and has marked it), as a namespace does; an
+    /// error refuses the delete.
+    fn on_delete(&self, _obj: &mut serde_json::Value) -> Result<bool> {
+        Ok(false)
+    }
+    /// Whether the kind's own finalizers (a namespace's `spec.finalizers`)
+    /// still keep a deleting object.
+    fn holds(&self, _obj: &serde_json::Value) -> bool {
+        false
+    }
+}
 
 /// The scale subresource of a version: where its numbers live.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +128,9 @@ pub struct Served {
     /// `spec.conversion`, compiled: every read and write at a version other
     /// than the storage version converts through it.
     pub converter: Arc<Converter>,
+    /// A built-in kind's strategy hooks; `None` for custom resources (and
+    /// then the create is tied to the stored definition's revision).
+    pub hooks: Option<Arc<dyn KindHooks>>,
 }
 
 impl Served {
@@ -192,6 +229,7 @@ impl Served {
             shape,
             gates: Gates::compile(crd.gates.as_ref()),
             converter: Arc::new(converter),
+            hooks: None,
         })
     }
 
@@ -244,7 +282,11 @@ impl Served {
     }
 
     /// `<group>/<version>`.
+    /// `<version>` alone in the core group, as Kubernetes spells it.
     pub fn api_version(&self, version: &str) -> String {
+        if self.group.is_empty() {
+            return version.to_string();
+        }
         format!("{}/{version}", self.group)
     }
 
@@ -319,6 +361,9 @@ pub fn compare_kube_aware(a: &str, b: &str) -> std::cmp::Ordering {
 /// Resolves and caches served definitions.
 pub struct Catalog {
     cache: RwLock<HashMap<String, Arc<Served>>>,
+    /// The kinds compiled into the binary, by `(group, plural)`: they win
+    /// over any stored definition.
+    builtins: HashMap<(String, String), Arc<Served>>,
     /// The bound of every conversion webhook call.
     webhook_timeout: Duration,
 }
@@ -338,11 +383,27 @@ impl Catalog {
     /// An empty catalog whose definitions call conversion webhooks with
     /// `webhook_timeout`.
     pub fn new(webhook_timeout: Duration) -> Self {
-        Self { cache: RwLock::default(), webhook_timeout }
+        Self { cache: RwLock::default(), builtins: HashMap::new(), webhook_timeout }
+    }
+
+    /// Serves `builtins` beside the stored definitions.
+    pub fn with_builtins(mut self, builtins: impl IntoIterator<Item = Served>) -> Self {
+        for served in builtins {
+            self.builtins.insert((served.group.clone(), served.plural.clone()), Arc::new(served));
+        }
+        self
+    }
+
+    /// The kinds compiled into the binary.
+    pub fn builtins(&self) -> impl Iterator<Item = &Arc<Served>> {
+        self.builtins.values()
     }
 
     /// The definition serving `plural` in `group`, whatever the version.
     pub fn resolve_any(&self, store: &dyn Storage, group: &str, plural: &str) -> Option<Arc<Served>> {
+        if let Some(builtin) = self.builtins.get(&(group.to_string(), plural.to_string())) {
+            return Some(builtin.clone());
+        }
         let name = format!("{plural}.{group}");
         let kv = store.get(&keys::definition_key(&name))?;
         if let Some(hit) = self.cache.read().expect("catalog lock").get(&name) {

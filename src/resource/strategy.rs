@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::scale;
 use super::served::Served;
 use crate::apimachinery::meta;
-use crate::apimachinery::strategy::{set_status, Checked, Operation, Scope, Strategy};
+use crate::apimachinery::strategy::{set_status, Checked, NameRule, Operation, Scope, Strategy};
 use crate::error::{Error, FieldError, Result};
 
 /// A request's address, as the transports give it.
@@ -108,6 +108,9 @@ impl ResourceStrategy<'_> {
         if let Some(paths) = self.served.scale_paths(self.version) {
             checked.errors.extend(scale::validate(obj, paths));
         }
+        if let Some(hooks) = &self.served.hooks {
+            checked.errors.extend(hooks.validate(obj, old));
+        }
         checked
     }
 }
@@ -115,6 +118,10 @@ impl ResourceStrategy<'_> {
 impl Strategy for ResourceStrategy<'_> {
     fn scope(&self) -> Scope {
         self.served.scope
+    }
+
+    fn name_rule(&self) -> NameRule {
+        self.served.hooks.as_ref().map_or(NameRule::Dns1123Subdomain, |hooks| hooks.name_rule())
     }
 
     fn invalid(&self, name: &str, causes: Vec<FieldError>) -> Error {
@@ -125,11 +132,17 @@ impl Strategy for ResourceStrategy<'_> {
         if self.status_subresource() {
             set_status(obj, None);
         }
+        if let Some(hooks) = &self.served.hooks {
+            hooks.prepare_for_create(obj);
+        }
     }
 
     fn prepare_for_update(&self, obj: &mut Value, old: &Value) {
         if self.status_subresource() {
             set_status(obj, old.get("status").cloned());
+        }
+        if let Some(hooks) = &self.served.hooks {
+            hooks.prepare_for_update(obj, old);
         }
     }
 
@@ -167,6 +180,9 @@ impl Strategy for ResourceStrategy<'_> {
         };
         if let Some(paths) = self.served.scale_paths(self.version) {
             checked.errors.extend(scale::validate(obj, paths));
+        }
+        if let Some(hooks) = &self.served.hooks {
+            checked.errors.extend(hooks.validate_status(obj, old));
         }
         checked
     }

@@ -10,6 +10,10 @@
 //! | `/registry/<group>/<plural>/<namespace>/<name>`              | a namespaced custom resource, in the storage version, as JSON |
 //! | `/registry/<group>/<plural>/<name>`                          | a cluster-scoped custom resource, as JSON |
 //! | `/registry/storagemigration.k8s.io/storageversionmigrations/<name>` | a storage-version migration's record (`migration::record`) |
+//! | `/registry/namespaces/<name>`                                | a core/v1 `Namespace` (built in), as Kubernetes lays it out |
+//! | `/registry/leases/<namespace>/<name>`                        | a `coordination.k8s.io/v1` `Lease` (built in) |
+//! | `/registry/events/<namespace>/<name>`                        | a core/v1 `Event` (built in) |
+//! | `/registry/events.k8s.io/events/<namespace>/<name>`          | an `events.k8s.io/v1` `Event` (built in; not yet one object with core/v1's) |
 //!
 //! sled layout (one tree, `crdstore`, so that a commit is one atomic batch):
 //!
@@ -72,23 +76,41 @@ pub fn definition_key(name: &str) -> String {
     format!("{}{name}", definitions_prefix())
 }
 
+/// The built-in resources Kubernetes keeps directly under `/registry/`
+/// (`/registry/<plural>/`), by group and plural. No custom resource can
+/// land there: a definition's group always has a dot.
+const BUILTIN_ROOTS: &[(&str, &str)] = &[("", "namespaces"), ("", "events"), ("coordination.k8s.io", "leases")];
+
 /// The key prefix of every object of a resource, in every namespace.
 pub fn resource_prefix(group: &str, plural: &str) -> String {
+    if BUILTIN_ROOTS.contains(&(group, plural)) {
+        return format!("{REGISTRY_ROOT}{plural}/");
+    }
     format!("{REGISTRY_ROOT}{group}/{plural}/")
 }
 
 /// The key prefix of the objects of a namespaced resource in one namespace.
 pub fn namespace_prefix(group: &str, plural: &str, namespace: &str) -> String {
-    format!("{REGISTRY_ROOT}{group}/{plural}/{namespace}/")
+    format!("{}{namespace}/", resource_prefix(group, plural))
 }
 
 /// The storage key of one object; `namespace` is empty for cluster-scoped ones.
 pub fn resource_key(group: &str, plural: &str, namespace: &str, name: &str) -> String {
     if namespace.is_empty() {
-        format!("{REGISTRY_ROOT}{group}/{plural}/{name}")
+        format!("{}{name}", resource_prefix(group, plural))
     } else {
-        format!("{REGISTRY_ROOT}{group}/{plural}/{namespace}/{name}")
+        format!("{}{namespace}/{name}", resource_prefix(group, plural))
     }
+}
+
+/// The key prefix of every namespace.
+pub fn namespaces_prefix() -> String {
+    resource_prefix("", "namespaces")
+}
+
+/// The storage key of the namespace `name`.
+pub fn namespace_key(name: &str) -> String {
+    resource_key("", "namespaces", "", name)
 }
 
 /// The API group of storage-version migrations.
@@ -155,5 +177,13 @@ mod tests {
         assert!(key.starts_with(&namespace_prefix("example.com", "foos", "ns1")));
         assert!(key.starts_with(&resource_prefix("example.com", "foos")));
         assert_eq!(resource_key("example.com", "bars", "", "b"), "/registry/example.com/bars/b");
+    }
+
+    #[test]
+    fn built_in_keys_are_laid_out_as_kubernetes_lays_them() {
+        assert_eq!(namespace_key("default"), "/registry/namespaces/default");
+        assert_eq!(resource_key("coordination.k8s.io", "leases", "ns", "l"), "/registry/leases/ns/l");
+        assert_eq!(resource_key("", "events", "ns", "e"), "/registry/events/ns/e");
+        assert_eq!(namespace_prefix("", "events", "ns"), "/registry/events/ns/");
     }
 }

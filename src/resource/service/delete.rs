@@ -66,18 +66,25 @@ impl Resources {
             current.mod_revision,
         )?;
         let key = Self::key(served, r, &r.name);
-        let has_finalizers = !meta::finalizers(&obj).is_empty();
-        if has_finalizers && meta::deleting(&obj) {
+        // A built-in kind may mark the object itself (a namespace).
+        let marked = match &served.hooks {
+            Some(hooks) => hooks.on_delete(&mut obj)?,
+            None => false,
+        };
+        let has_finalizers = marked || !meta::finalizers(&obj).is_empty();
+        if !marked && has_finalizers && meta::deleting(&obj) {
             return Ok(Some(Deleted { object: obj, gone: false }));
         }
         if options.dry_run {
-            if has_finalizers {
+            if has_finalizers && !marked {
                 meta::mark_deleting(&mut obj);
             }
             return Ok(Some(Deleted { object: obj, gone: !has_finalizers }));
         }
         let op = if has_finalizers {
-            meta::mark_deleting(&mut obj);
+            if !marked {
+                meta::mark_deleting(&mut obj);
+            }
             Op::update(key, current.mod_revision, strategy::to_stored(served, &obj))
         } else {
             Op::delete(key, current.mod_revision)

@@ -40,6 +40,17 @@ pub struct Resources {
     definitions: tokio::sync::watch::Sender<u64>,
     /// Watch events converted for watchers, shared by all of them.
     conversions: Arc<crate::watch::convert::ConvertCache>,
+    /// What every namespaced create passes, when set.
+    admission: Option<Arc<dyn Admission>>,
+}
+
+/// What a create must pass beyond its kind's strategy (Kubernetes'
+/// `NamespaceLifecycle` admission, which `builtin` supplies).
+pub trait Admission: Send + Sync {
+    /// Refuses a create of `name` into `namespace`, or answers an operation
+    /// to commit with it (a check of the namespace's revision, so no create
+    /// lands once the namespace has started terminating).
+    fn admit_create(&self, store: &dyn Storage, served: &Served, namespace: &str, name: &str) -> Result<Option<Op>>;
 }
 
 /// What a write goes over: the object as read, at which endpoint, with
@@ -90,7 +101,22 @@ impl Resources {
             renders: Arc::default(),
             definitions,
             conversions: Arc::default(),
+            admission: None,
         }
+    }
+
+    /// Serves the kinds compiled into the binary beside the definitions,
+    /// and puts every namespaced create through `admission`.
+    pub fn with_builtins(mut self, builtins: Vec<Served>, admission: Arc<dyn Admission>) -> Self {
+        let catalog = Arc::try_unwrap(std::mem::take(&mut self.catalog)).unwrap_or_default();
+        self.catalog = Arc::new(catalog.with_builtins(builtins));
+        self.admission = Some(admission);
+        self
+    }
+
+    /// The kinds compiled into the binary that this service serves.
+    pub fn builtins(&self) -> Vec<Arc<Served>> {
+        self.catalog.builtins().cloned().collect()
     }
 
     /// Follows every definition change with one storage watch for the whole
@@ -226,6 +252,12 @@ impl Resources {
             return Err(err);
         }
         strategy::check_identity(&served, r, request, Operation::Create)?;
+        let admitted = match &self.admission {
+            Some(admission) if served.namespaced() => {
+                admission.admit_create(self.store.as_ref(), &served, &r.namespace, meta::meta_str(request, "name"))?
+            }
+            _ => None,
+        };
         let mut obj = request.clone();
         let mut warnings = Self::admit(&served, &r.version, &mut obj, duplicates, Endpoint::Main, options)?;
         warnings.extend(before_create(
@@ -250,18 +282,25 @@ impl Resources {
             return Ok(Some(Written { object: answer, warnings }));
         }
         meta::check_stored_size(storing.json())?;
-        let ops = vec![
-            Op::check(keys::definition_key(&served.definition), served.revision),
-            Op::create(key, storing.take_bytes(None)),
-        ];
+        // A built-in kind has no stored definition to tie the create to.
+        let mut ops: Vec<Op> = served
+            .hooks
+            .is_none()
+            .then(|| Op::check(keys::definition_key(&served.definition), served.revision))
+            .into_iter()
+            .chain(admitted)
+            .collect();
+        let at = ops.len();
+        ops.push(Op::create(key, storing.take_bytes(None)));
         match self.store.commit(ops).await {
             Ok(committed) => {
-                let kv = committed.current(1).ok_or_else(|| Error::internal("create left no object"))?;
+                let kv = committed.current(at).ok_or_else(|| Error::internal("create left no object"))?;
                 meta::set_resource_version(&mut answer, kv.mod_revision);
                 Ok(Some(Written { object: answer, warnings }))
             }
-            // The definition changed since it was resolved: resolve again.
-            Err(StorageError::PreconditionFailed { index: 0, .. }) => Ok(None),
+            // The definition (or the namespace) changed since it was
+            // resolved: resolve again.
+            Err(StorageError::PreconditionFailed { index, .. }) if index < at => Ok(None),
             Err(StorageError::PreconditionFailed { .. }) if generated => Ok(None),
             Err(StorageError::PreconditionFailed { .. }) => {
                 Err(Error::already_exists(&served.group, &served.plural, &name))
@@ -404,7 +443,9 @@ impl Resources {
             Endpoint::Status => before_update(&StatusStrategy(&main), &mut obj, &old)?,
         });
         let key = Self::key(served, r, &r.name);
-        let finished = meta::deleting(&obj) && meta::finalizers(&obj).is_empty();
+        let finished = meta::deleting(&obj)
+            && meta::finalizers(&obj).is_empty()
+            && !served.hooks.as_ref().is_some_and(|hooks| hooks.holds(&obj));
         let mut storing_slot = None;
         if finished {
             if options.dry_run {

@@ -1,0 +1,234 @@
+//! core/v1 and `events.k8s.io/v1` `Event`: upstream's `ValidateEventCreate`
+//! (legacy validation for core/v1, strict for events.k8s.io/v1), with the
+//! internal type's field paths, which both APIs report.
+
+use serde_json::Value;
+
+use crate::error::FieldError;
+use crate::resource::served::KindHooks;
+
+const REPORTING_INSTANCE_LIMIT: usize = 128;
+const ACTION_LIMIT: usize = 128;
+const REASON_LIMIT: usize = 128;
+const NOTE_LIMIT: usize = 1024;
+
+/// An event as upstream's internal type sees it, whichever API wrote it.
+struct Internal<'a> {
+    namespace: &'a str,
+    involved_namespace: &'a str,
+    event_time: bool,
+    reporting_controller: &'a str,
+    reporting_instance: &'a str,
+    action: &'a str,
+    reason: &'a str,
+    message: &'a str,
+    type_: &'a str,
+    series: Option<&'a Value>,
+    first_timestamp: bool,
+    last_timestamp: bool,
+    count: i64,
+    source: bool,
+}
+
+fn str_at<'a>(obj: &'a Value, pointer: &str) -> &'a str {
+    obj.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+}
+
+fn set(obj: &Value, pointer: &str) -> bool {
+    obj.pointer(pointer).is_some_and(|v| !v.is_null() && v.as_str() != Some(""))
+}
+
+/// The events.k8s.io/v1 Event of `Hooks { v1: false }`, core/v1's otherwise.
+#[derive(Debug)]
+pub struct Hooks {
+    /// core/v1 (legacy validation only).
+    pub core: bool,
+}
+
+impl Hooks {
+    fn internal<'a>(&self, obj: &'a Value) -> Internal<'a> {
+        let namespace = str_at(obj, "/metadata/namespace");
+        if self.core {
+            Internal {
+                namespace,
+                involved_namespace: str_at(obj, "/involvedObject/namespace"),
+                event_time: set(obj, "/eventTime"),
+                reporting_controller: str_at(obj, "/reportingComponent"),
+                reporting_instance: str_at(obj, "/reportingInstance"),
+                action: str_at(obj, "/action"),
+                reason: str_at(obj, "/reason"),
+                message: str_at(obj, "/message"),
+                type_: str_at(obj, "/type"),
+                series: obj.get("series").filter(|s| !s.is_null()),
+                first_timestamp: set(obj, "/firstTimestamp"),
+                last_timestamp: set(obj, "/lastTimestamp"),
+                count: obj.get("count").and_then(Value::as_i64).unwrap_or(0),
+                source: set(obj, "/source/component") || set(obj, "/source/host"),
+            }
+        } else {
+            Internal {
+                namespace,
+                involved_namespace: str_at(obj, "/regarding/namespace"),
+                event_time: set(obj, "/eventTime"),
+                reporting_controller: str_at(obj, "/reportingController"),
+                reporting_instance: str_at(obj, "/reportingInstance"),
+                action: str_at(obj, "/action"),
+                reason: str_at(obj, "/reason"),
+                message: str_at(obj, "/note"),
+                type_: str_at(obj, "/type"),
+                series: obj.get("series").filter(|s| !s.is_null()),
+                first_timestamp: set(obj, "/deprecatedFirstTimestamp"),
+                last_timestamp: set(obj, "/deprecatedLastTimestamp"),
+                count: obj.get("deprecatedCount").and_then(Value::as_i64).unwrap_or(0),
+                source: set(obj, "/deprecatedSource/component") || set(obj, "/deprecatedSource/host"),
+            }
+        }
+    }
+
+    /// `legacyValidateEvent`.
+    fn legacy(&self, e: &Internal) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        let mismatch =
+            || FieldError::invalid("involvedObject.namespace", e.involved_namespace, "does not match event.namespace");
+        let controller_field = if self.core { "reportingComponent" } else { "reportingController" };
+        if !e.event_time {
+            if e.involved_namespace.is_empty() {
+                if !e.namespace.is_empty() && e.namespace != "default" {
+                    errs.push(mismatch());
+                }
+            } else if e.namespace != e.involved_namespace {
+                errs.push(mismatch());
+            }
+        } else {
+            if e.involved_namespace.is_empty() && e.namespace != "default" && e.namespace != "kube-system" {
+                errs.push(mismatch());
+            }
+            if e.reporting_controller.is_empty() {
+                errs.push(FieldError::required(controller_field, ""));
+            }
+            for msg in crate::apimachinery::dns::qualified_name(e.reporting_controller) {
+                errs.push(FieldError::invalid(controller_field, e.reporting_controller, msg));
+            }
+            if e.reporting_instance.is_empty() {
+                errs.push(FieldError::required("reportingInstance", ""));
+            }
+            if e.reporting_instance.len() > REPORTING_INSTANCE_LIMIT {
+                errs.push(FieldError::invalid(
+                    "reportingInstance",
+                    "",
+                    format!("can have at most {REPORTING_INSTANCE_LIMIT} characters"),
+                ));
+            }
+            if e.action.is_empty() {
+                errs.push(FieldError::required("action", ""));
+            }
+            if e.action.len() > ACTION_LIMIT {
+                errs.push(FieldError::invalid("action", "", format!("can have at most {ACTION_LIMIT} characters")));
+            }
+            if e.reason.is_empty() {
+                errs.push(FieldError::required("reason", ""));
+            }
+            if e.reason.len() > REASON_LIMIT {
+                errs.push(FieldError::invalid("reason", "", format!("can have at most {REASON_LIMIT} characters")));
+            }
+            if e.message.len() > NOTE_LIMIT {
+                errs.push(FieldError::invalid("message", "", format!("can have at most {NOTE_LIMIT} characters")));
+            }
+        }
+        for msg in crate::apimachinery::dns::dns1123_subdomain(e.namespace) {
+            errs.push(FieldError::invalid("namespace", e.namespace, msg));
+        }
+        errs
+    }
+
+    /// What events.k8s.io/v1 adds on create.
+    fn strict(&self, e: &Internal) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        if let Some(series) = e.series {
+            if series.get("count").and_then(Value::as_i64).unwrap_or(0) < 2 {
+                errs.push(FieldError::invalid("series.count", "", "should be at least 2"));
+            }
+            if !set(series, "/lastObservedTime") {
+                errs.push(FieldError::required("series.lastObservedTime", ""));
+            }
+        }
+        if !e.event_time {
+            errs.push(FieldError::required("eventTime", ""));
+        }
+        if e.type_ != "Normal" && e.type_ != "Warning" {
+            errs.push(FieldError::invalid("type", "", format!("has invalid value: {}", e.type_)));
+        }
+        if e.first_timestamp {
+            errs.push(FieldError::invalid("deprecatedFirstTimestamp", "", "needs to be unset"));
+        }
+        if e.last_timestamp {
+            errs.push(FieldError::invalid("deprecatedLastTimestamp", "", "needs to be unset"));
+        }
+        if e.count != 0 {
+            errs.push(FieldError::invalid("deprecatedCount", "", "needs to be unset"));
+        }
+        if e.source {
+            errs.push(FieldError::invalid("deprecatedSource", "", "needs to be unset"));
+        }
+        errs
+    }
+}
+
+impl KindHooks for Hooks {
+    fn validate(&self, obj: &Value, old: Option<&Value>) -> Vec<FieldError> {
+        let e = self.internal(obj);
+        let mut errs = self.legacy(&e);
+        if !self.core && old.is_none() {
+            errs.extend(self.strict(&e));
+        }
+        errs
+    }
+}
+
+/// The newest time an event shows it was written (its creation, last
+/// occurrence, or series' last observation): what its time-to-live counts
+/// from, as an etcd lease renewed by every write would.
+pub fn last_written(obj: &Value) -> Option<jiff::Timestamp> {
+    [
+        "/metadata/creationTimestamp",
+        "/lastTimestamp",
+        "/eventTime",
+        "/series/lastObservedTime",
+        "/deprecatedLastTimestamp",
+    ]
+    .iter()
+    .filter_map(|p| obj.pointer(p).and_then(Value::as_str))
+    .filter_map(|t| t.parse::<jiff::Timestamp>().ok())
+    .max()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn events_k8s_io_requires_what_upstream_requires() {
+        let errs = Hooks { core: false }.validate(&json!({"metadata": {"name": "e", "namespace": "ns"}}), None);
+        let fields: Vec<(&str, &str)> = errs.iter().map(|e| (e.field.as_str(), e.cause.reason())).collect();
+        assert_eq!(fields, [("eventTime", "FieldValueRequired"), ("type", "FieldValueInvalid")]);
+        let ok = json!({"metadata": {"name": "e", "namespace": "ns"}, "eventTime": "2026-01-01T00:00:00.000000Z",
+            "reportingController": "example.com/op", "reportingInstance": "op-1", "action": "Reconcile",
+            "reason": "Created", "type": "Normal", "regarding": {"namespace": "ns", "name": "x"}});
+        assert!(Hooks { core: false }.validate(&ok, None).is_empty());
+    }
+
+    #[test]
+    fn core_events_get_legacy_validation_only() {
+        let old_style = json!({"metadata": {"name": "e", "namespace": "ns"}, "involvedObject": {"namespace": "other"}});
+        let errs = Hooks { core: true }.validate(&old_style, None);
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].field, "involvedObject.namespace");
+        assert!(Hooks { core: true }
+            .validate(
+                &json!({"metadata": {"name": "e", "namespace": "ns"}, "involvedObject": {"namespace": "ns"}}),
+                None
+            )
+            .is_empty());
+    }
+}
