@@ -37,8 +37,13 @@ fn kinds() -> Vec<(crate::registry::definition::Definition, Arc<dyn KindHooks>)>
     ]
 }
 
-/// The built-in kinds' definitions, for discovery and OpenAPI.
-pub fn definitions() -> Vec<CustomResourceDefinition> {
+/// The built-in kinds' definitions, for OpenAPI.
+pub fn definitions() -> Vec<crate::registry::definition::Definition> {
+    kinds().into_iter().map(|(crd, _)| crd).collect()
+}
+
+/// `definitions()` as Kubernetes' type, for discovery.
+pub fn discovery() -> Vec<CustomResourceDefinition> {
     kinds().into_iter().map(|(crd, _)| crd.crd).collect()
 }
 

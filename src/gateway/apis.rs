@@ -24,7 +24,7 @@ use crate::resource::table::{definitions_table, table, Include, ListMeta, Shape}
 use crate::resource::{Endpoint, Ref};
 
 /// What a path under `/apis` names.
-enum Target {
+pub(super) enum Target {
     Group(String),
     Version(String, String),
     Definitions { name: Option<String>, status: bool },
@@ -79,7 +79,7 @@ fn path_name(name: &str) -> Result<String, Error> {
     Ok(name.to_string())
 }
 
-fn resource(g: &str, v: &str, ns: &str, plural: &str, rest: &[&str]) -> Option<Result<Target, Error>> {
+pub(super) fn resource(g: &str, v: &str, ns: &str, plural: &str, rest: &[&str]) -> Option<Result<Target, Error>> {
     let (name, sub) = match rest {
         [] => (String::new(), None),
         [name] => match path_name(name) {
@@ -174,7 +174,18 @@ pub async fn handle(
 
 async fn route(api: Api, uri: Uri, query: Option<String>, method: Method, headers: HeaderMap, body: Body) -> Reply {
     let path = uri.path().strip_prefix("/apis/").unwrap_or_default();
-    let target = parse(path)?;
+    serve(api, parse(path)?, query, method, headers, body).await
+}
+
+/// Serves what a path names (`/api/v1` paths too, parsed by `core`).
+pub(super) async fn serve(
+    api: Api,
+    target: Target,
+    query: Option<String>,
+    method: Method,
+    headers: HeaderMap,
+    body: Body,
+) -> Reply {
     let body = read_body(body, api.limits.body_timeout).await?;
     let params = Params(query.map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect()).unwrap_or_default());
     match target {

@@ -1,4 +1,5 @@
-//! Discovery in Kubernetes' shapes: `/api` (no core resources), `/apis`,
+//! Discovery in Kubernetes' shapes: `/api` and `/api/v1` (the core group's
+//! built-in kinds), `/apis`,
 //! `/apis/<group>`, `/apis/<group>/<version>` and `/version`. What is
 //! served comes from `registry::discovery`; this only renders it.
 
@@ -17,8 +18,18 @@ pub const CRD_GROUP: &str = crate::registry::GROUP;
 const RESOURCE_VERBS: [&str; 8] = ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"];
 const SUBRESOURCE_VERBS: [&str; 3] = ["get", "patch", "update"];
 
+/// The stored definitions and the built-in kinds outside the core group.
+fn all(
+    api: &Api,
+) -> Result<Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition>, Error> {
+    let mut all = crate::builtin::discovery();
+    all.retain(|crd| !crd.spec.group.is_empty());
+    all.extend(api.registry.all()?);
+    Ok(all)
+}
+
 fn served_groups(api: &Api) -> Result<Vec<Group>, Error> {
-    let mut groups = discovery::groups(&api.registry.all()?);
+    let mut groups = discovery::groups(&all(api)?);
     groups.retain(|g| g.name != CRD_GROUP);
     groups.retain(|g| g.name != super::storagemigration::GROUP);
     groups.insert(0, Group { name: CRD_GROUP.into(), versions: vec!["v1".into()] });
@@ -42,15 +53,20 @@ pub async fn version(headers: HeaderMap) -> Reply {
     Ok(respond(StatusCode::OK, &info, Output::of(&headers), &[]))
 }
 
-/// `/api`: the core group's versions, none while crdstore serves no core
-/// (`v1`) kind. Listing `v1` without resources breaks client-go: kubectl's
-/// discovery fails every command that reads it ("received empty response
-/// for: v1"), while kube-rs' `Discovery::run()` fails on the empty list
-/// (`Discovery::new(client).exclude(&[""])` skips the core group). kubectl
-/// wins; `v1` is listed once a core kind is served.
+/// `/api`: the core group's versions (`v1`, where the built-in `Namespace`
+/// and `Event` are).
 pub async fn core(headers: HeaderMap) -> Reply {
-    let versions = json!({"kind": "APIVersions", "versions": [], "serverAddressByClientCIDRs": []});
+    let versions = json!({"kind": "APIVersions", "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": ""}]});
     Ok(respond(StatusCode::OK, &versions, Output::of(&headers), &[]))
+}
+
+/// `/api/v1`: the core group's resources.
+pub async fn core_resources(headers: HeaderMap) -> Reply {
+    let resources: Vec<Value> =
+        discovery::resources(&crate::builtin::discovery(), "", "v1").iter().flat_map(resource_json).collect();
+    let list = json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": resources});
+    Ok(respond(StatusCode::OK, &list, Output::of(&headers), &[]))
 }
 
 pub async fn groups(State(api): State<Api>, headers: HeaderMap) -> Reply {
@@ -76,7 +92,7 @@ pub fn resources(api: &Api, group: &str, version: &str, headers: &HeaderMap) -> 
     } else if group == super::storagemigration::GROUP && version == super::storagemigration::VERSION {
         super::storagemigration::discovery_resources()
     } else {
-        let found = discovery::resources(&api.registry.all()?, group, version);
+        let found = discovery::resources(&all(api)?, group, version);
         if found.is_empty() {
             return Err(not_found(&format!("{group}/{version}")).into());
         }

@@ -6,6 +6,7 @@
 
 mod apis;
 pub mod codec;
+mod core;
 mod discovery;
 mod featuregates;
 mod openapi;
@@ -73,6 +74,8 @@ pub fn router(api: Api) -> Router {
         .route("/readyz", get(ok))
         .route("/version", get(discovery::version))
         .route("/api", get(discovery::core))
+        .route("/api/v1", get(discovery::core_resources))
+        .route("/api/{*path}", any(core::handle))
         .route("/apis", get(discovery::groups))
         .route("/apis/storagemigration.k8s.io/v1/storageversionmigrations", any(storagemigration::collection))
         .route("/apis/storagemigration.k8s.io/v1/storageversionmigrations/{name}", any(storagemigration::item))
@@ -82,6 +85,7 @@ pub fn router(api: Api) -> Router {
         .route("/openapi/v2", get(openapi::v2))
         .route("/openapi/v3", get(openapi::v3_index))
         .route("/openapi/v3/apis/{group}/{version}", get(openapi::v3_group_version))
+        .route("/openapi/v3/api/{version}", get(openapi::v3_core))
         .route("/metrics", get(metrics))
         .with_state(api)
         .layer(axum::middleware::from_fn(observe))

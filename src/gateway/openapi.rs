@@ -302,6 +302,12 @@ fn definition_name(k: &Kind) -> String {
     if k.group == CRD_GROUP && k.kind == "CustomResourceDefinition" {
         return CRD_SCHEMA.into();
     }
+    // The built-in kinds keep Kubernetes' names (io.k8s.api.core.v1.Namespace).
+    if let Some(short) = crate::builtin::definitions().iter().find(|d| d.spec.group == k.group).map(|d| {
+        if d.spec.group.is_empty() { "core" } else { d.spec.group.split('.').next().unwrap_or_default() }.to_string()
+    }) {
+        return format!("io.k8s.api.{short}.{}.{}", k.version, k.kind);
+    }
     let reversed: Vec<&str> = k.group.split('.').rev().collect();
     format!("{}.{}.{}", reversed.join("."), k.version, k.kind)
 }
@@ -309,9 +315,10 @@ fn definition_name(k: &Kind) -> String {
 /// The item path of a kind, and a PATCH operation that names its GVK and
 /// takes the write parameters.
 fn paths(k: &Kind, reference: &str) -> Map<String, Value> {
+    let root = if k.group.is_empty() { "/api".to_string() } else { format!("/apis/{}", k.group) };
     let base = match k.namespaced {
-        true => format!("/apis/{}/{}/namespaces/{{namespace}}/{}", k.group, k.version, k.plural),
-        false => format!("/apis/{}/{}/{}", k.group, k.version, k.plural),
+        true => format!("{root}/{}/namespaces/{{namespace}}/{}", k.version, k.plural),
+        false => format!("{root}/{}/{}", k.version, k.plural),
     };
     let gvk = json!({"group": k.group, "version": k.version, "kind": k.kind});
     let query = |name: &str| json!({"name": name, "in": "query", "schema": {"type": "string"}, "uniqueItems": true});
@@ -351,7 +358,7 @@ pub async fn v2(State(api): State<Api>, headers: HeaderMap) -> Reply {
     if accept.contains("protobuf") && !accept.contains("json") && !accept.contains("*/*") {
         return Err(Error::not_acceptable("only application/json is supported for /openapi/v2").into());
     }
-    let (definitions, all_paths) = document(&kinds(&api.registry.definitions()?, Spec::V2), Spec::V2);
+    let (definitions, all_paths) = document(&kinds(&with_builtins(&api)?, Spec::V2), Spec::V2);
     let doc = json!({
         "swagger": "2.0",
         "info": {"title": "crdstore", "version": env!("CARGO_PKG_VERSION")},
@@ -369,13 +376,26 @@ pub async fn v3_index(State(api): State<Api>, headers: HeaderMap) -> Reply {
     );
     let migrations = format!("apis/{}/{}", super::storagemigration::GROUP, super::storagemigration::VERSION);
     paths.insert(migrations.clone(), json!({"serverRelativeURL": format!("/openapi/v3/{migrations}")}));
-    for g in discovery::groups(&api.registry.all()?) {
+    let all: Vec<_> = with_builtins(&api)?.into_iter().map(|d| d.crd).collect();
+    for g in discovery::groups(&all) {
         for v in &g.versions {
-            let key = format!("apis/{}/{v}", g.name);
+            let key = if g.name.is_empty() { format!("api/{v}") } else { format!("apis/{}/{v}", g.name) };
             paths.insert(key.clone(), json!({"serverRelativeURL": format!("/openapi/v3/{key}")}));
         }
     }
     Ok(respond(StatusCode::OK, &json!({"paths": paths}), Output::of(&headers), &[]))
+}
+
+/// The stored definitions and the built-in kinds.
+fn with_builtins(api: &Api) -> Result<Vec<Definition>, Error> {
+    let mut all = crate::builtin::definitions();
+    all.extend(api.registry.definitions()?);
+    Ok(all)
+}
+
+/// `/openapi/v3/api/<version>`: the core group's document.
+pub async fn v3_core(state: State<Api>, Path(version): Path<String>, headers: HeaderMap) -> Reply {
+    v3_group_version(state, Path((String::new(), version)), headers).await
 }
 
 pub async fn v3_group_version(
@@ -383,7 +403,7 @@ pub async fn v3_group_version(
     Path((group, version)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Reply {
-    let kinds: Vec<Kind> = kinds(&api.registry.definitions()?, Spec::V3)
+    let kinds: Vec<Kind> = kinds(&with_builtins(&api)?, Spec::V3)
         .into_iter()
         .filter(|k| k.group == group && k.version == version)
         .collect();

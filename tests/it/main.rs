@@ -2,6 +2,7 @@
 //! real server in-process on loopback ports (see `support`).
 
 mod backup;
+mod builtins;
 mod cel_limits;
 mod conformance_fixes;
 mod conversion;
