@@ -7,8 +7,7 @@ use serde_json::{json, Value};
 
 use crate::apimachinery::{dns, meta};
 use crate::error::{CauseType, Error, FieldError, Result};
-use crate::resource::served::{KindHooks, NameRule, Served};
-use crate::resource::service::Admission;
+use crate::resource::served::{Admission, KindHooks, NameRule, Served};
 use crate::storage::{keys, Op, Storage};
 
 /// The finalizer of namespace content (`api.FinalizerKubernetes`).

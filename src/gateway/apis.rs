@@ -426,7 +426,8 @@ async fn resources(
             Ok(ok(&body, &[]))
         }
         (&Method::POST, true, None) => {
-            let written = resources.create(&r, &json_body(headers, body).await?, &params.write_options()?).await?;
+            let body = protobuf::resource_body(headers, body).await?;
+            let written = resources.create(&r, &body, &params.write_options()?).await?;
             Ok(respond(StatusCode::CREATED, &written.object, output, &written.warnings))
         }
         (&Method::DELETE, true, None) => {
@@ -468,7 +469,8 @@ async fn resources(
         }
         (&Method::GET, false, Some("scale")) => Ok(ok(&resources.get_scale(&r).await?, &[])),
         (&Method::PUT, false, None) => {
-            let written = resources.update(&r, &json_body(headers, body).await?, &params.write_options()?).await?;
+            let body = protobuf::resource_body(headers, body).await?;
+            let written = resources.update(&r, &body, &params.write_options()?).await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PUT, false, Some("status")) => {

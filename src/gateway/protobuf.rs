@@ -93,6 +93,32 @@ pub async fn definition_body(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8
     json_with_type(type_meta, message.to_json())
 }
 
+/// A custom resource's body as JSON (`codec::json_body`'s), or, for a
+/// built-in kind, its protobuf message converted.
+pub async fn resource_body(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>> {
+    if !is_body(headers) {
+        return codec::json_body(headers, body).await;
+    }
+    let (type_meta, raw) = unwrap(body)?;
+    let named = |t: &rt::TypeMeta| (t.api_version.clone().unwrap_or_default(), t.kind.clone().unwrap_or_default());
+    let decoded = match type_meta.as_ref().map(named).unwrap_or_default() {
+        (v, k) if v == "v1" && k == "Namespace" => {
+            k8s_pb::api::core::v1::Namespace::decode(raw.as_slice()).map(|m| m.to_json())
+        }
+        (v, k) if v == "v1" && k == "Event" => {
+            k8s_pb::api::core::v1::Event::decode(raw.as_slice()).map(|m| m.to_json())
+        }
+        (v, k) if v == "coordination.k8s.io/v1" && k == "Lease" => {
+            k8s_pb::api::coordination::v1::Lease::decode(raw.as_slice()).map(|m| m.to_json())
+        }
+        (v, k) if v == "events.k8s.io/v1" && k == "Event" => {
+            k8s_pb::api::events::v1::Event::decode(raw.as_slice()).map(|m| m.to_json())
+        }
+        _ => return Err(codec::unsupported(codec::BODY_MEDIA_TYPES)),
+    };
+    json_with_type(type_meta, decoded.map_err(decode_error)?)
+}
+
 /// A DeleteOptions body as JSON: empty when there is none, converted from
 /// protobuf, else `codec::json_body`'s.
 pub async fn delete_body(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>> {

@@ -61,6 +61,21 @@ pub struct ScalePaths {
     pub label_selector: Option<String>,
 }
 
+/// What a create must pass beyond its kind's strategy (Kubernetes'
+/// `NamespaceLifecycle` admission, which `builtin` supplies).
+pub trait Admission: Send + Sync {
+    /// Refuses a create of `name` into `namespace`, or answers an operation
+    /// to commit with it (a check of the namespace's revision, so no create
+    /// lands once the namespace has started terminating).
+    fn admit_create(
+        &self,
+        store: &dyn Storage,
+        served: &Served,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Option<crate::storage::Op>>;
+}
+
 /// One version of a definition, as served.
 #[derive(Debug, Clone)]
 pub struct Version {

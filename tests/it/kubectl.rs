@@ -257,3 +257,45 @@ async fn kubectl_reads_every_version_through_a_conversion_webhook() {
     assert!(k.ok(&["delete", "widgets.v2.example.com", "old"]).await.contains(r#""old" deleted"#));
     assert!(hook.reviews() > 0);
 }
+
+/// The built-in kinds through kubectl (issue 21): `create namespace`, `get
+/// ns`, applying into a namespace just created (Helm's
+/// `--create-namespace`), `get leases` and `get events`, and `delete
+/// namespace` removing everything in it.
+#[tokio::test]
+async fn kubectl_manages_namespaces_leases_and_events() {
+    let server = TestServer::start().await;
+    let k = Kubectl::new(&server);
+    k.ok(&["apply", "-f", &k.file("crd.yaml", DEFINITION)]).await;
+    k.ok(&["wait", "--for", "condition=established", "crd/widgets.example.com", "--timeout=20s"]).await;
+    assert!(k.ok(&["create", "namespace", "team"]).await.contains("namespace/team created"));
+    let table = k.ok(&["get", "ns"]).await;
+    let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header, ["NAME", "STATUS", "AGE"], "{table}");
+    let names: Vec<&str> = table.lines().skip(1).filter_map(|l| l.split_whitespace().next()).collect();
+    assert_eq!(names, ["default", "kube-node-lease", "kube-public", "kube-system", "team"], "{table}");
+    assert!(table.lines().any(|l| l.starts_with("team") && l.contains("Active")), "{table}");
+
+    // --create-namespace: the namespace made, then content applied into it.
+    let manifest = k.file("ns.yaml", &k.ok(&["create", "namespace", "app", "--dry-run=client", "-o", "yaml"]).await);
+    k.ok(&["apply", "-f", &manifest]).await;
+    k.ok(&["apply", "-n", "app", "-f", &k.file("widget.yaml", WIDGET)]).await;
+    let lease = "apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata: {name: leader}\nspec: {holderIdentity: op-1, leaseDurationSeconds: 15}\n";
+    k.ok(&["apply", "-n", "app", "-f", &k.file("lease.yaml", lease)]).await;
+    let event = "apiVersion: v1\nkind: Event\nmetadata: {name: made}\ninvolvedObject: {kind: Widget, name: w1, namespace: app}\nreason: Created\nmessage: widget made\ntype: Normal\n";
+    k.ok(&["apply", "-n", "app", "-f", &k.file("event.yaml", event)]).await;
+    let leases = k.ok(&["get", "leases", "-n", "app"]).await;
+    let row: Vec<&str> = leases.lines().nth(1).unwrap_or_default().split_whitespace().collect();
+    assert_eq!(row[..2], ["leader", "op-1"], "{leases}");
+    let events = k.ok(&["get", "events", "-n", "app"]).await;
+    assert!(events.contains("Created") && events.contains("widget made"), "{events}");
+
+    assert!(k.ok(&["delete", "namespace", "app", "--timeout=30s"]).await.contains(r#"namespace "app" deleted"#));
+    let (ok, _, stderr) = k.run(&["get", "ns", "app"]).await;
+    assert!(!ok && stderr.contains(r#"namespaces "app" not found"#), "{stderr}");
+    for kind in ["widgets", "leases", "events"] {
+        let (_, stdout, stderr) = k.run(&["get", kind, "-n", "app"]).await;
+        assert!(format!("{stdout}{stderr}").contains("No resources found"), "{kind}: {stdout}{stderr}");
+    }
+    assert!(k.ok(&["get", "ns", "team", "-o", "name"]).await.contains("namespace/team"));
+}

@@ -1,11 +1,13 @@
 //! Kubernetes' protobuf messages (k8s-pb's types) to and from the JSON the
 //! domain speaks, field by field under each field's JSON name, for the kinds
 //! the gateway serves in protobuf: CustomResourceDefinition and its list,
-//! Status, DeleteOptions and the meta types they hold.
+//! Status, DeleteOptions and the meta types they hold; the built-in
+//! Namespace, Lease and Events (`builtin`).
 
 use std::collections::BTreeMap;
 
 use base64::Engine;
+use k8s_pb::api::{coordination::v1 as coordination, core::v1 as core, events::v1 as events};
 use k8s_pb::apiextensions_apiserver::pkg::apis::apiextensions::v1 as ext;
 use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
 use serde_json::{Map, Value};
@@ -278,6 +280,23 @@ impl Pb for meta::Time {
     }
 }
 
+/// `metav1.MicroTime`: RFC 3339 with microseconds in JSON.
+impl Pb for meta::MicroTime {
+    fn from_json(value: &Value) -> Result<Self, String> {
+        let text = value.as_str().ok_or_else(|| wrong("a timestamp", value))?;
+        let at: jiff::Timestamp = text.parse().map_err(|e| format!("{text:?} is not a timestamp: {e}"))?;
+        Ok(Self { seconds: Some(at.as_second()), nanos: Some(at.subsec_microsecond() * 1000) })
+    }
+    fn to_json(&self) -> Value {
+        let (seconds, nanos) = (self.seconds.unwrap_or(0), self.nanos.unwrap_or(0));
+        if seconds == 0 && nanos == 0 {
+            return Value::Null;
+        }
+        let at = jiff::Timestamp::new(seconds, nanos).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+        Value::String(at.strftime("%Y-%m-%dT%H:%M:%S.%6fZ").to_string())
+    }
+}
+
 /// Raw JSON carried as bytes (`apiextensions.JSON`, `FieldsV1`).
 fn raw_from_json(value: &Value) -> Option<Vec<u8>> {
     Some(serde_json::to_vec(value).expect("JSON values serialize"))
@@ -500,3 +519,71 @@ message!(ext::JsonSchemaProps {
     "x-kubernetes-preserve-unknown-fields", "x-kubernetes-list-type",
     "x-kubernetes-map-type"
 ]);
+
+// The built-in kinds (`crate::builtin`).
+message!(core::Namespace { metadata: "metadata", spec: "spec", status: "status" });
+message!(core::NamespaceList { metadata: "metadata", items: "items" });
+message!(core::NamespaceSpec { finalizers: "finalizers" });
+message!(core::NamespaceStatus { phase: "phase", conditions: "conditions" });
+message!(core::NamespaceCondition {
+    r#type: "type",
+    status: "status",
+    last_transition_time: "lastTransitionTime",
+    reason: "reason",
+    message: "message",
+});
+message!(coordination::Lease { metadata: "metadata", spec: "spec" });
+message!(coordination::LeaseList { metadata: "metadata", items: "items" });
+message!(coordination::LeaseSpec {
+    holder_identity: "holderIdentity", lease_duration_seconds: "leaseDurationSeconds", acquire_time: "acquireTime",
+    renew_time: "renewTime", lease_transitions: "leaseTransitions", strategy: "strategy",
+    preferred_holder: "preferredHolder",
+} keep ["leaseDurationSeconds", "leaseTransitions", "holderIdentity"]);
+message!(core::Event {
+    metadata: "metadata",
+    involved_object: "involvedObject",
+    reason: "reason",
+    message: "message",
+    source: "source",
+    first_timestamp: "firstTimestamp",
+    last_timestamp: "lastTimestamp",
+    count: "count",
+    r#type: "type",
+    event_time: "eventTime",
+    series: "series",
+    action: "action",
+    related: "related",
+    reporting_component: "reportingComponent",
+    reporting_instance: "reportingInstance",
+});
+message!(core::EventList { metadata: "metadata", items: "items" });
+message!(core::EventSource { component: "component", host: "host" });
+message!(core::EventSeries { count: "count", last_observed_time: "lastObservedTime" });
+message!(core::ObjectReference {
+    kind: "kind",
+    namespace: "namespace",
+    name: "name",
+    uid: "uid",
+    api_version: "apiVersion",
+    resource_version: "resourceVersion",
+    field_path: "fieldPath",
+});
+message!(events::Event {
+    metadata: "metadata",
+    event_time: "eventTime",
+    series: "series",
+    reporting_controller: "reportingController",
+    reporting_instance: "reportingInstance",
+    action: "action",
+    reason: "reason",
+    regarding: "regarding",
+    related: "related",
+    note: "note",
+    r#type: "type",
+    deprecated_source: "deprecatedSource",
+    deprecated_first_timestamp: "deprecatedFirstTimestamp",
+    deprecated_last_timestamp: "deprecatedLastTimestamp",
+    deprecated_count: "deprecatedCount",
+});
+message!(events::EventList { metadata: "metadata", items: "items" });
+message!(events::EventSeries { count: "count", last_observed_time: "lastObservedTime" });

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::served::{Catalog, Served};
+use super::served::{Admission, Catalog, Served};
 use super::stored::{self, Storing};
 use super::strategy::{self, Ref, ResourceStrategy};
 use crate::apimachinery::list::{self, ListPage};
@@ -42,15 +42,6 @@ pub struct Resources {
     conversions: Arc<crate::watch::convert::ConvertCache>,
     /// What every namespaced create passes, when set.
     admission: Option<Arc<dyn Admission>>,
-}
-
-/// What a create must pass beyond its kind's strategy (Kubernetes'
-/// `NamespaceLifecycle` admission, which `builtin` supplies).
-pub trait Admission: Send + Sync {
-    /// Refuses a create of `name` into `namespace`, or answers an operation
-    /// to commit with it (a check of the namespace's revision, so no create
-    /// lands once the namespace has started terminating).
-    fn admit_create(&self, store: &dyn Storage, served: &Served, namespace: &str, name: &str) -> Result<Option<Op>>;
 }
 
 /// What a write goes over: the object as read, at which endpoint, with
