@@ -211,7 +211,16 @@ mod tests {
     fn events_k8s_io_requires_what_upstream_requires() {
         let errs = Hooks { core: false }.validate(&json!({"metadata": {"name": "e", "namespace": "ns"}}), None);
         let fields: Vec<(&str, &str)> = errs.iter().map(|e| (e.field.as_str(), e.cause.reason())).collect();
-        assert_eq!(fields, [("eventTime", "FieldValueRequired"), ("type", "FieldValueInvalid")]);
+        // Without eventTime the legacy check applies too: no regarding
+        // namespace is allowed only in "default".
+        assert_eq!(
+            fields,
+            [
+                ("involvedObject.namespace", "FieldValueInvalid"),
+                ("eventTime", "FieldValueRequired"),
+                ("type", "FieldValueInvalid")
+            ]
+        );
         let ok = json!({"metadata": {"name": "e", "namespace": "ns"}, "eventTime": "2026-01-01T00:00:00.000000Z",
             "reportingController": "example.com/op", "reportingInstance": "op-1", "action": "Reconcile",
             "reason": "Created", "type": "Normal", "regarding": {"namespace": "ns", "name": "x"}});

@@ -54,22 +54,40 @@ pub async fn version(headers: HeaderMap) -> Reply {
 }
 
 /// `/api`: the core group's versions (`v1`, where the built-in `Namespace`
-/// and `Event` are).
+/// and `Event` are), or its aggregated document.
 pub async fn core(headers: HeaderMap) -> Reply {
+    if super::aggregated::asked(&headers) {
+        let versions = vec![("v1".to_string(), core_list())];
+        return Ok(super::aggregated::respond(vec![super::aggregated::group("", &versions)]));
+    }
     let versions = json!({"kind": "APIVersions", "versions": ["v1"],
         "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": ""}]});
     Ok(respond(StatusCode::OK, &versions, Output::of(&headers), &[]))
 }
 
+/// The core group's resources.
+fn core_list() -> Vec<Value> {
+    discovery::resources(&crate::builtin::discovery(), "", "v1").iter().flat_map(resource_json).collect()
+}
+
 /// `/api/v1`: the core group's resources.
 pub async fn core_resources(headers: HeaderMap) -> Reply {
-    let resources: Vec<Value> =
-        discovery::resources(&crate::builtin::discovery(), "", "v1").iter().flat_map(resource_json).collect();
-    let list = json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": resources});
+    let list = json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": core_list()});
     Ok(respond(StatusCode::OK, &list, Output::of(&headers), &[]))
 }
 
 pub async fn groups(State(api): State<Api>, headers: HeaderMap) -> Reply {
+    if super::aggregated::asked(&headers) {
+        let mut all = Vec::new();
+        for g in served_groups(&api)? {
+            let mut versions = Vec::new();
+            for v in &g.versions {
+                versions.push((v.clone(), resource_list(&api, &g.name, v)?));
+            }
+            all.push(super::aggregated::group(&g.name, &versions));
+        }
+        return Ok(super::aggregated::respond(all));
+    }
     let groups: Vec<Value> = served_groups(&api)?.iter().map(group_json).collect();
     let list = json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups});
     Ok(respond(StatusCode::OK, &list, Output::of(&headers), &[]))
@@ -87,22 +105,27 @@ pub fn group(api: &Api, name: &str, headers: &HeaderMap) -> Reply {
 
 /// `/apis/<group>/<version>`.
 pub fn resources(api: &Api, group: &str, version: &str, headers: &HeaderMap) -> Reply {
-    let resources: Vec<Value> = if group == CRD_GROUP && version == "v1" {
+    let resources = resource_list(api, group, version)?;
+    let list = json!({
+        "kind": "APIResourceList", "apiVersion": "v1",
+        "groupVersion": format!("{group}/{version}"), "resources": resources,
+    });
+    Ok(respond(StatusCode::OK, &list, Output::of(headers), &[]))
+}
+
+/// The legacy `APIResource`s of `<group>/<version>`.
+fn resource_list(api: &Api, group: &str, version: &str) -> Result<Vec<Value>, Error> {
+    Ok(if group == CRD_GROUP && version == "v1" {
         definitions_resources()
     } else if group == super::storagemigration::GROUP && version == super::storagemigration::VERSION {
         super::storagemigration::discovery_resources()
     } else {
         let found = discovery::resources(&all(api)?, group, version);
         if found.is_empty() {
-            return Err(not_found(&format!("{group}/{version}")).into());
+            return Err(not_found(&format!("{group}/{version}")));
         }
         found.iter().flat_map(resource_json).collect()
-    };
-    let list = json!({
-        "kind": "APIResourceList", "apiVersion": "v1",
-        "groupVersion": format!("{group}/{version}"), "resources": resources,
-    });
-    Ok(respond(StatusCode::OK, &list, Output::of(headers), &[]))
+    })
 }
 
 fn not_found(what: &str) -> Error {

@@ -4,6 +4,7 @@
 //! read the request, call the domain, and render; errors become Kubernetes
 //! `Status` objects in exactly one place (`status`).
 
+mod aggregated;
 mod apis;
 pub mod codec;
 mod core;

@@ -362,6 +362,22 @@ async fn discovery_and_openapi_list_the_built_in_kinds() {
     let (code, leases) = http.get("/apis/coordination.k8s.io/v1").await;
     assert_eq!(code, StatusCode::OK);
     assert_eq!(leases["resources"][0]["name"], "leases");
+    // Aggregated discovery, as kubectl asks for it.
+    let accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+    for (path, group) in [("/api", ""), ("/apis", "coordination.k8s.io")] {
+        let response = http.client.get(format!("{}{path}", http.base)).header("Accept", accept).send().await.unwrap();
+        assert!(response.headers()["content-type"].to_str().unwrap().contains("as=APIGroupDiscoveryList"));
+        let list: Value = response.json().await.unwrap();
+        assert_eq!(list["kind"], "APIGroupDiscoveryList");
+        let entry =
+            list["items"].as_array().unwrap().iter().find(|g| g["metadata"]["name"].as_str().unwrap_or("") == group);
+        let resources = &entry.unwrap_or_else(|| panic!("{group} missing: {list}"))["versions"][0]["resources"];
+        assert!(resources
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["resource"] == "namespaces" || r["resource"] == "leases"));
+    }
     let (_, v2) = http.get("/openapi/v2").await;
     assert!(v2["definitions"]["io.k8s.api.core.v1.Namespace"].is_object());
     assert!(v2["definitions"]["io.k8s.api.coordination.v1.Lease"].is_object());

@@ -98,8 +98,11 @@ async fn discovery_lists_groups_versions_and_resources() {
     let (_, groups) = http.json(Method::GET, "/apis", None).await;
     assert_eq!(groups["kind"], "APIGroupList");
     let names: Vec<&str> = groups["groups"].as_array().unwrap().iter().map(|g| g["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["apiextensions.k8s.io", "storagemigration.k8s.io", "example.com"]);
-    assert_eq!(groups["groups"][2]["preferredVersion"]["groupVersion"], "example.com/v1");
+    assert_eq!(
+        names,
+        ["apiextensions.k8s.io", "storagemigration.k8s.io", "coordination.k8s.io", "events.k8s.io", "example.com"]
+    );
+    assert_eq!(groups["groups"][4]["preferredVersion"]["groupVersion"], "example.com/v1");
     let (_, group) = http.json(Method::GET, "/apis/example.com", None).await;
     assert_eq!((group["kind"].as_str(), group["name"].as_str()), (Some("APIGroup"), Some("example.com")));
     let (_, resources) = http.json(Method::GET, "/apis/example.com/v1", None).await;
@@ -115,7 +118,7 @@ async fn discovery_lists_groups_versions_and_resources() {
     let (status, missing) = http.json(Method::GET, "/apis/example.com/v9", None).await;
     assert_eq!((status, missing["kind"].as_str()), (StatusCode::NOT_FOUND, Some("Status")));
     let (_, core) = http.json(Method::GET, "/api", None).await;
-    assert_eq!(core["versions"], json!([]));
+    assert_eq!(core["versions"], json!(["v1"]), "the core group serves the built-in kinds");
     let (_, version) = http.json(Method::GET, "/version", None).await;
     assert_eq!(version["major"], "1");
 }

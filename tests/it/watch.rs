@@ -96,7 +96,8 @@ async fn a_version_older_than_the_window_is_out_of_range() {
     };
     assert_eq!(err.code(), Code::OutOfRange);
     assert_eq!(support::reason(&err), "Expired");
-    assert!(err.message().starts_with("too old resource version: 1"), "{}", err.message());
+    let expected = format!("too old resource version: {}", rv(&first));
+    assert!(err.message().starts_with(&expected), "{}", err.message());
 }
 
 #[tokio::test]
