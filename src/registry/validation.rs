@@ -231,6 +231,7 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
             validate_version_columns(version, &format!("{path}.additionalPrinterColumns"), &mut errs);
         }
     }
+    errs.extend(super::selectable::validate(spec));
     // What every version shares, once, at the spec.
     if let Some(first) = spec.versions.first() {
         let schema_path = if hoisted.schema {

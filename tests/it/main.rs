@@ -22,6 +22,7 @@ mod races;
 mod resource_reads;
 mod resources;
 mod schemas;
+mod selectable_fields;
 mod server;
 mod storage;
 mod stored_reads;
