@@ -4,16 +4,24 @@
 //! versions that name the same field differently (v1 `spec.color`, v1beta1
 //! `spec.hue`, converted declaratively), so selection happens at the request
 //! version; an unknown label refused in Kubernetes' words; the validation
-//! of `selectableFields` at its paths.
+//! of `selectableFields` at its paths; and `/openapi/v2` in gnostic's
+//! protobuf, decoded here, carrying `x-kubernetes-selectable-fields`.
 
 use std::collections::BTreeSet;
 
 use crdstore::pb::v1 as pb;
 use futures::StreamExt;
+use prost::Message as _;
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 
 use crate::support::{self, parse, Crd, TestServer, WAIT};
+
+/// gnostic's OpenAPI v2 messages, compiled by build.rs.
+#[allow(dead_code, clippy::all)]
+mod gnostic {
+    include!(concat!(env!("OUT_DIR"), "/openapi.v2.rs"));
+}
 
 const GROUP: &str = "tests.example.com";
 
@@ -341,4 +349,42 @@ async fn selectable_fields_are_validated_at_their_paths() {
     assert_eq!(body["details"]["causes"][0]["field"], "spec.selectableFields", "one version: hoisted, {body}");
     assert_eq!(body["details"]["causes"][0]["message"], "Too many: 9: must have at most 8 items");
     assert_eq!(grpc_list(&t, "v1", "").await.unwrap().len(), 0, "the server still serves");
+}
+
+#[tokio::test]
+async fn openapi_v2_is_served_as_gnostic_protobuf_with_the_selectable_fields() {
+    let t = start().await;
+    let response = Client::new()
+        .get(format!("http://{}/openapi/v2", t.server().http_addr))
+        .header("accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    // Kubernetes' answer names the type as Go's mime parser reads it.
+    assert_eq!(response.headers()["content-type"], "application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+    let doc = gnostic::Document::decode(response.bytes().await.unwrap()).unwrap();
+    assert_eq!(doc.swagger, "2.0");
+    let definitions = doc.definitions.unwrap().additional_properties;
+    let shirt = definitions.iter().find(|d| d.name == "com.example.tests.v1.Shirt").expect("the Shirt definition");
+    let shirt = shirt.value.as_ref().unwrap();
+    let selectable = shirt.vendor_extension.iter().find(|e| e.name == "x-kubernetes-selectable-fields").unwrap();
+    assert_eq!(
+        selectable.value.as_ref().unwrap().yaml,
+        "- fieldPath: spec.color\n- fieldPath: spec.quantity\n- fieldPath: spec.size\n- fieldPath: spec.branded\n"
+    );
+    let spec = shirt.properties.as_ref().unwrap().additional_properties.iter().find(|p| p.name == "spec").unwrap();
+    let size = spec.value.as_ref().unwrap().properties.as_ref().unwrap().additional_properties.iter().find(|p| p.name == "size").unwrap();
+    let size = size.value.as_ref().unwrap();
+    assert_eq!(size.r#type.as_ref().unwrap().value, ["string"]);
+    assert_eq!(size.r#enum.iter().map(|a| a.yaml.as_str()).collect::<Vec<_>>(), ["S\n", "M\n", "L\n", "XL\n"]);
+    let beta = definitions.iter().find(|d| d.name == "com.example.tests.v1beta1.Shirt").unwrap();
+    let beta = beta.value.as_ref().unwrap().vendor_extension.iter().find(|e| e.name == "x-kubernetes-selectable-fields").unwrap();
+    assert!(beta.value.as_ref().unwrap().yaml.starts_with("- fieldPath: spec.hue\n"));
+    assert!(definitions.iter().any(|d| d.name == "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"));
+    let paths = doc.paths.unwrap().path;
+    assert!(paths.iter().any(|p| p.name == format!("/apis/{GROUP}/v1/shirts/{{name}}")), "the paths are there too");
+    // JSON is still the default.
+    let json: Value = Client::new().get(format!("http://{}/openapi/v2", t.server().http_addr)).send().await.unwrap().json().await.unwrap();
+    assert_eq!(json["definitions"]["com.example.tests.v1.Shirt"]["x-kubernetes-selectable-fields"][0]["fieldPath"], "spec.color");
 }
