@@ -253,7 +253,8 @@ mod tests {
         ] {
             assert_eq!(field_value(&obj, path), want, "{path}");
         }
-        let sel = FieldSelector::parse("spec.quantity=2,spec.branded!=true", &["spec.quantity", "spec.branded"]).unwrap();
+        let sel =
+            FieldSelector::parse("spec.quantity=2,spec.branded!=true", &["spec.quantity", "spec.branded"]).unwrap();
         assert!(sel.matches(|f| field_value(&obj, f)));
         assert!(!sel.only(&["metadata.name"]));
     }

@@ -12,9 +12,9 @@
 //! `selectableFields` are its `x-kubernetes-selectable-fields`.
 
 use axum::extract::{Path, State};
-use axum::response::IntoResponse as _;
 use axum::http::header::ACCEPT;
 use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse as _;
 use serde_json::{json, Map, Value};
 
 use super::codec::{respond, Output, Reply};
@@ -300,26 +300,6 @@ fn kinds(crds: &[Definition], spec: Spec) -> Vec<Kind> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn accept_negotiates_as_kube_openapi() {
-        let (pb, old) = (super::pb::MEDIA_TYPES[0], super::pb::MEDIA_TYPES[1]);
-        for (accept, want) in [
-            ("", Some(false)),
-            ("*/*", Some(false)),
-            (pb, Some(true)),
-            (old, Some(true)),
-            (&format!("application/json, {pb}"), Some(false)),
-            (&format!("{pb}, application/json"), Some(true)),
-            (&format!("{pb}; q=0.5, application/json"), Some(false)),
-            ("application/vnd.kubernetes.protobuf", None),
-        ] {
-            assert_eq!(super::v2_protobuf(accept), want, "{accept}");
-        }
-    }
-}
-
 /// Kubernetes' definition name: the group reversed, version, kind (the
 /// definitions kind's is k8s-openapi's).
 fn definition_name(k: &Kind) -> String {
@@ -345,7 +325,9 @@ fn paths(k: &Kind, reference: &str, spec: Spec) -> Map<String, Value> {
     };
     let ok = match spec {
         Spec::V2 => json!({"200": {"description": "OK", "schema": {"$ref": reference}}}),
-        Spec::V3 => json!({"200": {"description": "OK", "content": {"application/json": {"schema": {"$ref": reference}}}}}),
+        Spec::V3 => {
+            json!({"200": {"description": "OK", "content": {"application/json": {"schema": {"$ref": reference}}}}})
+        }
     };
     let mut out = Map::new();
     out.insert(
@@ -469,4 +451,24 @@ pub async fn v3_group_version(
         "components": {"schemas": schemas},
     });
     Ok(respond(StatusCode::OK, &doc, Output::of(&headers), &[]))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn accept_negotiates_as_kube_openapi() {
+        let (pb, old) = (super::pb::MEDIA_TYPES[0], super::pb::MEDIA_TYPES[1]);
+        for (accept, want) in [
+            ("", Some(false)),
+            ("*/*", Some(false)),
+            (pb, Some(true)),
+            (old, Some(true)),
+            (&format!("application/json, {pb}"), Some(false)),
+            (&format!("{pb}, application/json"), Some(true)),
+            (&format!("{pb}; q=0.5, application/json"), Some(false)),
+            ("application/vnd.kubernetes.protobuf", None),
+        ] {
+            assert_eq!(super::v2_protobuf(accept), want, "{accept}");
+        }
+    }
 }

@@ -18,8 +18,10 @@ pub mod v2 {
 /// The media types a client asks for the protobuf document by: the
 /// deprecated spelling (client-go's, which Go's mime parser refuses in a
 /// Content-Type) and the one Kubernetes answers with.
-pub const MEDIA_TYPES: [&str; 2] =
-    ["application/com.github.proto-openapi.spec.v2@v1.0+protobuf", "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"];
+pub const MEDIA_TYPES: [&str; 2] = [
+    "application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
+    "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+];
 
 /// The protobuf document of a Swagger 2.0 JSON document.
 pub fn document(doc: &Value) -> v2::Document {
@@ -147,7 +149,13 @@ fn security(v: &Value) -> Vec<v2::SecurityRequirement> {
                 .map(|(name, scopes)| v2::NamedStringArray {
                     name: name.clone(),
                     value: Some(v2::StringArray {
-                        value: scopes.as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect(),
+                        value: scopes
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect(),
                     }),
                 })
                 .collect(),
@@ -472,9 +480,10 @@ mod tests {
         let get = path.value.as_ref().unwrap().get.as_ref().unwrap();
         assert_eq!(get.vendor_extension[0].name, "x-kubernetes-action");
         let Some(v2::parameters_item::Oneof::Parameter(v2::Parameter {
-            oneof: Some(v2::parameter::Oneof::NonBodyParameter(v2::NonBodyParameter {
-                oneof: Some(v2::non_body_parameter::Oneof::QueryParameterSubSchema(query)),
-            })),
+            oneof:
+                Some(v2::parameter::Oneof::NonBodyParameter(v2::NonBodyParameter {
+                    oneof: Some(v2::non_body_parameter::Oneof::QueryParameterSubSchema(query)),
+                })),
         })) = &get.parameters[0].oneof
         else {
             panic!("a query parameter: {:?}", get.parameters[0]);

@@ -7,7 +7,8 @@
 //! `spec.selectableFields`, against the schema shared by every version.
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
-    CustomResourceDefinitionSpec, CustomResourceDefinitionVersion, JSONSchemaProps, JSONSchemaPropsOrBool, SelectableField,
+    CustomResourceDefinitionSpec, CustomResourceDefinitionVersion, JSONSchemaProps, JSONSchemaPropsOrBool,
+    SelectableField,
 };
 
 use crate::error::{CauseType, FieldError};
@@ -79,7 +80,11 @@ fn validate_fields(fields: &[SelectableField], schema: &JSONSchemaProps, path: &
             }
         };
         if resolved.root == "metadata" {
-            errs.push(FieldError::invalid(at.clone(), field.json_path.as_str(), "must not point to fields in metadata"));
+            errs.push(FieldError::invalid(
+                at.clone(),
+                field.json_path.as_str(),
+                "must not point to fields in metadata",
+            ));
         }
         if !matches!(leaf.and_then(|s| s.type_.as_deref()), Some("string" | "boolean" | "integer")) {
             errs.push(FieldError::invalid(

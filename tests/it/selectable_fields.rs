@@ -88,8 +88,11 @@ async fn start() -> TestServer {
 async fn create_all(t: &TestServer) {
     let mut r = t.resources().await;
     for obj in three() {
-        let req =
-            pb::CreateResourceRequest { r#ref: Some(at("v1", "")), object: serde_json::to_vec(&obj).unwrap(), options: None };
+        let req = pb::CreateResourceRequest {
+            r#ref: Some(at("v1", "")),
+            object: serde_json::to_vec(&obj).unwrap(),
+            options: None,
+        };
         r.create(req).await.unwrap();
     }
 }
@@ -110,7 +113,11 @@ async fn http_list(t: &TestServer, version: &str, selector: &str) -> (StatusCode
 
 async fn grpc_list(t: &TestServer, version: &str, selector: &str) -> Result<BTreeSet<String>, tonic::Status> {
     let options = pb::ListOptions { field_selector: selector.into(), ..Default::default() };
-    let page = t.resources().await.list(pb::ListResourcesRequest { r#ref: Some(at(version, "")), options: Some(options) }).await?;
+    let page = t
+        .resources()
+        .await
+        .list(pb::ListResourcesRequest { r#ref: Some(at(version, "")), options: Some(options) })
+        .await?;
     Ok(names(&page.into_inner().items.iter().map(|i| parse(i)).collect::<Vec<_>>()))
 }
 
@@ -169,7 +176,10 @@ async fn an_unknown_field_label_or_operator_is_a_bad_request() {
         ("v1", "spec.quantity>2", "invalid selector: 'spec.quantity>2'; can't understand 'spec.quantity>2'"),
     ] {
         let (status, body) = http_list(&t, version, selector).await;
-        assert_eq!((status, body["reason"].as_str(), body["message"].as_str()), (StatusCode::BAD_REQUEST, Some("BadRequest"), Some(message)));
+        assert_eq!(
+            (status, body["reason"].as_str(), body["message"].as_str()),
+            (StatusCode::BAD_REQUEST, Some("BadRequest"), Some(message))
+        );
         let watch = Client::new()
             .get(url(&t, version))
             .query(&[("watch", "true"), ("fieldSelector", selector)])
@@ -187,7 +197,8 @@ async fn an_unknown_field_label_or_operator_is_a_bad_request() {
             .await
             .unwrap_err();
         assert_eq!(err.message(), message);
-        let response = Client::new().delete(url(&t, version)).query(&[("fieldSelector", selector)]).send().await.unwrap();
+        let response =
+            Client::new().delete(url(&t, version)).query(&[("fieldSelector", selector)]).send().await.unwrap();
         assert_eq!(response.status(), StatusCode::BAD_REQUEST, "delete-collection {version} {selector}");
     }
     assert_eq!(grpc_list(&t, "v1", "").await.unwrap().len(), 3, "nothing was deleted, and the server still serves");
@@ -200,7 +211,10 @@ fn http_events(body: &str) -> Vec<(String, String)> {
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
             let event: Value = serde_json::from_str(l).unwrap();
-            (event["type"].as_str().unwrap().to_string(), event["object"]["metadata"]["name"].as_str().unwrap().to_string())
+            (
+                event["type"].as_str().unwrap().to_string(),
+                event["object"]["metadata"]["name"].as_str().unwrap().to_string(),
+            )
         })
         .filter(|(kind, _)| kind == "ADDED" || kind == "DELETED")
         .collect()
@@ -221,7 +235,9 @@ async fn watches_select_old_and_new_state_at_the_request_version() {
     let t = start().await;
     let http = Client::new();
     let http_watch = |version: &str, selector: &str| {
-        http.get(url(&t, version)).query(&[("watch", "true"), ("fieldSelector", selector), ("timeoutSeconds", "3")]).send()
+        http.get(url(&t, version))
+            .query(&[("watch", "true"), ("fieldSelector", selector), ("timeoutSeconds", "3")])
+            .send()
     };
     let (v1beta1_color, v1_quantity) =
         (http_watch("v1beta1", "spec.hue=blue").await.unwrap(), http_watch("v1", "spec.quantity=2").await.unwrap());
@@ -235,9 +251,19 @@ async fn watches_select_old_and_new_state_at_the_request_version() {
     create_all(&t).await;
     let mut r = t.resources().await;
     r.delete(pb::DeleteResourceRequest { r#ref: Some(at("v1", "shirt1")), ..Default::default() }).await.unwrap();
-    let mut shirt2 = parse(&r.get(pb::GetResourceRequest { r#ref: Some(at("v1", "shirt2")), ..Default::default() }).await.unwrap().into_inner().object);
+    let mut shirt2 = parse(
+        &r.get(pb::GetResourceRequest { r#ref: Some(at("v1", "shirt2")), ..Default::default() })
+            .await
+            .unwrap()
+            .into_inner()
+            .object,
+    );
     shirt2["spec"]["color"] = json!("green");
-    let req = pb::UpdateResourceRequest { r#ref: Some(at("v1", "shirt2")), object: serde_json::to_vec(&shirt2).unwrap(), options: None };
+    let req = pb::UpdateResourceRequest {
+        r#ref: Some(at("v1", "shirt2")),
+        object: serde_json::to_vec(&shirt2).unwrap(),
+        options: None,
+    };
     r.update(req).await.unwrap();
 
     let body = tokio::time::timeout(WAIT, v1beta1_color.text()).await.unwrap().unwrap();
@@ -250,7 +276,8 @@ async fn watches_select_old_and_new_state_at_the_request_version() {
 
     let wants = [(set(&["shirt1", "shirt2"]), set(&["shirt1", "shirt2"])), (set(&["shirt2"]), set(&["shirt2"]))];
     for (stream, want) in grpc_streams.into_iter().zip(wants) {
-        let events: Vec<pb::WatchEvent> = tokio::time::timeout(WAIT, stream.map(Result::unwrap).collect()).await.unwrap();
+        let events: Vec<pb::WatchEvent> =
+            tokio::time::timeout(WAIT, stream.map(Result::unwrap).collect()).await.unwrap();
         let events: Vec<(String, String)> = events
             .iter()
             .filter_map(|e| {
@@ -272,7 +299,8 @@ async fn delete_collection_deletes_what_the_request_versions_fields_select() {
     let t = start().await;
     // HTTP at v1beta1, by its own name for the color.
     create_all(&t).await;
-    let response = Client::new().delete(url(&t, "v1beta1")).query(&[("fieldSelector", "spec.hue=blue")]).send().await.unwrap();
+    let response =
+        Client::new().delete(url(&t, "v1beta1")).query(&[("fieldSelector", "spec.hue=blue")]).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     let body: Value = response.json().await.unwrap();
     assert_eq!(names(body["items"].as_array().unwrap()), set(&["shirt1", "shirt2"]), "{body}");
@@ -281,9 +309,14 @@ async fn delete_collection_deletes_what_the_request_versions_fields_select() {
     let mut r = t.resources().await;
     r.delete_collection(pb::DeleteCollectionRequest { r#ref: Some(at("v1", "")), ..Default::default() }).await.unwrap();
     create_all(&t).await;
-    let list_options = pb::ListOptions { field_selector: "spec.branded=false,spec.quantity=2".into(), ..Default::default() };
+    let list_options =
+        pb::ListOptions { field_selector: "spec.branded=false,spec.quantity=2".into(), ..Default::default() };
     let deleted = r
-        .delete_collection(pb::DeleteCollectionRequest { r#ref: Some(at("v1", "")), list_options: Some(list_options), ..Default::default() })
+        .delete_collection(pb::DeleteCollectionRequest {
+            r#ref: Some(at("v1", "")),
+            list_options: Some(list_options),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
@@ -311,10 +344,7 @@ async fn selectable_fields_are_validated_at_their_paths() {
     let v1 = json!({"name": "v1", "served": true, "storage": true, "schema": schema, "selectableFields": fields});
     let v2 = json!({"name": "v2", "served": true, "storage": false, "schema": schema});
     let crd = Crd::new("bad.example.com", "Thing").versions(vec![v1, v2]);
-    let err = c
-        .create(pb::CreateDefinitionRequest { definition: crd.bytes(), options: None })
-        .await
-        .unwrap_err();
+    let err = c.create(pb::CreateDefinitionRequest { definition: crd.bytes(), options: None }).await.unwrap_err();
     let p = "spec.versions[0].selectableFields";
     assert_eq!(
         support::violations(&err),
@@ -334,9 +364,11 @@ async fn selectable_fields_are_validated_at_their_paths() {
     // Nine distinct fields are too many.
     let many: Vec<Value> = (0..9).map(|i| json!({"jsonPath": format!(".spec.f{i}")})).collect();
     let props: serde_json::Map<String, Value> = (0..9).map(|i| (format!("f{i}"), json!({"type": "string"}))).collect();
-    let schema = json!({"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object", "properties": props}}}});
-    let crd = Crd::new("many.example.com", "Thing")
-        .versions(vec![json!({"name": "v1", "served": true, "storage": true, "schema": schema, "selectableFields": many})]);
+    let schema =
+        json!({"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object", "properties": props}}}});
+    let crd = Crd::new("many.example.com", "Thing").versions(vec![
+        json!({"name": "v1", "served": true, "storage": true, "schema": schema, "selectableFields": many}),
+    ]);
     let response = Client::new()
         .post(format!("http://{}/apis/apiextensions.k8s.io/v1/customresourcedefinitions", t.server().http_addr))
         .header("content-type", "application/json")
@@ -374,17 +406,44 @@ async fn openapi_v2_is_served_as_gnostic_protobuf_with_the_selectable_fields() {
         "- fieldPath: spec.color\n- fieldPath: spec.quantity\n- fieldPath: spec.size\n- fieldPath: spec.branded\n"
     );
     let spec = shirt.properties.as_ref().unwrap().additional_properties.iter().find(|p| p.name == "spec").unwrap();
-    let size = spec.value.as_ref().unwrap().properties.as_ref().unwrap().additional_properties.iter().find(|p| p.name == "size").unwrap();
+    let size = spec
+        .value
+        .as_ref()
+        .unwrap()
+        .properties
+        .as_ref()
+        .unwrap()
+        .additional_properties
+        .iter()
+        .find(|p| p.name == "size")
+        .unwrap();
     let size = size.value.as_ref().unwrap();
     assert_eq!(size.r#type.as_ref().unwrap().value, ["string"]);
     assert_eq!(size.r#enum.iter().map(|a| a.yaml.as_str()).collect::<Vec<_>>(), ["S\n", "M\n", "L\n", "XL\n"]);
     let beta = definitions.iter().find(|d| d.name == "com.example.tests.v1beta1.Shirt").unwrap();
-    let beta = beta.value.as_ref().unwrap().vendor_extension.iter().find(|e| e.name == "x-kubernetes-selectable-fields").unwrap();
+    let beta = beta
+        .value
+        .as_ref()
+        .unwrap()
+        .vendor_extension
+        .iter()
+        .find(|e| e.name == "x-kubernetes-selectable-fields")
+        .unwrap();
     assert!(beta.value.as_ref().unwrap().yaml.starts_with("- fieldPath: spec.hue\n"));
     assert!(definitions.iter().any(|d| d.name == "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"));
     let paths = doc.paths.unwrap().path;
     assert!(paths.iter().any(|p| p.name == format!("/apis/{GROUP}/v1/shirts/{{name}}")), "the paths are there too");
     // JSON is still the default.
-    let json: Value = Client::new().get(format!("http://{}/openapi/v2", t.server().http_addr)).send().await.unwrap().json().await.unwrap();
-    assert_eq!(json["definitions"]["com.example.tests.v1.Shirt"]["x-kubernetes-selectable-fields"][0]["fieldPath"], "spec.color");
+    let json: Value = Client::new()
+        .get(format!("http://{}/openapi/v2", t.server().http_addr))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        json["definitions"]["com.example.tests.v1.Shirt"]["x-kubernetes-selectable-fields"][0]["fieldPath"],
+        "spec.color"
+    );
 }
