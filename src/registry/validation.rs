@@ -256,16 +256,12 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
 fn validate_version_schema(version: &CustomResourceDefinitionVersion, path: &str, errs: &mut Vec<FieldError>) {
     match version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
         None => errs.push(FieldError::required(path, "schemas are required")),
-        Some(schema) => match (compile_errors(schema, path, errs), schema.type_.as_deref()) {
-            (Some(why), _) => errs.push(FieldError::invalid_without_value(path, why)),
-            (None, Some("object")) => {}
-            (None, None | Some("")) => {
-                errs.push(FieldError::required(format!("{path}.type"), "must not be empty at the root"))
+        // The root's type is among the structural checks, as in Kubernetes.
+        Some(schema) => {
+            if let Some(why) = compile_errors(schema, path, errs) {
+                errs.push(FieldError::invalid_without_value(path, why));
             }
-            (None, Some(other)) => {
-                errs.push(FieldError::invalid(format!("{path}.type"), other, "must be object at the root"))
-            }
-        },
+        }
     }
 }
 

@@ -27,6 +27,7 @@ mod server;
 mod storage;
 mod stored_reads;
 mod strict;
+mod structural_schemas;
 mod subresources;
 mod support;
 mod telemetry;
