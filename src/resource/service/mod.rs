@@ -5,12 +5,14 @@
 mod convert;
 mod delete;
 mod encoded;
+mod selectors;
 mod subresources;
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
+use self::selectors::Selectors;
 use super::served::{Catalog, Served};
 use super::stored::{self, Storing};
 use super::strategy::{self, Ref, ResourceStrategy};
@@ -19,7 +21,6 @@ use crate::apimachinery::options::{
     FieldValidation, ListOptions, ResourceVersion, WatchOptions, WriteOptions, Written,
 };
 use crate::apimachinery::patch::{self, PatchType};
-use crate::apimachinery::selector::{FieldSelector, LabelSelector};
 pub use crate::apimachinery::strategy::Endpoint;
 use crate::apimachinery::strategy::{before_create, before_update, require_resource_version, retry};
 use crate::apimachinery::strategy::{Operation, StatusStrategy};
@@ -540,49 +541,6 @@ impl Resources {
             stream::start(self.store.clone(), spec).await?
         };
         Ok(crate::watch::metered::metered(events, &labels.0, &labels.1, &labels.2))
-    }
-}
-
-/// A list's or a watch's label and field selectors, at the request version:
-/// fields are `metadata.name`, `metadata.namespace` (namespaced resources)
-/// and the version's selectable fields, as Kubernetes' `ConvertFieldLabel`
-/// of a custom resource accepts them.
-struct Selectors {
-    labels: LabelSelector,
-    fields: FieldSelector,
-}
-
-const META_FIELDS: &[&str] = &["metadata.name", "metadata.namespace"];
-
-impl Selectors {
-    /// None when there are none.
-    fn parse(served: &Served, version: &str, label_selector: &str, field_selector: &str) -> Result<Option<Self>> {
-        let labels = LabelSelector::parse(label_selector)?;
-        let mut supported: Vec<&str> = if served.namespaced() { META_FIELDS.to_vec() } else { vec![META_FIELDS[0]] };
-        if let Some(v) = served.version(version) {
-            supported.extend(v.selectable.iter().map(String::as_str));
-        }
-        let fields = FieldSelector::parse(field_selector, &supported)?;
-        Ok((!labels.is_empty() || !fields.is_empty()).then_some(Self { labels, fields }))
-    }
-
-    /// Whether the fields read more than an object's name and namespace
-    /// (a selectable field, read from the object at the request version).
-    fn needs_object(&self) -> bool {
-        !self.fields.only(META_FIELDS)
-    }
-
-    fn matches(&self, obj: &Value) -> bool {
-        self.labels.matches(&meta::labels(obj))
-            && self.fields.matches(|f| match f {
-                "metadata.name" => meta::meta_str(obj, "name").to_string(),
-                "metadata.namespace" => meta::meta_str(obj, "namespace").to_string(),
-                path => crate::apimachinery::selector::field_value(obj, path),
-            })
-    }
-
-    fn into_matches(self) -> stream::Matches {
-        Arc::new(move |obj: &Value| self.matches(obj))
     }
 }
 
