@@ -62,6 +62,34 @@ pub fn validate(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
     errs
 }
 
+/// Drops from `errs` the "too many" errors of an update that keeps a list of
+/// more than `MAX_SELECTABLE_FIELDS` unchanged (Kubernetes'
+/// `findTooManySelectableFieldsAllowed`: a version by name, or the hoisted
+/// list shared by every version).
+pub fn ratchet(errs: &mut Vec<FieldError>, new: &CustomResourceDefinitionSpec, old: &CustomResourceDefinitionSpec) {
+    let kept_too_many =
+        |new: &[SelectableField], old: &[SelectableField]| old.len() > MAX_SELECTABLE_FIELDS && new == old;
+    errs.retain(|e| {
+        if e.cause != CauseType::TooMany {
+            return true;
+        }
+        if e.field == "spec.selectableFields" {
+            return !matches!((shared(new), shared(old)), (Some(n), Some(o)) if kept_too_many(n, o));
+        }
+        let allowed = new.versions.iter().enumerate().any(|(i, v)| {
+            e.field == format!("spec.versions[{i}].selectableFields")
+                && old.versions.iter().any(|o| o.name == v.name && kept_too_many(fields(v), fields(o)))
+        });
+        !allowed
+    });
+}
+
+/// The selectable fields every version of `spec` shares, when they share them.
+fn shared(spec: &CustomResourceDefinitionSpec) -> Option<&[SelectableField]> {
+    let first = spec.versions.first().map(fields).unwrap_or_default();
+    spec.versions.iter().all(|v| fields(v) == first).then_some(first)
+}
+
 /// The checks of one list of selectable fields at `path`.
 fn validate_fields(fields: &[SelectableField], schema: &JSONSchemaProps, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
@@ -268,6 +296,18 @@ mod tests {
         };
         let errs: Vec<String> =
             validate(&spec(json!([v("v1", true), v("v2", false)]))).iter().map(ToString::to_string).collect();
+        // An update that keeps more than eight as they were is allowed.
+        let nine = |extra: usize| {
+            let many: Vec<_> = (0..9 + extra).map(|i| json!({"jsonPath": format!(".spec.labels.k{i}")})).collect();
+            spec(json!([{"name": "v1", "served": true, "storage": true, "schema": schema(), "selectableFields": many},
+                         {"name": "v2", "served": true, "storage": false, "schema": schema()}]))
+        };
+        let mut kept = validate(&nine(0));
+        ratchet(&mut kept, &nine(0), &nine(0));
+        assert!(kept.is_empty(), "{kept:?}");
+        let mut grown = validate(&nine(1));
+        ratchet(&mut grown, &nine(1), &nine(0));
+        assert_eq!(grown.len(), 1);
         assert_eq!(errs.len(), 1);
         assert!(errs[0].starts_with("spec.selectableFields[0].jsonPath: Invalid value"), "{errs:?}");
     }

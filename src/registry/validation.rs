@@ -565,6 +565,7 @@ pub fn validate_stored_versions(crd: &CustomResourceDefinition) -> Vec<FieldErro
 /// Everything wrong with `new` as an update of `old`.
 pub fn validate_update(new: &CustomResourceDefinition, old: &CustomResourceDefinition) -> Vec<FieldError> {
     let mut errs = validate_object(new);
+    super::selectable::ratchet(&mut errs, &new.spec, &old.spec);
     errs.extend(validate_api_approval(new, Some(old)));
     let immutable = |errs: &mut Vec<FieldError>, field: &str, new: &str, old: &str| {
         if new != old {
