@@ -15,6 +15,8 @@ const PROTOS: &[&str] = &[
     "proto/crdstore/v1/migrations.proto",
 ];
 
+const GNOSTIC: &str = "proto/third_party/gnostic/openapiv2/OpenAPIv2.proto";
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=proto");
     let fds = protox::compile(PROTOS, ["proto"])?;
@@ -28,6 +30,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build_server(true)
         .bytes(".crdstore.v1.WatchEvent.object")
         .compile_fds(fds)?;
+    // gnostic's OpenAPI v2 messages (proto/third_party/gnostic), in which
+    // /openapi/v2 answers protobuf (src/gateway/openapi_pb.rs).
+    let gnostic = protox::compile([GNOSTIC], ["proto/third_party/gnostic"])?;
+    tonic_prost_build::configure().build_client(false).build_server(false).compile_fds(gnostic)?;
     Ok(())
 }
 

@@ -1,9 +1,12 @@
 //! Label and field selectors as Kubernetes parses and applies them
 //! (`k8s.io/apimachinery/pkg/labels` and `.../fields`): equality-based and
-//! set-based label requirements, and field requirements on the few fields a
-//! resource supports.
+//! set-based label requirements, and field requirements on the fields a
+//! resource supports (for custom resources: `metadata.name`,
+//! `metadata.namespace` and a version's `selectableFields`).
 
 use std::collections::BTreeMap;
+
+use serde_json::Value;
 
 use crate::error::{Error, Result};
 
@@ -165,6 +168,30 @@ impl FieldSelector {
     pub fn matches(&self, get: impl Fn(&str) -> String) -> bool {
         self.terms.iter().all(|(field, value, equal)| (get(field) == *value) == *equal)
     }
+
+    /// Whether every term is on one of `fields`.
+    pub fn only(&self, fields: &[&str]) -> bool {
+        self.terms.iter().all(|(field, _, _)| fields.contains(&field.as_str()))
+    }
+}
+
+/// The value a field selector compares for the field at the dotted `path`
+/// (a selectable field's `jsonPath` without its leading dot) of `obj`, as
+/// Kubernetes' custom resource strategy renders it (`fmt.Sprint` of what
+/// the path finds): strings as they are, numbers and booleans in their
+/// JSON spelling, and the empty string for a missing field or null.
+pub fn field_value(obj: &Value, path: &str) -> String {
+    let found = path.split('.').try_fold(obj, |node, segment| node.get(segment));
+    match found {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => match n.as_f64() {
+            // An integral float reads as Go prints a float64 of it.
+            Some(f) if !n.is_i64() && !n.is_u64() && f.fract() == 0.0 && f.abs() < 1e21 => format!("{f}"),
+            _ => n.to_string(),
+        },
+        Some(other) => other.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -209,5 +236,26 @@ mod tests {
         assert!(sel.matches(|f| if f == "metadata.name" { "a".into() } else { "c".into() }));
         let err = FieldSelector::parse("spec.x=1", &["metadata.name"]).unwrap_err();
         assert_eq!(err.message, "field label not supported: spec.x");
+        let err = FieldSelector::parse("spec.x>1", &["spec.x"]).unwrap_err();
+        assert_eq!(err.message, "invalid selector: 'spec.x>1'; can't understand 'spec.x>1'");
+    }
+
+    #[test]
+    fn selectable_field_values_read_as_kubernetes_prints_them() {
+        let obj = serde_json::json!({"spec": {"color": "blue", "quantity": 2, "branded": false, "none": null}});
+        for (path, want) in [
+            ("spec.color", "blue"),
+            ("spec.quantity", "2"),
+            ("spec.branded", "false"),
+            ("spec.none", ""),
+            ("spec.missing", ""),
+            ("status.x", ""),
+        ] {
+            assert_eq!(field_value(&obj, path), want, "{path}");
+        }
+        let sel =
+            FieldSelector::parse("spec.quantity=2,spec.branded!=true", &["spec.quantity", "spec.branded"]).unwrap();
+        assert!(sel.matches(|f| field_value(&obj, f)));
+        assert!(!sel.only(&["metadata.name"]));
     }
 }

@@ -14,6 +14,7 @@
 use axum::extract::{Path, State};
 use axum::http::header::ACCEPT;
 use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse as _;
 use serde_json::{json, Map, Value};
 
 use super::codec::{respond, Output, Reply};
@@ -23,6 +24,9 @@ use crate::error::Error;
 use crate::gates::CustomFeatureGates;
 use crate::registry::definition::Definition;
 use crate::registry::{definition, discovery};
+
+#[path = "openapi_pb.rs"]
+mod pb;
 
 /// Where a document's schemas are, and how references point to them.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -313,16 +317,25 @@ fn definition_name(k: &Kind) -> String {
 }
 
 /// The item path of a kind, and a PATCH operation that names its GVK and
-/// takes the write parameters.
-fn paths(k: &Kind, reference: &str) -> Map<String, Value> {
+/// takes the write parameters, in `spec`'s form (Swagger 2.0 gives a query
+/// parameter's type and a response's schema directly).
+fn paths(k: &Kind, reference: &str, spec: Spec) -> Map<String, Value> {
     let root = if k.group.is_empty() { "/api".to_string() } else { format!("/apis/{}", k.group) };
     let base = match k.namespaced {
         true => format!("{root}/{}/namespaces/{{namespace}}/{}", k.version, k.plural),
         false => format!("{root}/{}/{}", k.version, k.plural),
     };
     let gvk = json!({"group": k.group, "version": k.version, "kind": k.kind});
-    let query = |name: &str| json!({"name": name, "in": "query", "schema": {"type": "string"}, "uniqueItems": true});
-    let ok = json!({"200": {"description": "OK", "content": {"application/json": {"schema": {"$ref": reference}}}}});
+    let query = |name: &str| match spec {
+        Spec::V2 => json!({"name": name, "in": "query", "type": "string", "uniqueItems": true}),
+        Spec::V3 => json!({"name": name, "in": "query", "schema": {"type": "string"}, "uniqueItems": true}),
+    };
+    let ok = match spec {
+        Spec::V2 => json!({"200": {"description": "OK", "schema": {"$ref": reference}}}),
+        Spec::V3 => {
+            json!({"200": {"description": "OK", "content": {"application/json": {"schema": {"$ref": reference}}}}})
+        }
+    };
     let mut out = Map::new();
     out.insert(
         format!("{base}/{{name}}"),
@@ -345,7 +358,7 @@ fn document(kinds: &[Kind], spec: Spec) -> (Map<String, Value>, Map<String, Valu
     let mut all_paths = Map::new();
     for k in kinds {
         let name = definition_name(k);
-        all_paths.extend(paths(k, &format!("{}{name}", spec.prefix())));
+        all_paths.extend(paths(k, &format!("{}{name}", spec.prefix()), spec));
         if !k.schema.is_null() {
             schemas.insert(name, k.schema.clone());
         }
@@ -353,11 +366,46 @@ fn document(kinds: &[Kind], spec: Spec) -> (Map<String, Value>, Map<String, Valu
     (schemas, all_paths)
 }
 
+/// What an Accept header chooses for `/openapi/v2`, as kube-openapi's
+/// handler negotiates it: the clauses by quality (the first of equal ones
+/// first), the first that names gnostic's protobuf (either spelling) or
+/// JSON (`*/*`, `application/*`; YAML too, as crdstore serves it) wins.
+/// `None` when nothing acceptable is named and some protobuf is (406).
+fn v2_protobuf(accept: &str) -> Option<bool> {
+    let mut clauses: Vec<(f32, &str)> = accept
+        .split(',')
+        .map(|clause| {
+            let mut parts = clause.split(';').map(str::trim);
+            let media = parts.next().unwrap_or("");
+            let q = parts.find_map(|p| p.strip_prefix("q=")).and_then(|q| q.parse().ok()).unwrap_or(1.0);
+            (q, media)
+        })
+        .filter(|(_, media)| !media.is_empty())
+        .collect();
+    clauses.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (q, media) in clauses {
+        if q <= 0.0 {
+            continue;
+        }
+        if pb::MEDIA_TYPES.contains(&media) {
+            return Some(true);
+        }
+        if matches!(media, "application/json" | "application/yaml" | "*/*" | "application/*") {
+            return Some(false);
+        }
+    }
+    (!accept.contains("protobuf")).then_some(false)
+}
+
 pub async fn v2(State(api): State<Api>, headers: HeaderMap) -> Reply {
     let accept = headers.get(ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("");
-    if accept.contains("protobuf") && !accept.contains("json") && !accept.contains("*/*") {
-        return Err(Error::not_acceptable("only application/json is supported for /openapi/v2").into());
-    }
+    let Some(protobuf) = v2_protobuf(accept) else {
+        return Err(Error::not_acceptable(format!(
+            "only application/json and {} are supported for /openapi/v2",
+            pb::MEDIA_TYPES[1]
+        ))
+        .into());
+    };
     let (definitions, all_paths) = document(&kinds(&with_builtins(&api)?, Spec::V2), Spec::V2);
     let doc = json!({
         "swagger": "2.0",
@@ -365,6 +413,11 @@ pub async fn v2(State(api): State<Api>, headers: HeaderMap) -> Reply {
         "paths": all_paths,
         "definitions": definitions,
     });
+    if protobuf {
+        use prost::Message as _;
+        let body = pb::document(&doc).encode_to_vec();
+        return Ok(([(axum::http::header::CONTENT_TYPE, pb::MEDIA_TYPES[1])], body).into_response());
+    }
     Ok(respond(StatusCode::OK, &doc, Output::of(&headers), &[]))
 }
 
@@ -418,4 +471,24 @@ pub async fn v3_group_version(
         "components": {"schemas": schemas},
     });
     Ok(respond(StatusCode::OK, &doc, Output::of(&headers), &[]))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn accept_negotiates_as_kube_openapi() {
+        let (pb, old) = (super::pb::MEDIA_TYPES[0], super::pb::MEDIA_TYPES[1]);
+        for (accept, want) in [
+            ("", Some(false)),
+            ("*/*", Some(false)),
+            (pb, Some(true)),
+            (old, Some(true)),
+            (&format!("application/json, {pb}"), Some(false)),
+            (&format!("{pb}, application/json"), Some(true)),
+            (&format!("{pb}; q=0.5, application/json"), Some(false)),
+            ("application/vnd.kubernetes.protobuf", None),
+        ] {
+            assert_eq!(super::v2_protobuf(accept), want, "{accept}");
+        }
+    }
 }

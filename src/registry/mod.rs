@@ -9,6 +9,7 @@ pub mod definition;
 pub mod discovery;
 pub mod extensions;
 pub mod naming;
+mod selectable;
 mod strategic;
 pub mod strategy;
 pub mod validation;

@@ -231,6 +231,7 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
             validate_version_columns(version, &format!("{path}.additionalPrinterColumns"), &mut errs);
         }
     }
+    errs.extend(super::selectable::validate(spec));
     // What every version shares, once, at the spec.
     if let Some(first) = spec.versions.first() {
         let schema_path = if hoisted.schema {
@@ -255,16 +256,12 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
 fn validate_version_schema(version: &CustomResourceDefinitionVersion, path: &str, errs: &mut Vec<FieldError>) {
     match version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
         None => errs.push(FieldError::required(path, "schemas are required")),
-        Some(schema) => match (compile_errors(schema, path, errs), schema.type_.as_deref()) {
-            (Some(why), _) => errs.push(FieldError::invalid_without_value(path, why)),
-            (None, Some("object")) => {}
-            (None, None | Some("")) => {
-                errs.push(FieldError::required(format!("{path}.type"), "must not be empty at the root"))
+        // The root's type is among the structural checks, as in Kubernetes.
+        Some(schema) => {
+            if let Some(why) = compile_errors(schema, path, errs) {
+                errs.push(FieldError::invalid_without_value(path, why));
             }
-            (None, Some(other)) => {
-                errs.push(FieldError::invalid(format!("{path}.type"), other, "must be object at the root"))
-            }
-        },
+        }
     }
 }
 
@@ -568,6 +565,7 @@ pub fn validate_stored_versions(crd: &CustomResourceDefinition) -> Vec<FieldErro
 /// Everything wrong with `new` as an update of `old`.
 pub fn validate_update(new: &CustomResourceDefinition, old: &CustomResourceDefinition) -> Vec<FieldError> {
     let mut errs = validate_object(new);
+    super::selectable::ratchet(&mut errs, &new.spec, &old.spec);
     errs.extend(validate_api_approval(new, Some(old)));
     let immutable = |errs: &mut Vec<FieldError>, field: &str, new: &str, old: &str| {
         if new != old {

@@ -99,6 +99,10 @@ pub struct Version {
     /// by the storage version's schema only). Such reads splice stored
     /// bytes; others convert, then take this version's schema.
     pub plain: bool,
+    /// The field labels of `selectableFields` (each `jsonPath` without its
+    /// leading dot), which field selectors at this version may use beside
+    /// `metadata.name` and `metadata.namespace`.
+    pub selectable: Vec<String>,
 }
 
 /// A column of the version's tables (`additionalPrinterColumns`).
@@ -224,6 +228,12 @@ impl Served {
                         .collect();
                     Version {
                         plain: plain(&v.name),
+                        selectable: v
+                            .selectable_fields
+                            .iter()
+                            .flatten()
+                            .map(|f| f.json_path.strip_prefix('.').unwrap_or(&f.json_path).to_string())
+                            .collect(),
                         name: v.name.clone(),
                         served: v.served,
                         deprecation: deprecation(crd, v),

@@ -2,7 +2,9 @@
 //! definitions, checked when a definition is written, every violation at
 //! its path (`...openAPIV3Schema.properties[spec].type`). Defaults are
 //! checked too: valid against their own schema, already pruned, and never
-//! under `metadata`, `apiVersion` or `kind`.
+//! under `metadata`, `apiVersion` or `kind`. As Kubernetes'
+//! `ValidateStructural`, the errors are sorted by their text, and defaults
+//! are only checked once the schema is structural.
 
 use serde_json::{Map, Value};
 
@@ -22,21 +24,83 @@ enum Place {
     Junctor,
 }
 
-/// Every way the schema `json` at `path` is not structural.
+/// Every way the schema `json` at `path` is not structural, sorted by
+/// text; when it is structural, what is wrong with its defaults.
 pub fn check(json: &Value, path: &str) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    node(json, path, Place::Root, &mut errs);
+    let (mut errs, mut defaults) = (Vec::new(), Vec::new());
+    node(json, path, Place::Root, &mut errs, &mut defaults);
     if let Some(props) = json.get("properties").and_then(Value::as_object) {
         root_properties(props, path, &mut errs);
     }
+    errs.sort_by_cached_key(ToString::to_string);
+    if errs.is_empty() {
+        return defaults;
+    }
     errs
+}
+
+/// `anyOf: [{type: integer}, {type: string}]`, exactly: the int-or-string
+/// pattern Kubernetes skips checking in junctors.
+fn int_or_string_any_of(node: &Value) -> bool {
+    node.get("anyOf") == Some(&serde_json::json!([{"type": "integer"}, {"type": "string"}]))
+}
+
+/// What a schema inside allOf, anyOf, oneOf or not may not say, in
+/// Kubernetes' words (`validateNestedValueValidation`).
+fn junctor_rules(node: &Map<String, Value>, path: &str, errs: &mut Vec<FieldError>) {
+    let forbid = |errs: &mut Vec<FieldError>, key: &str, detail: &str| {
+        errs.push(FieldError::forbidden(format!("{path}.{key}"), detail));
+    };
+    let non_empty = |key: &str| match node.get(key) {
+        None | Some(Value::Null) => false,
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(_) => true,
+    };
+    if non_empty("type") {
+        forbid(errs, "type", "must be empty to be structural");
+    }
+    if node.contains_key("additionalProperties") {
+        forbid(errs, "additionalProperties", "must be undefined to be structural");
+    }
+    if node.contains_key("default") {
+        forbid(errs, "default", "must be undefined to be structural");
+    }
+    for key in ["title", "description"] {
+        if non_empty(key) {
+            forbid(errs, key, "must be empty to be structural");
+        }
+    }
+    for key in [
+        "nullable",
+        "x-kubernetes-preserve-unknown-fields",
+        "x-kubernetes-embedded-resource",
+        "x-kubernetes-int-or-string",
+    ] {
+        if flag(node, key) {
+            forbid(errs, key, "must be false to be structural");
+        }
+    }
+    for key in ["x-kubernetes-list-map-keys", "x-kubernetes-validations"] {
+        if non_empty(key) {
+            forbid(errs, key, "must be empty to be structural");
+        }
+    }
+    for key in ["x-kubernetes-list-type", "x-kubernetes-map-type"] {
+        if node.contains_key(key) {
+            forbid(errs, key, "must be undefined to be structural");
+        }
+    }
+    if node.get("properties").and_then(Value::as_object).is_some_and(|p| p.contains_key("metadata")) {
+        forbid(errs, "properties[metadata]", "must not be specified in a nested context");
+    }
 }
 
 fn flag(node: &Map<String, Value>, key: &str) -> bool {
     node.get(key).and_then(Value::as_bool).unwrap_or(false)
 }
 
-fn node(json: &Value, path: &str, place: Place, errs: &mut Vec<FieldError>) {
+fn node(json: &Value, path: &str, place: Place, errs: &mut Vec<FieldError>, defaults: &mut Vec<FieldError>) {
     let Some(node) = json.as_object() else {
         errs.push(FieldError::type_invalid(path, json.clone(), "must be a schema object"));
         return;
@@ -55,19 +119,15 @@ fn node(json: &Value, path: &str, place: Place, errs: &mut Vec<FieldError>) {
     let type_ = node.get("type").and_then(Value::as_str).unwrap_or("");
     let int_or_string = flag(node, "x-kubernetes-int-or-string");
     let preserve = flag(node, "x-kubernetes-preserve-unknown-fields");
+    let embedded = flag(node, "x-kubernetes-embedded-resource");
     if place == Place::Junctor {
-        for key in ["type", "default", "nullable"] {
-            if node.contains_key(key) {
-                errs.push(FieldError::forbidden(format!("{path}.{key}"), "must be empty to be structural"));
-            }
-        }
-        for key in node.keys().filter(|k| k.starts_with("x-kubernetes-")) {
-            errs.push(FieldError::forbidden(format!("{path}.{key}"), "must be empty to be structural"));
-        }
+        junctor_rules(node, path, errs);
+    } else if embedded && type_ != "object" {
+        // Reported below; Kubernetes reports no empty type beside it.
     } else if type_.is_empty() {
-        // The root's type is checked with the definition ("object at the root").
-        if !int_or_string && !preserve && place != Place::Root {
+        if !int_or_string && !preserve {
             let detail = match place {
+                Place::Root => "must not be empty at the root",
                 Place::Items => "must not be empty for specified array items",
                 _ => "must not be empty for specified object fields",
             };
@@ -75,6 +135,9 @@ fn node(json: &Value, path: &str, place: Place, errs: &mut Vec<FieldError>) {
         }
     } else if Type::named(type_).is_none() {
         errs.push(FieldError::not_supported(format!("{path}.type"), type_, Type::NAMES));
+    }
+    if place == Place::Root && !type_.is_empty() && type_ != "object" {
+        errs.push(FieldError::invalid(format!("{path}.type"), type_, "must be object at the root"));
     }
     if place == Place::Root && node.contains_key("additionalProperties") {
         errs.push(FieldError::forbidden(format!("{path}.additionalProperties"), "must not be used at the root"));
@@ -107,11 +170,26 @@ fn node(json: &Value, path: &str, place: Place, errs: &mut Vec<FieldError>) {
             "must be true or undefined",
         ));
     }
-    if flag(node, "x-kubernetes-embedded-resource") && type_ != "object" {
+    if embedded && place != Place::Junctor && type_.is_empty() {
+        errs.push(FieldError::required(
+            format!("{path}.type"),
+            "must be object if x-kubernetes-embedded-resource is true",
+        ));
+    } else if embedded && place != Place::Junctor && type_ != "object" {
         errs.push(FieldError::invalid(
             format!("{path}.type"),
             type_,
             "must be object if x-kubernetes-embedded-resource is true",
+        ));
+    }
+    if embedded
+        && place != Place::Junctor
+        && !preserve
+        && node.get("properties").and_then(Value::as_object).is_none_or(Map::is_empty)
+    {
+        errs.push(FieldError::required(
+            format!("{path}.properties"),
+            "must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields",
         ));
     }
     if node.contains_key("properties") && node.get("additionalProperties").is_some_and(|a| a != &Value::Bool(true)) {
@@ -120,13 +198,15 @@ fn node(json: &Value, path: &str, place: Place, errs: &mut Vec<FieldError>) {
             "additionalProperties and properties are mutual exclusive",
         ));
     }
-    extensions(node, path, type_, errs);
-    children(node, path, place, type_, errs);
+    if place != Place::Junctor {
+        extensions(node, path, type_, errs);
+    }
+    children(json, path, place, type_, errs, defaults);
     if place != Place::Junctor {
         junctor_coverage(node, path, errs);
-    }
-    if let Some(default) = node.get("default") {
-        check_default(json, default, path, errs);
+        if let Some(default) = node.get("default") {
+            check_default(json, default, path, defaults);
+        }
     }
 }
 
@@ -180,15 +260,25 @@ fn extensions(node: &Map<String, Value>, path: &str, type_: &str, errs: &mut Vec
     }
 }
 
-fn children(node: &Map<String, Value>, path: &str, place: Place, type_: &str, errs: &mut Vec<FieldError>) {
+fn children(
+    json: &Value,
+    path: &str,
+    place: Place,
+    type_: &str,
+    errs: &mut Vec<FieldError>,
+    defaults: &mut Vec<FieldError>,
+) {
+    let Some(node) = json.as_object() else { return };
     let inner = |p: Place| if place == Place::Junctor { Place::Junctor } else { p };
     if let Some(props) = node.get("properties").and_then(Value::as_object) {
         for (name, prop) in props {
-            self::node(prop, &format!("{path}.properties[{name}]"), inner(Place::Property), errs);
+            self::node(prop, &format!("{path}.properties[{name}]"), inner(Place::Property), errs, defaults);
         }
     }
     match node.get("items") {
-        Some(items @ Value::Object(_)) => self::node(items, &format!("{path}.items"), inner(Place::Items), errs),
+        Some(items @ Value::Object(_)) => {
+            self::node(items, &format!("{path}.items"), inner(Place::Items), errs, defaults)
+        }
         Some(Value::Array(_)) => {
             errs.push(FieldError::forbidden(format!("{path}.items"), "items must be a schema object and not an array"))
         }
@@ -198,16 +288,34 @@ fn children(node: &Map<String, Value>, path: &str, place: Place, type_: &str, er
         }
         None => {}
     }
-    if let Some(additional @ Value::Object(_)) = node.get("additionalProperties") {
-        self::node(additional, &format!("{path}.additionalProperties"), inner(Place::Property), errs);
+    // Inside a junctor additionalProperties is refused, not walked.
+    if let Some(additional @ Value::Object(_)) = node.get("additionalProperties").filter(|_| place != Place::Junctor) {
+        self::node(additional, &format!("{path}.additionalProperties"), inner(Place::Property), errs, defaults);
     }
+    // Kubernetes skips the int-or-string pattern in anyOf (and in the
+    // first allOf's anyOf).
+    let skip_any_of = int_or_string_any_of(json);
+    let skip_first_all_of_any_of =
+        node.get("allOf").and_then(Value::as_array).and_then(|a| a.first()).is_some_and(int_or_string_any_of);
     for junctor in JUNCTORS {
+        if *junctor == "anyOf" && skip_any_of {
+            continue;
+        }
         for (i, sub) in node.get(*junctor).and_then(Value::as_array).into_iter().flatten().enumerate() {
-            self::node(sub, &format!("{path}.{junctor}[{i}]"), Place::Junctor, errs);
+            let sub_path = format!("{path}.{junctor}[{i}]");
+            if *junctor == "allOf" && i == 0 && skip_first_all_of_any_of {
+                let mut without = sub.clone();
+                if let Some(o) = without.as_object_mut() {
+                    o.remove("anyOf");
+                }
+                self::node(&without, &sub_path, Place::Junctor, errs, defaults);
+                continue;
+            }
+            self::node(sub, &sub_path, Place::Junctor, errs, defaults);
         }
     }
     if let Some(not) = node.get("not") {
-        self::node(not, &format!("{path}.not"), Place::Junctor, errs);
+        self::node(not, &format!("{path}.not"), Place::Junctor, errs, defaults);
     }
 }
 
@@ -338,12 +446,59 @@ mod tests {
             "s.properties[spec].properties[ref].$ref",
             "s.properties[spec].properties[uniq].uniqueItems",
             "s.properties[spec].properties[both].additionalProperties",
-            "s.properties[spec].properties[bad_default].default",
             "s.properties[spec].properties[lt].x-kubernetes-list-type",
             "s.properties[spec].oneOf[0].type",
             "s.properties[spec].oneOf[0].properties[ghost]",
         ] {
             assert!(got.iter().any(|f| f == want), "no error at {want}: {got:?}");
         }
+        let mut sorted = check(&json!({"type": "object", "properties": {"b": {}, "a": {}}}), "s");
+        assert_eq!(sorted.len(), 2);
+        assert!(sorted.remove(0).to_string() < sorted.remove(0).to_string(), "sorted by text, as Kubernetes sorts");
+    }
+
+    /// Defaults are checked once the schema is structural, as Kubernetes'
+    /// `ValidateDefaults` runs only after `ValidateStructural` passed.
+    #[test]
+    fn defaults_only_once_structural() {
+        let bad_default = json!({"type": "integer", "default": "three"});
+        let structural = json!({"type": "object", "properties": {"n": bad_default}});
+        assert_eq!(fields(structural), ["s.properties[n].default"]);
+        let not = json!({"type": "object", "properties": {"n": bad_default, "untyped": {}}});
+        assert_eq!(fields(not), ["s.properties[untyped].type"]);
+    }
+
+    /// Inside junctors, in Kubernetes' words; the int-or-string pattern is
+    /// skipped, in anyOf and in the first allOf's anyOf.
+    #[test]
+    fn junctors_as_kubernetes_words_them() {
+        let schema = json!({"type": "object", "properties": {
+            "ios": {"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}],
+                    "allOf": [{"pattern": "abc"}]},
+            "ios2": {"x-kubernetes-int-or-string": true,
+                     "allOf": [{"anyOf": [{"type": "integer"}, {"type": "string"}]}, {"pattern": "abc"}]},
+            "swapped": {"x-kubernetes-int-or-string": true, "anyOf": [{"type": "string"}, {"type": "integer"}]},
+            "e": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+            "not": {"properties": {"e": {"x-kubernetes-preserve-unknown-fields": true, "nullable": true,
+                                         "x-kubernetes-list-type": "atomic", "additionalProperties": {}}}}});
+        let got: Vec<String> = check(&schema, "s").iter().map(ToString::to_string).collect();
+        assert_eq!(
+            got,
+            [
+                "s.not.properties[e].additionalProperties: Forbidden: must be undefined to be structural",
+                "s.not.properties[e].nullable: Forbidden: must be false to be structural",
+                "s.not.properties[e].x-kubernetes-list-type: Forbidden: must be undefined to be structural",
+                "s.not.properties[e].x-kubernetes-preserve-unknown-fields: Forbidden: must be false to be structural",
+                "s.properties[swapped].anyOf[0].type: Forbidden: must be empty to be structural",
+                "s.properties[swapped].anyOf[1].type: Forbidden: must be empty to be structural",
+            ]
+        );
+        let embedded =
+            json!({"type": "", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true});
+        let got: Vec<String> = check(&embedded, "s").iter().map(ToString::to_string).collect();
+        assert_eq!(got, ["s.type: Required value: must be object if x-kubernetes-embedded-resource is true"]);
+        let bare = json!({"type": "object", "x-kubernetes-embedded-resource": true});
+        let got: Vec<String> = check(&bare, "s").iter().map(ToString::to_string).collect();
+        assert_eq!(got, ["s.properties: Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields"]);
     }
 }

@@ -4,6 +4,11 @@
 //! delivered. Watchers of one change share its storage rendering, so they
 //! share its conversion too: the first converts, the others wait for it
 //! (`ConvertCache`), and a thousand watchers of a change cost one call.
+//!
+//! A watch whose selectors read fields a version declares
+//! (`selectableFields`) selects at the watched version instead: the stream
+//! converts each object, old and new, through the same cache before its
+//! selectors see it (`Via`, `stream::start_converted`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -47,21 +52,41 @@ impl ConvertCache {
     }
 }
 
+/// How a watch's objects reach the watched version: `convert` to
+/// `version`, each rendering once for all watchers through `cache`.
+#[derive(Clone)]
+pub struct Via {
+    pub cache: Arc<ConvertCache>,
+    pub version: Arc<str>,
+    pub convert: Convert,
+}
+
+impl Via {
+    pub fn new(cache: Arc<ConvertCache>, version: &str, convert: Convert) -> Self {
+        Self { cache, version: Arc::from(version), convert }
+    }
+
+    /// `object` (a shared storage rendering) at the watched version: the
+    /// first watcher to ask converts it, the others share its result.
+    pub async fn apply(&self, object: &Object) -> Result<Object> {
+        let slot = self.cache.slot(object, &self.version);
+        let (source, convert) = (object.value.clone(), self.convert.clone());
+        slot.get_or_init(|| async move { convert(source).await.map(Rendered::new) }).await.clone()
+    }
+}
+
 /// `events` with every object converted by `convert` to `version` (bookmarks
 /// pass as they are); a failed conversion ends the watch with its error.
 pub fn converted(events: WatchStream, cache: Arc<ConvertCache>, version: &str, convert: Convert) -> WatchStream {
-    let version: Arc<str> = Arc::from(version);
+    let via = Via::new(cache, version, convert);
     Box::pin(events.then(move |item| {
-        let (cache, version, convert) = (cache.clone(), version.clone(), convert.clone());
+        let via = via.clone();
         async move {
             let mut event = item?;
             if event.kind == EventType::Bookmark {
                 return Ok(event);
             }
-            let slot = cache.slot(&event.object, &version);
-            let source = event.object.value.clone();
-            event.object =
-                slot.get_or_init(|| async move { convert(source).await.map(Rendered::new) }).await.clone()?;
+            event.object = via.apply(&event.object).await?;
             Ok(event)
         }
     }))

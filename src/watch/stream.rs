@@ -10,6 +10,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use serde_json::Value;
 
+use super::convert::Via;
 pub use super::render::{Object, Rendered};
 use crate::apimachinery::options::WatchOptions;
 use crate::error::{Error, Result};
@@ -106,7 +107,39 @@ fn expired(err: StorageError) -> Error {
 
 /// Starts a watch. A resourceVersion older than the history window fails at
 /// once with `Expired`.
-pub async fn start(store: Arc<dyn Storage>, mut spec: WatchSpec) -> Result<WatchStream> {
+pub async fn start(store: Arc<dyn Storage>, spec: WatchSpec) -> Result<WatchStream> {
+    start_at(store, spec, None).await
+}
+
+/// `start`, with every object (each event's old and new state) converted
+/// through `via` before the selectors see it, so they select at the watched
+/// version, as Kubernetes' watch cache of that version does. Watchers share
+/// each conversion (`Via`'s cache): an event converts once, not once per
+/// watcher.
+pub async fn start_converted(store: Arc<dyn Storage>, spec: WatchSpec, via: Via) -> Result<WatchStream> {
+    start_at(store, spec, Some(via)).await
+}
+
+/// What a watch's events are made with: shared, so the stream holds them
+/// across its awaits.
+struct Lens {
+    decode: Decode,
+    matches: Option<Matches>,
+    via: Option<Via>,
+}
+
+/// A stored key-value as the watch shows it: decoded, then converted when
+/// the watch converts.
+async fn prepare(lens: &Lens, kv: &KeyValue) -> Result<Object> {
+    let object = (lens.decode)(kv)?;
+    let via = lens.via.as_ref();
+    match via {
+        Some(via) => via.apply(&object).await,
+        None => Ok(object),
+    }
+}
+
+async fn start_at(store: Arc<dyn Storage>, mut spec: WatchSpec, via: Option<Via>) -> Result<WatchStream> {
     let requested = spec.options.resource_version.revision();
     let send_initial = match spec.options.send_initial_events {
         Some(explicit) => explicit,
@@ -138,12 +171,13 @@ pub async fn start(store: Arc<dyn Storage>, mut spec: WatchSpec) -> Result<Watch
     let timeout = spec.options.timeout.unwrap_or(spec.default_timeout);
     let stopped = until_stopped(spec.stopped.clone());
     let ends = spec.ends.take().unwrap_or_else(|| Box::pin(std::future::pending()));
+    let lens = Lens { decode: spec.decode.clone(), matches: spec.matches.clone(), via };
     Ok(Box::pin(async_stream::stream! {
         if let Some(mut page) = first_page {
             loop {
                 for kv in &page.items {
-                    match (spec.decode)(kv) {
-                        Ok(object) if spec.matches.as_ref().is_none_or(|m| m(&object.value)) => {
+                    match prepare(&lens, kv).await {
+                        Ok(object) if lens.matches.as_ref().is_none_or(|m| m(&object.value)) => {
                             yield Ok(WatchEvent { kind: EventType::Added, object });
                         }
                         Ok(_) => {}
@@ -181,7 +215,7 @@ pub async fn start(store: Arc<dyn Storage>, mut spec: WatchSpec) -> Result<Watch
                         let mut sent = false;
                         for event in batch.iter() {
                             reached = event.revision();
-                            match translate(&spec, event) {
+                            match translate(&lens, event).await {
                                 Ok(Some(out)) => {
                                     sent = true;
                                     yield Ok(out);
@@ -234,16 +268,17 @@ pub async fn start(store: Arc<dyn Storage>, mut spec: WatchSpec) -> Result<Watch
     }))
 }
 
-/// Translates one storage event as the watch's selectors see it.
-fn translate(spec: &WatchSpec, event: &Event) -> Result<Option<WatchEvent>> {
-    let matches = |obj: &Value| spec.matches.as_ref().is_none_or(|m| m(obj));
+/// Translates one storage event as the watch's selectors see it (the old
+/// and new state each converted first when the watch converts).
+async fn translate(lens: &Lens, event: &Event) -> Result<Option<WatchEvent>> {
+    let matches = |obj: &Value| lens.matches.as_ref().is_none_or(|m| m(obj));
     match event {
         Event::Put { current, previous } => {
-            let now = (spec.decode)(current)?;
-            let was = match (previous, &spec.matches) {
+            let now = prepare(lens, current).await?;
+            let was = match (previous, &lens.matches) {
                 (None, _) => false,
                 (Some(_), None) => true,
-                (Some(prev), Some(m)) => m(&(spec.decode)(prev)?.value),
+                (Some(prev), Some(m)) => m(&prepare(lens, prev).await?.value),
             };
             let kind = match (was, matches(&now.value)) {
                 (true, true) => EventType::Modified,
@@ -254,12 +289,17 @@ fn translate(spec: &WatchSpec, event: &Event) -> Result<Option<WatchEvent>> {
             Ok(Some(WatchEvent { kind, object: now }))
         }
         Event::Delete { previous, revision } => {
-            let last = (spec.decode)(previous)?;
+            // Every watcher of the delete shares one rendering of it (and,
+            // when the watch converts, one conversion of that).
+            let last = (lens.decode)(previous)?.deleted_at(*revision);
+            let last = match &lens.via {
+                Some(via) => via.apply(&last).await?,
+                None => last,
+            };
             if !matches(&last.value) {
                 return Ok(None);
             }
-            // Every watcher of the delete shares one rendering of it.
-            Ok(Some(WatchEvent { kind: EventType::Deleted, object: last.deleted_at(*revision) }))
+            Ok(Some(WatchEvent { kind: EventType::Deleted, object: last }))
         }
     }
 }

@@ -333,8 +333,12 @@ async fn openapi_documents_carry_each_kind_and_the_write_parameters() {
     assert!(patch["parameters"].as_array().unwrap().iter().any(|p| p["name"] == "fieldValidation"), "{patch}");
     let (status, v2) = http.json(Method::GET, "/openapi/v2", None).await;
     assert_eq!((status, v2["definitions"]["com.example.v1.Widget"]["type"].as_str()), (StatusCode::OK, Some("object")));
+    // gnostic's protobuf document is served (tests/it/selectable_fields.rs
+    // decodes it); any other protobuf is not.
     let (status, _, _) =
         http.send(Method::GET, "/openapi/v2", None, "application/com.github.proto-openapi.spec.v2@v1.0+protobuf").await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _, _) = http.send(Method::GET, "/openapi/v2", None, "application/vnd.kubernetes.protobuf").await;
     assert_eq!(status, StatusCode::NOT_ACCEPTABLE);
 }
 

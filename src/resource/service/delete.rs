@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::{Deleted, Resources};
+use super::{Deleted, Resources, Selectors};
 use crate::apimachinery::meta;
 use crate::apimachinery::options::{DeleteOptions, ListOptions};
 use crate::apimachinery::strategy::retry;
@@ -109,8 +109,16 @@ impl Resources {
         let served = self.served_collection(r)?;
         let all = ListOptions { limit: 0, continue_token: String::new(), ..list_options.clone() };
         // Listed and deleted at the storage version; the answers converted
-        // in one call.
-        let page = self.list_stored(&served, r, &all).await?;
+        // in one call. A selector on the version's selectable fields selects
+        // what `list` at the request version selects.
+        let selectors = Selectors::parse(&served, &r.version, &all.label_selector, &all.field_selector)?;
+        let page = match selectors {
+            Some(selectors) if selectors.needs_object() => self.list(r, &all).await?,
+            other => {
+                let matches = other.map(Selectors::into_matches);
+                self.list_at(&served, r, &served.storage_version, &all, matches).await?
+            }
+        };
         let mut out = Vec::with_capacity(page.items.len());
         for item in page.items {
             let one = Ref {

@@ -14,6 +14,8 @@ use crate::resource::Ref;
 use crate::storage::KeyValue;
 
 impl Selectors {
+    /// Whether the head matches; only for selectors that do not need the
+    /// object (`needs_object`).
     fn matches_head(&self, head: &Head) -> bool {
         self.labels.matches(&head.labels)
             && self.fields.matches(|f| match f {
@@ -59,11 +61,14 @@ impl Resources {
             });
         }
         let served = &*served;
-        let selectors = Selectors::parse(served, &options.label_selector, &options.field_selector)?;
+        let selectors = Selectors::parse(served, &r.version, &options.label_selector, &options.field_selector)?;
         let render = |kv: &KeyValue| stored::render(served, &r.version, kv);
         let select = selectors.map(|selectors| {
+            // The head answers selectors on labels, name and namespace; a
+            // selectable field needs the object as read.
+            let by_head = !selectors.needs_object();
             move |kv: &KeyValue| -> Result<Option<Vec<u8>>> {
-                match stored::head(&kv.value) {
+                match stored::head(&kv.value).filter(|_| by_head) {
                     Some(head) if selectors.matches_head(&head) => render(kv).map(Some),
                     Some(_) => Ok(None),
                     None => {

@@ -5,12 +5,14 @@
 mod convert;
 mod delete;
 mod encoded;
+mod selectors;
 mod subresources;
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
+use self::selectors::Selectors;
 use super::served::{Admission, Catalog, Served};
 use super::stored::{self, Storing};
 use super::strategy::{self, Ref, ResourceStrategy};
@@ -19,7 +21,6 @@ use crate::apimachinery::options::{
     FieldValidation, ListOptions, ResourceVersion, WatchOptions, WriteOptions, Written,
 };
 use crate::apimachinery::patch::{self, PatchType};
-use crate::apimachinery::selector::{FieldSelector, LabelSelector};
 pub use crate::apimachinery::strategy::Endpoint;
 use crate::apimachinery::strategy::{before_create, before_update, require_resource_version, retry};
 use crate::apimachinery::strategy::{Operation, StatusStrategy};
@@ -478,33 +479,40 @@ impl Resources {
         Ok(Some(Written { object: obj, warnings }))
     }
 
-    fn selectors(served: &Served, label_selector: &str, field_selector: &str) -> Result<Option<stream::Matches>> {
-        let Some(selectors) = Selectors::parse(served, label_selector, field_selector)? else { return Ok(None) };
-        Ok(Some(Arc::new(move |obj: &Value| selectors.matches(obj))))
-    }
-
     /// Lists objects of a resource in a namespace, or in all of them. At a
     /// version that converts, the page is read and selected at the storage
     /// version (as Kubernetes filters in storage), then converted in one
-    /// call.
+    /// call; a field selector on the version's selectable fields selects
+    /// after the conversion, since each version declares its own paths (the
+    /// page may then hold fewer items than its limit, as Kubernetes allows).
     pub async fn list(&self, r: &Ref, options: &ListOptions) -> Result<ListPage> {
         let served = self.served_collection(r)?;
+        let selectors = Selectors::parse(&served, &r.version, &options.label_selector, &options.field_selector)?;
         if !served.converts(&r.version) {
-            return self.list_at(&served, r, &r.version, options).await;
+            return self.list_at(&served, r, &r.version, options, selectors.map(Selectors::into_matches)).await;
         }
-        let mut page = self.list_stored(&served, r, options).await?;
+        let (before, after) = match selectors {
+            Some(selectors) if selectors.needs_object() => (None, Some(selectors)),
+            other => (other.map(Selectors::into_matches), None),
+        };
+        let mut page = self.list_at(&served, r, &served.storage_version, options, before).await?;
         page.items = stored::convert_read(&served, &r.version, std::mem::take(&mut page.items), true).await?;
+        if let Some(after) = after {
+            page.items.retain(|obj| after.matches(obj));
+        }
         Ok(page)
     }
 
-    /// A page read at the storage version.
-    async fn list_stored(&self, served: &Served, r: &Ref, options: &ListOptions) -> Result<ListPage> {
-        self.list_at(served, r, &served.storage_version, options).await
-    }
-
-    /// A page read at `version`, which needs no converter call.
-    async fn list_at(&self, served: &Served, r: &Ref, version: &str, options: &ListOptions) -> Result<ListPage> {
-        let matches = Self::selectors(served, &options.label_selector, &options.field_selector)?;
+    /// A page read at `version`, which needs no converter call, selected by
+    /// `matches`.
+    async fn list_at(
+        &self,
+        served: &Served,
+        r: &Ref,
+        version: &str,
+        options: &ListOptions,
+        matches: Option<stream::Matches>,
+    ) -> Result<ListPage> {
         let decode = |kv: &KeyValue| strategy::from_stored(served, version, kv);
         let matches = matches.as_ref().map(|m| m.as_ref() as &(dyn Fn(&Value) -> bool + Sync));
         list::list(self.store.as_ref(), &Self::collection_prefix(served, r), options, &decode, matches).await
@@ -514,11 +522,16 @@ impl Resources {
     /// definition's spec or accepted names change, so clients re-list.
     pub async fn watch(&self, r: &Ref, options: WatchOptions) -> Result<WatchStream> {
         let served = self.served_collection(r)?;
-        let matches = Self::selectors(&served, &options.label_selector, &options.field_selector)?;
-        // A version that converts watches at the storage version (selectors
-        // see the stored state, old and new, as Kubernetes' watch cache
-        // does), each event converted as it is delivered.
+        let selectors = Selectors::parse(&served, &r.version, &options.label_selector, &options.field_selector)?;
+        // A version that converts watches at the storage version, each
+        // event converted as it is delivered; its selectors see the stored
+        // state, old and new, unless they read the version's selectable
+        // fields: then the stream converts old and new state first and
+        // selects at the watched version, as that version's watch cache
+        // does in Kubernetes.
         let converts = served.converts(&r.version);
+        let select_converted = converts && selectors.as_ref().is_some_and(Selectors::needs_object);
+        let matches = selectors.map(Selectors::into_matches);
         let decode_version = if converts { &served.storage_version } else { &r.version };
         let version: Arc<str> = Arc::from(decode_version.as_str());
         let decode_served = served.clone();
@@ -543,38 +556,23 @@ impl Resources {
                 self.definitions.subscribe(),
             ))),
         };
-        let mut events = stream::start(self.store.clone(), spec).await?;
-        if converts {
+        let convert: crate::watch::convert::Convert = {
             let (served, version) = (served.clone(), r.version.clone());
-            let convert: crate::watch::convert::Convert = Arc::new(move |obj| {
+            Arc::new(move |obj| {
                 let (served, version) = (served.clone(), version.clone());
                 Box::pin(async move { Ok(stored::convert_read(&served, &version, vec![obj], false).await?.remove(0)) })
-            });
-            events = crate::watch::convert::converted(events, self.conversions.clone(), &r.version, convert);
-        }
+            })
+        };
+        let events = if select_converted {
+            let via = crate::watch::convert::Via::new(self.conversions.clone(), &r.version, convert);
+            stream::start_converted(self.store.clone(), spec, via).await?
+        } else if converts {
+            let events = stream::start(self.store.clone(), spec).await?;
+            crate::watch::convert::converted(events, self.conversions.clone(), &r.version, convert)
+        } else {
+            stream::start(self.store.clone(), spec).await?
+        };
         Ok(crate::watch::metered::metered(events, &labels.0, &labels.1, &labels.2))
-    }
-}
-
-/// A list's or a watch's label and field selectors.
-struct Selectors {
-    labels: LabelSelector,
-    fields: FieldSelector,
-}
-
-impl Selectors {
-    /// None when there are none.
-    fn parse(served: &Served, label_selector: &str, field_selector: &str) -> Result<Option<Self>> {
-        let labels = LabelSelector::parse(label_selector)?;
-        let supported: &[&str] =
-            if served.namespaced() { &["metadata.name", "metadata.namespace"] } else { &["metadata.name"] };
-        let fields = FieldSelector::parse(field_selector, supported)?;
-        Ok((!labels.is_empty() || !fields.is_empty()).then_some(Self { labels, fields }))
-    }
-
-    fn matches(&self, obj: &Value) -> bool {
-        self.labels.matches(&meta::labels(obj))
-            && self.fields.matches(|f| meta::meta_str(obj, f.trim_start_matches("metadata.")).to_string())
     }
 }
 
