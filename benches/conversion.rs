@@ -160,7 +160,10 @@ async fn main() {
         webhook / stored
     );
     let values = value_list_ms(&resources, "v2").await;
-    println!("  the same list by the Value path (list, serialise):              {values:>8.1} ms  ({:.2}x)", values / stored);
+    println!(
+        "  the same list by the Value path (list, serialise):              {values:>8.1} ms  ({:.2}x)",
+        values / stored
+    );
     // Where the webhook list's time goes: the page read as values at the
     // storage version, and the converter's call alone (one review).
     let served = resources.served("example.com", "v2", "widgets").expect("served");

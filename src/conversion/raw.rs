@@ -154,9 +154,8 @@ pub fn restore_object_meta(original: &Members<'_>, converted: &RawValue) -> Resu
     let converted = Members::of(converted).ok_or("converted object is not a JSON object")?;
     let response = match converted.get("metadata") {
         None => return Err("missing metadata in converted object".into()),
-        Some(raw) => Members::of(raw).ok_or_else(|| {
-            format!("invalid metadata of type {} in converted object", type_name(raw))
-        })?,
+        Some(raw) => Members::of(raw)
+            .ok_or_else(|| format!("invalid metadata of type {} in converted object", type_name(raw)))?,
     };
     let mut restored: Vec<(Cow<'_, str>, Cow<'_, str>)> = original
         .get("metadata")

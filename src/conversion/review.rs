@@ -158,7 +158,8 @@ mod tests {
 
     #[test]
     fn a_spliced_review_is_the_serialised_one() {
-        let objects = vec![json!({"apiVersion": "example.com/v1", "kind": "W", "metadata": {"name": "a\"b"}}), json!({})];
+        let objects =
+            vec![json!({"apiVersion": "example.com/v1", "kind": "W", "metadata": {"name": "a\"b"}}), json!({})];
         let bytes: Vec<Vec<u8>> = objects.iter().map(|o| serde_json::to_vec(o).unwrap()).collect();
         let review = Review::new(ReviewVersion::V1beta1, "u\"1", "example.com/v2", &objects);
         assert_eq!(

@@ -104,8 +104,8 @@ impl Webhook {
             .enumerate()
             .map(|(at, (original, converted))| {
                 let index = indices.get(at).copied().unwrap_or(at);
-                let converted: Value = serde_json::from_str(converted.get())
-                    .map_err(|e| failed(format!("invalid response: {e}")))?;
+                let converted: Value =
+                    serde_json::from_str(converted.get()).map_err(|e| failed(format!("invalid response: {e}")))?;
                 check_converted(original, &converted, desired).map_err(|cause| invalid(what, index, cause))?;
                 restore_object_meta(original, converted).map_err(|cause| invalid_metadata(what, index, cause))
             })
@@ -185,11 +185,15 @@ impl Webhook {
 }
 
 fn invalid(what: &str, index: usize, cause: String) -> Error {
-    Error::internal(format!("conversion webhook for {what} returned invalid converted object at index {index}: {cause}"))
+    Error::internal(format!(
+        "conversion webhook for {what} returned invalid converted object at index {index}: {cause}"
+    ))
 }
 
 fn invalid_metadata(what: &str, index: usize, cause: String) -> Error {
-    Error::internal(format!("conversion webhook for {what} returned invalid metadata in object at index {index}: {cause}"))
+    Error::internal(format!(
+        "conversion webhook for {what} returned invalid metadata in object at index {index}: {cause}"
+    ))
 }
 
 /// A transport error, with its cause (reqwest's own words stop at "error

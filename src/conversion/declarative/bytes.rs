@@ -196,7 +196,9 @@ impl<'a> Node<'a> {
 
 /// The node at `segments`, parsing the objects on the way.
 pub fn get<'n, 'a>(node: &'n mut Node<'a>, segments: &[String]) -> Option<&'n mut Node<'a>> {
-    segments.iter().try_fold(node, |at, s| at.members()?.iter_mut().find(|(k, _)| k.as_ref() == s.as_str()).map(|(_, v)| v))
+    segments
+        .iter()
+        .try_fold(node, |at, s| at.members()?.iter_mut().find(|(k, _)| k.as_ref() == s.as_str()).map(|(_, v)| v))
 }
 
 /// `FieldPath::take`: removes the node at `segments` and the parents left
@@ -280,9 +282,9 @@ fn holds_member(name: &str, schema: &Schema, resource: bool, below: impl FnOnce(
 
 fn holds_value(value: &Value, schema: &Schema, resource: bool) -> bool {
     match value {
-        Value::Object(map) => map
-            .iter()
-            .all(|(name, item)| holds_member(name, schema, resource, |sub| holds_value(item, sub, sub.embedded_resource))),
+        Value::Object(map) => map.iter().all(|(name, item)| {
+            holds_member(name, schema, resource, |sub| holds_value(item, sub, sub.embedded_resource))
+        }),
         Value::Array(items) => match schema.items.as_deref() {
             Some(sub) => items.iter().all(|item| holds_value(item, sub, sub.embedded_resource)),
             None => true,

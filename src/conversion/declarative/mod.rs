@@ -294,7 +294,9 @@ impl Declarative {
             None => false,
             Some(Node::Raw(raw)) => raw.get().contains(ANNOTATION_PREFIX),
             Some(Node::Object(members)) => members.iter().any(|(k, _)| k.starts_with(ANNOTATION_PREFIX)),
-            Some(Node::Value(value)) => value.as_object().is_some_and(|m| m.keys().any(|k| k.starts_with(ANNOTATION_PREFIX))),
+            Some(Node::Value(value)) => {
+                value.as_object().is_some_and(|m| m.keys().any(|k| k.starts_with(ANNOTATION_PREFIX)))
+            }
         };
         if annotated {
             return None;
@@ -338,7 +340,8 @@ impl Declarative {
                     None => {}
                 },
                 Op::Cel { from, to, forward: there, backward: back } => {
-                    let (from, to, there, back) = if forward { (from, to, there, back) } else { (to, from, back, there) };
+                    let (from, to, there, back) =
+                        if forward { (from, to, there, back) } else { (to, from, back, there) };
                     if let Some(value) = bytes::take(obj, &from.0) {
                         let value = value.into_value();
                         let computed = there.eval(&value).ok()?;

@@ -80,7 +80,8 @@ async fn webhook_page(
     if kvs.is_empty() {
         return Ok(Vec::new());
     }
-    let objects = kvs.iter().map(|kv| super::render(served, &served.storage_version, kv)).collect::<Result<Vec<_>>>()?;
+    let objects =
+        kvs.iter().map(|kv| super::render(served, &served.storage_version, kv)).collect::<Result<Vec<_>>>()?;
     // As `Converter::convert_list` names a list's input.
     let what = format!("{}, Kind={}", served.api_version(&served.storage_version), served.list_kind);
     let converted = hook.convert_bytes(&objects, &served.api_version(version), &what).await?;

@@ -85,7 +85,8 @@ fn v1_objects() -> Vec<Value> {
 async fn declarative_pages_answer_the_value_paths_bytes() {
     for v2_default in [false, true] {
         let served = served("v1", v2_default);
-        let kvs: Vec<KeyValue> = v1_objects().iter().enumerate().map(|(i, o)| stored(&served, o, i as i64 + 10)).collect();
+        let kvs: Vec<KeyValue> =
+            v1_objects().iter().enumerate().map(|(i, o)| stored(&served, o, i as i64 + 10)).collect();
         let fast = render_page(&served, "v2", kvs.clone()).await.unwrap();
         let expected = slow(&served, "v2", &kvs).await.unwrap();
         for (got, want) in fast.iter().zip(&expected) {
@@ -99,12 +100,10 @@ async fn declarative_pages_answer_the_value_paths_bytes() {
     }
     // Which objects took the byte path: those with nothing to set aside
     // or restore, and only while v2's schema neither defaults nor prunes.
-    let served = served("v1", false);
-    let Strategy::Declarative(rules) = served.converter.strategy() else { panic!("declarative") };
-    let taken: Vec<bool> = v1_objects()
-        .iter()
-        .map(|o| declarative_bytes(&served, rules, "v2", &stored(&served, o, 5)).is_some())
-        .collect();
+    let open = served("v1", false);
+    let Strategy::Declarative(rules) = open.converter.strategy() else { panic!("declarative") };
+    let taken: Vec<bool> =
+        v1_objects().iter().map(|o| declarative_bytes(&open, rules, "v2", &stored(&open, o, 5)).is_some()).collect();
     assert_eq!(taken, [true, true, true, true, false, false]);
     assert!(!rules.needs_read_pass("v2") && served_needs(&served("v1", true)));
 }
