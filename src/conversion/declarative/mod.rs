@@ -151,6 +151,9 @@ pub(crate) fn declaration_path(index: usize, target: &str) -> String {
 pub struct Declarative {
     versions: Vec<Compiled>,
     edges: Vec<Edge>,
+    /// Unique to this compilation in the process: what caches of its
+    /// conversions are keyed by (two stores in one process share revisions).
+    id: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -239,7 +242,9 @@ impl Declarative {
                 edges.push(Edge { from: i, to, rules });
             }
         }
-        Ok(Self { versions: compiled, edges })
+        static COMPILED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let id = COMPILED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(Self { versions: compiled, edges, id })
     }
 
     /// Converts `obj` (at the version its apiVersion names) to `to_version`,
@@ -271,6 +276,11 @@ impl Declarative {
             });
         }
         Ok(obj)
+    }
+
+    /// This compilation's identity, unique in the process.
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// Whether a read at `version` of an object `convert_node` converted

@@ -7,7 +7,9 @@
 //! definition revision), the result is written out as it is. Anything
 //! else takes the `Value` path (read at the storage version, converted,
 //! pruned and defaulted at the read version, serialised), which answers
-//! the same bytes. A large page is split over the machine's cores.
+//! the same bytes. A large page is split over the machine's cores, and
+//! each declarative conversion is kept in a cache bounded by its bytes
+//! (`cache.rs`), so a page listed again copies what it converted.
 
 use std::sync::Arc;
 
@@ -122,14 +124,22 @@ fn declarative_chunk(served: &Served, version: &str, kvs: &[KeyValue]) -> Result
         unreachable!("called for the Declarative strategy")
     };
     let direct = !rules.needs_read_pass(version);
+    let cache = super::Converted::global();
     kvs.iter()
-        .map(|kv| match if direct { declarative_bytes(served, rules, version, kv) } else { None } {
-            Some(bytes) => Ok(bytes),
-            None => {
-                let mut obj = rules.convert(at_storage(served, kv)?, version)?;
-                at_read_version(served, version, &mut obj);
-                Ok(serde_json::to_vec(&obj).expect("JSON values serialize"))
+        .map(|kv| {
+            if let Some(json) = cache.get(kv, rules.id(), version) {
+                return Ok(json.to_vec());
             }
+            let bytes = match if direct { declarative_bytes(served, rules, version, kv) } else { None } {
+                Some(bytes) => bytes,
+                None => {
+                    let mut obj = rules.convert(at_storage(served, kv)?, version)?;
+                    at_read_version(served, version, &mut obj);
+                    serde_json::to_vec(&obj).expect("JSON values serialize")
+                }
+            };
+            cache.put(kv, rules.id(), version, &bytes);
+            Ok(bytes)
         })
         .collect()
 }

@@ -133,13 +133,20 @@ async fn declarative_pages_walk_rules_backwards_and_fail_as_the_value_path() {
 
 #[tokio::test]
 async fn a_large_page_is_split_and_keeps_its_order() {
-    let served = served("v1", false);
+    let first = served("v1", false);
     let kvs: Vec<KeyValue> = (0..PARALLEL_FROM as i64 * 2 + 7)
         .map(|i| {
             let obj = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta(&format!("w{i}")),
                              "spec": {"hostPort": format!("h:{i}"), "replicas": i}});
-            stored(&served, &obj, i + 1)
+            stored(&first, &obj, i + 1)
         })
         .collect();
-    assert_eq!(render_page(&served, "v2", kvs.clone()).await.unwrap(), slow(&served, "v2", &kvs).await.unwrap());
+    let expected = slow(&first, "v2", &kvs).await.unwrap();
+    assert_eq!(render_page(&first, "v2", kvs.clone()).await.unwrap(), expected, "cold");
+    assert_eq!(render_page(&first, "v2", kvs.clone()).await.unwrap(), expected, "from the cache");
+    // Another compilation of the same definition (another store in this
+    // process, say) shares no entry.
+    let other = served("v1", false);
+    let Strategy::Declarative(rules) = other.converter.strategy() else { panic!("declarative") };
+    assert!(super::super::Converted::global().get(&kvs[0], rules.id(), "v2").is_none());
 }
