@@ -127,9 +127,12 @@ pub fn check_converted(original: &Members<'_>, converted: &RawValue, desired: &s
     Ok(())
 }
 
+/// A string map's members, decoded, in order.
+type StringMap<'a> = Vec<(Cow<'a, str>, Cow<'a, str>)>;
+
 /// The string map `raw` holds (labels, annotations), or the error of its
 /// first member that is not a string, in Kubernetes' words.
-fn string_map<'a>(raw: &'a RawValue, field: &str) -> Result<Vec<(Cow<'a, str>, Cow<'a, str>)>, String> {
+fn string_map<'a>(raw: &'a RawValue, field: &str) -> Result<StringMap<'a>, String> {
     let Some(members) = Members::of(raw) else {
         return Err(format!("invalid metadata.{field} of type {} in converted object", type_name(raw)));
     };

@@ -340,12 +340,9 @@ impl Declarative {
                         bytes::set(obj, &path.0, Node::Value(value.clone()));
                     }
                 }
-                Op::Default { path, value } => match bytes::remove(obj, &path.0) {
-                    Some(held) => {
-                        if held.into_value() != *value {
-                            return None;
-                        }
-                    }
+                Op::Default { path, value } => match bytes::remove(obj, &path.0).map(Node::into_value) {
+                    Some(held) if held != *value => return None,
+                    Some(_) => {}
                     None if bytes::parent_exists(obj, &path.0) => return None,
                     None => {}
                 },

@@ -9,7 +9,7 @@
 //! it, and a hit in the older is moved to the newer (a cheap LRU).
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::storage::{KeyValue, Revision};
@@ -84,9 +84,7 @@ impl Converted {
     }
 
     fn hash(&self, kv: &KeyValue, definition: u64, version: &str) -> u64 {
-        let mut h = self.hasher.build_hasher();
-        (&*kv.key, kv.mod_revision, definition, version).hash(&mut h);
-        h.finish()
+        self.hasher.hash_one((&*kv.key, kv.mod_revision, definition, version))
     }
 
     /// The JSON kept for `kv` read at `version` by the compiled
