@@ -7,6 +7,7 @@
 //! and the `Convert` RPC convert through it.
 
 pub mod declarative;
+mod raw;
 pub mod review;
 mod trust;
 pub mod webhook;

@@ -4,6 +4,7 @@
 //! `webhook_converter.go` makes them (`getConvertedObjectsFromResponse`).
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// The ConversionReview versions Kubernetes speaks, in its order of
@@ -52,6 +53,28 @@ pub struct Request<'a> {
     pub objects: &'a [Value],
 }
 
+/// The JSON of a review of `objects`, each spliced as the JSON it is:
+/// byte for byte what serialising `Review::new` of their values gives.
+pub fn review_bytes(version: ReviewVersion, uid: &str, desired_api_version: &str, objects: &[Vec<u8>]) -> Vec<u8> {
+    let size = objects.iter().map(|o| o.len() + 1).sum::<usize>();
+    let mut out = Vec::with_capacity(size + 160);
+    out.extend_from_slice(b"{\"apiVersion\":");
+    serde_json::to_writer(&mut out, version.api_version()).expect("strings serialize");
+    out.extend_from_slice(b",\"kind\":\"ConversionReview\",\"request\":{\"uid\":");
+    serde_json::to_writer(&mut out, uid).expect("strings serialize");
+    out.extend_from_slice(b",\"desiredAPIVersion\":");
+    serde_json::to_writer(&mut out, desired_api_version).expect("strings serialize");
+    out.extend_from_slice(b",\"objects\":[");
+    for (i, object) in objects.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(object);
+    }
+    out.extend_from_slice(b"]}}");
+    out
+}
+
 impl<'a> Review<'a> {
     pub fn new(version: ReviewVersion, uid: &'a str, desired_api_version: &'a str, objects: &'a [Value]) -> Self {
         Self {
@@ -62,25 +85,27 @@ impl<'a> Review<'a> {
     }
 }
 
-/// A review as answered; anything missing is checked, not assumed.
+/// A review as answered; anything missing is checked, not assumed. The
+/// converted objects stay the bytes they were sent as (`RawValue`), each
+/// read only as far as a caller needs.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Answer {
+pub struct Answer<'a> {
     #[serde(default)]
     pub api_version: String,
     #[serde(default)]
     pub kind: String,
-    #[serde(default)]
-    pub response: Option<Response>,
+    #[serde(default, borrow)]
+    pub response: Option<Response<'a>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Response {
+pub struct Response<'a> {
     #[serde(default)]
     pub uid: String,
-    #[serde(default)]
-    pub converted_objects: Vec<Value>,
+    #[serde(default, borrow)]
+    pub converted_objects: Vec<&'a RawValue>,
     #[serde(default)]
     pub result: ResultStatus,
 }
@@ -95,12 +120,12 @@ pub struct ResultStatus {
     pub message: String,
 }
 
-impl Answer {
+impl<'a> Answer<'a> {
     /// The converted objects of a response to a review of `version` sent
     /// with `uid`, or why the response is refused, in Kubernetes' words.
     /// A v1beta1 response is not checked for its kind or uid, as Kubernetes
     /// does not check them, for compatibility.
-    pub fn converted(self, version: ReviewVersion, uid: &str) -> Result<Vec<Value>, String> {
+    pub fn converted(self, version: ReviewVersion, uid: &str) -> Result<Vec<&'a RawValue>, String> {
         if version == ReviewVersion::V1 {
             let got = format!("{}, Kind={}", self.api_version, self.kind);
             let expected = "apiextensions.k8s.io/v1, Kind=ConversionReview";
@@ -127,8 +152,20 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn answer(v: Value) -> Answer {
-        serde_json::from_value(v).unwrap()
+    fn answer(v: Value) -> Answer<'static> {
+        serde_json::from_str(Box::leak(v.to_string().into_boxed_str())).unwrap()
+    }
+
+    #[test]
+    fn a_spliced_review_is_the_serialised_one() {
+        let objects =
+            vec![json!({"apiVersion": "example.com/v1", "kind": "W", "metadata": {"name": "a\"b"}}), json!({})];
+        let bytes: Vec<Vec<u8>> = objects.iter().map(|o| serde_json::to_vec(o).unwrap()).collect();
+        let review = Review::new(ReviewVersion::V1beta1, "u\"1", "example.com/v2", &objects);
+        assert_eq!(
+            review_bytes(ReviewVersion::V1beta1, "u\"1", "example.com/v2", &bytes),
+            serde_json::to_vec(&review).unwrap()
+        );
     }
 
     #[test]
@@ -142,7 +179,8 @@ mod tests {
     fn checks_responses_as_kubernetes_does() {
         let ok = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
             "response": {"uid": "u", "convertedObjects": [{"a": 1}], "result": {"status": "Success"}}});
-        assert_eq!(answer(ok.clone()).converted(ReviewVersion::V1, "u").unwrap(), vec![json!({"a": 1})]);
+        let converted = answer(ok.clone()).converted(ReviewVersion::V1, "u").unwrap();
+        assert_eq!(converted.iter().map(|raw| raw.get()).collect::<Vec<_>>(), [r#"{"a":1}"#]);
         assert_eq!(
             answer(ok.clone()).converted(ReviewVersion::V1, "x").unwrap_err(),
             r#"expected response.uid="x", got "u""#

@@ -11,8 +11,10 @@
 use std::time::Duration;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookConversion;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::raw;
 use super::review::{Answer, Review, ReviewVersion};
 use crate::apimachinery::dns;
 use crate::error::{Error, Result};
@@ -24,6 +26,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// The HTTP/2 receive windows of a webhook's connection (stream and
 /// connection): a 10,000-object list's review answers in about 10 MiB.
 const REVIEW_WINDOW: u32 = 16 * 1024 * 1024;
+
+/// The largest HTTP/2 frame a webhook may send.
+const REVIEW_FRAME: u32 = 1024 * 1024;
 
 /// A definition's conversion webhook, ready to call.
 #[derive(Debug)]
@@ -66,7 +71,10 @@ impl Webhook {
             // A review of a whole list is megabytes each way: windows that
             // fit one, so it does not wait for window updates.
             .http2_initial_stream_window_size(REVIEW_WINDOW)
-            .http2_initial_connection_window_size(REVIEW_WINDOW);
+            .http2_initial_connection_window_size(REVIEW_WINDOW)
+            // and frames of up to 1 MiB (HTTP/2's default is 16 KiB), so a
+            // 10 MiB answer is tens of frames, not hundreds.
+            .http2_max_frame_size(REVIEW_FRAME);
         if let Some(bundle) = config.ca_bundle.as_ref().filter(|b| !b.0.is_empty()) {
             let tls = super::trust::client_config(&bundle.0)
                 .map_err(|e| Error::internal(format!("the conversion webhook's {e}")))?;
@@ -87,9 +95,59 @@ impl Webhook {
         let failed = |cause: String| Error::internal(format!("conversion webhook for {what} failed: {cause}"));
         let version = self.version.ok_or_else(|| failed("no supported conversion review versions".into()))?;
         let uid = uuid::Uuid::new_v4().to_string();
-        let review = Review::new(version, &uid, desired, objects);
-        let sent = tracing::debug_span!("conversion.webhook", objects = objects.len(), desired)
-            .in_scope(|| self.client.post(&self.url).json(&review).send());
+        let review = serde_json::to_vec(&Review::new(version, &uid, desired, objects)).expect("reviews serialize");
+        let body = self.post(review, objects.len(), desired, &failed).await?;
+        let converted = Self::answer(&body, version, &uid, objects.len(), what, &failed)?;
+        objects
+            .iter()
+            .zip(converted)
+            .enumerate()
+            .map(|(at, (original, converted))| {
+                let index = indices.get(at).copied().unwrap_or(at);
+                let converted: Value =
+                    serde_json::from_str(converted.get()).map_err(|e| failed(format!("invalid response: {e}")))?;
+                check_converted(original, &converted, desired).map_err(|cause| invalid(what, index, cause))?;
+                restore_object_meta(original, converted).map_err(|cause| invalid_metadata(what, index, cause))
+            })
+            .collect()
+    }
+
+    /// `convert` over JSON: `objects` (the compact JSON of each, none at
+    /// `desired`, all in the caller's order) spliced into the review as
+    /// they are, the converted objects read as bytes and checked as
+    /// `convert` checks them (`raw.rs`), each answered as the JSON of what
+    /// `convert` answers.
+    pub async fn convert_bytes(&self, objects: &[Vec<u8>], desired: &str, what: &str) -> Result<Vec<Vec<u8>>> {
+        let failed = |cause: String| Error::internal(format!("conversion webhook for {what} failed: {cause}"));
+        let version = self.version.ok_or_else(|| failed("no supported conversion review versions".into()))?;
+        let uid = uuid::Uuid::new_v4().to_string();
+        let review = super::review::review_bytes(version, &uid, desired, objects);
+        let body = self.post(review, objects.len(), desired, &failed).await?;
+        let converted = Self::answer(&body, version, &uid, objects.len(), what, &failed)?;
+        objects
+            .iter()
+            .zip(converted)
+            .enumerate()
+            .map(|(index, (original, converted))| {
+                let original: raw::Members = serde_json::from_slice(original)
+                    .map_err(|e| Error::internal(format!("an object to convert is not a JSON object: {e}")))?;
+                raw::check_converted(&original, converted, desired).map_err(|cause| invalid(what, index, cause))?;
+                raw::restore_object_meta(&original, converted).map_err(|cause| invalid_metadata(what, index, cause))
+            })
+            .collect()
+    }
+
+    /// POSTs a review of `count` objects; the body of a successful answer.
+    async fn post(
+        &self,
+        review: Vec<u8>,
+        count: usize,
+        desired: &str,
+        failed: &impl Fn(String) -> Error,
+    ) -> Result<bytes::Bytes> {
+        let sent = tracing::debug_span!("conversion.webhook", objects = count, desired).in_scope(|| {
+            self.client.post(&self.url).header(reqwest::header::CONTENT_TYPE, "application/json").body(review).send()
+        });
         let response = sent.await.map_err(|e| failed(describe(&e)))?;
         let status = response.status();
         let body = response.bytes().await.map_err(|e| failed(describe(&e)))?;
@@ -101,35 +159,41 @@ impl Webhook {
                 text.trim()
             )));
         }
-        let answer: Answer = serde_json::from_slice(&body).map_err(|e| failed(format!("invalid response: {e}")))?;
-        let converted = answer.converted(version, &uid).map_err(failed)?;
-        if converted.len() != objects.len() {
+        Ok(body)
+    }
+
+    /// The converted objects of a response body, checked (uid, result,
+    /// count), each as the bytes it was answered as.
+    fn answer<'b>(
+        body: &'b [u8],
+        version: ReviewVersion,
+        uid: &str,
+        count: usize,
+        what: &str,
+        failed: &impl Fn(String) -> Error,
+    ) -> Result<Vec<&'b RawValue>> {
+        let answer: Answer = serde_json::from_slice(body).map_err(|e| failed(format!("invalid response: {e}")))?;
+        let converted = answer.converted(version, uid).map_err(failed)?;
+        if converted.len() != count {
             return Err(Error::internal(format!(
-                "conversion webhook for {what} returned {} objects, expected {}",
+                "conversion webhook for {what} returned {} objects, expected {count}",
                 converted.len(),
-                objects.len()
             )));
         }
-        objects
-            .iter()
-            .zip(converted)
-            .enumerate()
-            .map(|(at, (original, converted))| {
-                let index = indices.get(at).copied().unwrap_or(at);
-                let invalid = |cause: String| {
-                    Error::internal(format!(
-                        "conversion webhook for {what} returned invalid converted object at index {index}: {cause}"
-                    ))
-                };
-                check_converted(original, &converted, desired).map_err(invalid)?;
-                restore_object_meta(original, converted).map_err(|cause| {
-                    Error::internal(format!(
-                        "conversion webhook for {what} returned invalid metadata in object at index {index}: {cause}"
-                    ))
-                })
-            })
-            .collect()
+        Ok(converted)
     }
+}
+
+fn invalid(what: &str, index: usize, cause: String) -> Error {
+    Error::internal(format!(
+        "conversion webhook for {what} returned invalid converted object at index {index}: {cause}"
+    ))
+}
+
+fn invalid_metadata(what: &str, index: usize, cause: String) -> Error {
+    Error::internal(format!(
+        "conversion webhook for {what} returned invalid metadata in object at index {index}: {cause}"
+    ))
 }
 
 /// A transport error, with its cause (reqwest's own words stop at "error
@@ -317,5 +381,74 @@ mod tests {
         assert_eq!(url_of(&config).unwrap(), "https://conv.sys.svc:443/convert");
         let config = serde_json::from_value(json!({"service": {"name": "c", "namespace": "s", "port": 8443}})).unwrap();
         assert_eq!(url_of(&config).unwrap(), "https://c.s.svc:8443");
+    }
+
+    /// What the Value path and the byte path answer for `converted`, a
+    /// response to `object()`: the restored object, or the error.
+    fn both(converted: &Value) -> (std::result::Result<Value, String>, std::result::Result<Value, String>) {
+        let desired = "example.com/v2";
+        let value = check_converted(&object(), converted, desired)
+            .and_then(|()| restore_object_meta(&object(), converted.clone()));
+        let original_bytes = serde_json::to_vec(&object()).unwrap();
+        let original: raw::Members = serde_json::from_slice(&original_bytes).unwrap();
+        let text = serde_json::to_string(converted).unwrap();
+        let answered: &RawValue = serde_json::from_str(&text).unwrap();
+        let bytes = raw::check_converted(&original, answered, desired)
+            .and_then(|()| raw::restore_object_meta(&original, answered))
+            .map(|b| serde_json::from_slice(&b).unwrap());
+        (value, bytes)
+    }
+
+    #[test]
+    fn the_byte_path_checks_and_restores_as_the_value_path() {
+        let base = || {
+            let mut c = object();
+            c["apiVersion"] = json!("example.com/v2");
+            c["spec"] = json!({"host": "h", "port": 1});
+            c
+        };
+        let changed = |f: &dyn Fn(&mut Value)| {
+            let mut c = base();
+            f(&mut c);
+            c
+        };
+        let cases = [
+            base(),
+            // Labels and annotations are the webhook's to change.
+            changed(&|c| {
+                c["metadata"]["labels"] = json!({"y": "2"});
+                c["metadata"]["annotations"] = json!({"note": "kept"});
+            }),
+            changed(&|c| drop(c["metadata"].as_object_mut().unwrap().shift_remove("labels"))),
+            changed(&|c| c["metadata"]["labels"] = Value::Null),
+            // Other metadata is restored to the original's.
+            changed(&|c| {
+                c["metadata"]["generation"] = json!(9);
+                c["metadata"]["resourceVersion"] = json!("1");
+                c["metadata"]["finalizers"] = json!(["f"]);
+            }),
+            // Refused, in Kubernetes' words.
+            changed(&|c| c["metadata"]["name"] = json!("b")),
+            changed(&|c| c["metadata"]["uid"] = json!("v")),
+            changed(&|c| c["kind"] = json!("Gadget")),
+            object(),
+            changed(&|c| c["metadata"]["labels"] = json!({"x": "not valid!"})),
+            changed(&|c| c["metadata"]["labels"] = json!({"bad key!": "v", "x": "-"})),
+            changed(&|c| c["metadata"]["annotations"] = json!({"a": 1})),
+            changed(&|c| c["metadata"]["labels"] = json!(["x"])),
+            changed(&|c| c["metadata"] = json!("m")),
+            changed(&|c| drop(c.as_object_mut().unwrap().shift_remove("metadata"))),
+            json!([1]),
+        ];
+        for case in &cases {
+            let (value, bytes) = both(case);
+            assert_eq!(value, bytes, "{case}");
+        }
+        assert_eq!(
+            both(&cases[5]).1.unwrap_err(),
+            "must have the same name: a != b",
+            "a change of other metadata is refused with Kubernetes' message"
+        );
+        assert_eq!(both(&cases[1]).1.unwrap()["metadata"]["labels"], json!({"y": "2"}));
     }
 }

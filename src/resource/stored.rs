@@ -398,5 +398,10 @@ pub fn api_version(value: &[u8]) -> Option<String> {
     serde_json::from_slice::<Doc>(split_mark(value).0).ok()?.api_version
 }
 
+mod cache;
+mod convert;
+pub use cache::Converted;
+pub use convert::render_page;
+
 #[cfg(test)]
 mod tests;

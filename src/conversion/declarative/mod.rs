@@ -18,6 +18,7 @@
 //! is kept in the annotation `conversion.crdstore.io/<sourceVersion>` and
 //! restored when the object is converted back to that version.
 
+mod bytes;
 mod path;
 mod stash;
 mod validate;
@@ -30,6 +31,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::schema::cel::expression::Expression;
 use crate::schema::Schema;
+pub use bytes::Node;
 pub use path::FieldPath;
 pub use stash::{annotation, ANNOTATION_PREFIX};
 pub use validate::validate;
@@ -149,12 +151,29 @@ pub(crate) fn declaration_path(index: usize, target: &str) -> String {
 pub struct Declarative {
     versions: Vec<Compiled>,
     edges: Vec<Edge>,
+    /// Unique to this compilation in the process: what caches of its
+    /// conversions are keyed by (two stores in one process share revisions).
+    id: u64,
 }
 
 #[derive(Debug, Clone)]
 struct Compiled {
     name: String,
     schema: Option<Schema>,
+    /// Whether pruning and defaulting by this version's schema can change
+    /// an object the engine converted to it without setting anything
+    /// aside: when the schema has defaults, or embedded resources (whose
+    /// metadata pruning cleans and setting aside does not look at).
+    read_pass: bool,
+}
+
+/// Whether `schema` or any schema below it (as pruning walks them) marks
+/// an embedded resource.
+fn embeds(schema: &Schema) -> bool {
+    schema.embedded_resource
+        || schema.properties.values().any(embeds)
+        || matches!(&schema.additional, crate::schema::Additional::Schema(s) if embeds(s))
+        || schema.items.as_deref().is_some_and(embeds)
 }
 
 /// One declaration: `from` becomes `to` by `rules`.
@@ -206,7 +225,8 @@ impl Declarative {
                     })?),
                     None => None,
                 };
-            compiled.push(Compiled { name: v.name.to_string(), schema });
+            let read_pass = schema.as_ref().is_some_and(|s| s.has_defaults || embeds(s));
+            compiled.push(Compiled { name: v.name.to_string(), schema, read_pass });
         }
         let mut edges = Vec::new();
         for (i, v) in versions.iter().enumerate() {
@@ -222,7 +242,9 @@ impl Declarative {
                 edges.push(Edge { from: i, to, rules });
             }
         }
-        Ok(Self { versions: compiled, edges })
+        static COMPILED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let id = COMPILED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(Self { versions: compiled, edges, id })
     }
 
     /// Converts `obj` (at the version its apiVersion names) to `to_version`,
@@ -254,6 +276,94 @@ impl Declarative {
             });
         }
         Ok(obj)
+    }
+
+    /// This compilation's identity, unique in the process.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Whether a read at `version` of an object `convert_node` converted
+    /// still needs that version's schema to prune and default it (decided
+    /// once per revision; true for a version this engine does not know).
+    pub fn needs_read_pass(&self, version: &str) -> bool {
+        self.index(version).is_none_or(|i| self.versions[i].read_pass)
+    }
+
+    /// `convert` over an object parsed only where the rules reach
+    /// (`bytes::Node`), at `group`/`from_version` (its apiVersion member),
+    /// to `to_version`: the same result, or None when this object needs
+    /// the `Value` path (a round-trip annotation to restore or to write, a
+    /// rule that fails), which then answers as `convert` does.
+    pub fn convert_node(&self, obj: &mut Node<'_>, group: &str, from_version: &str, to_version: &str) -> Option<()> {
+        if from_version == to_version {
+            return Some(());
+        }
+        let metadata = bytes::get(obj, &["metadata".to_string()])?;
+        let annotated = match bytes::get(metadata, &["annotations".to_string()]) {
+            None => false,
+            Some(Node::Raw(raw)) => raw.get().contains(ANNOTATION_PREFIX),
+            Some(Node::Object(members)) => members.iter().any(|(k, _)| k.starts_with(ANNOTATION_PREFIX)),
+            Some(Node::Value(value)) => {
+                value.as_object().is_some_and(|m| m.keys().any(|k| k.starts_with(ANNOTATION_PREFIX)))
+            }
+        };
+        if annotated {
+            return None;
+        }
+        let (from, to) = (self.index(from_version)?, self.index(to_version)?);
+        for (edge, forward) in self.route(from, to).ok()? {
+            let edge = &self.edges[edge];
+            let target = if forward { edge.to } else { edge.from };
+            self.step_node(obj, edge, forward, target)?;
+            let api_version = format!("{group}/{}", self.versions[target].name);
+            Node::insert(obj.members()?, "apiVersion", Node::Value(Value::String(api_version)));
+        }
+        Some(())
+    }
+
+    /// `step` over a node, for an object with no round-trip annotation:
+    /// None when it would set anything aside.
+    fn step_node(&self, obj: &mut Node<'_>, edge: &Edge, forward: bool, target: usize) -> Option<()> {
+        let steps: Box<dyn Iterator<Item = &Step>> =
+            if forward { Box::new(edge.rules.iter()) } else { Box::new(edge.rules.iter().rev()) };
+        for step in steps {
+            match &step.op {
+                Op::Rename { from, to } => {
+                    let (from, to) = if forward { (from, to) } else { (to, from) };
+                    if let Some(value) = bytes::take(obj, &from.0) {
+                        bytes::set(obj, &to.0, value);
+                    }
+                }
+                Op::Default { path, value } if forward => {
+                    if bytes::get(obj, &path.0).is_none() && bytes::parent_exists(obj, &path.0) {
+                        bytes::set(obj, &path.0, Node::Value(value.clone()));
+                    }
+                }
+                Op::Default { path, value } => match bytes::remove(obj, &path.0).map(Node::into_value) {
+                    Some(held) if held != *value => return None,
+                    Some(_) => {}
+                    None if bytes::parent_exists(obj, &path.0) => return None,
+                    None => {}
+                },
+                Op::Cel { from, to, forward: there, backward: back } => {
+                    let (from, to, there, back) =
+                        if forward { (from, to, there, back) } else { (to, from, back, there) };
+                    if let Some(value) = bytes::take(obj, &from.0) {
+                        let value = value.into_value();
+                        let computed = there.eval(&value).ok()?;
+                        if back.eval(&computed).ok().as_ref() != Some(&value) {
+                            return None;
+                        }
+                        bytes::set(obj, &to.0, Node::Value(computed));
+                    }
+                }
+            }
+        }
+        match &self.versions[target].schema {
+            Some(schema) if !bytes::holds(obj, schema, true) => None,
+            _ => Some(()),
+        }
     }
 
     fn index(&self, name: &str) -> Option<usize> {

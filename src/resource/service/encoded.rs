@@ -51,8 +51,24 @@ impl Resources {
     pub async fn list_json(&self, r: &Ref, options: &ListOptions) -> Result<ListPage<Vec<u8>>> {
         let served = self.served_collection(r)?;
         if served.converts(&r.version) {
-            let page = self.list(r, options).await?;
-            let items = page.items.iter().map(|obj| serde_json::to_vec(obj).expect("JSON values serialize")).collect();
+            // Selected at the storage version, as `list` selects, then
+            // converted in one call from the stored bytes.
+            let selectors = Selectors::parse(&served, &options.label_selector, &options.field_selector)?;
+            let keep = |kv: &KeyValue| Ok(kv.clone());
+            let select = selectors.map(|selectors| {
+                let served = &*served;
+                move |kv: &KeyValue| -> Result<Option<KeyValue>> {
+                    let matched = match stored::head(&kv.value) {
+                        Some(head) => selectors.matches_head(&head),
+                        None => selectors.matches(&stored::at_storage(served, kv)?),
+                    };
+                    Ok(matched.then(|| kv.clone()))
+                }
+            });
+            let select = select.as_ref().map(|s| s as list::Select<'_, KeyValue>);
+            let prefix = Self::collection_prefix(&served, r);
+            let page = list::list_selected(self.store.as_ref(), &prefix, options, &keep, select).await?;
+            let items = stored::render_page(&served, &r.version, page.items).await?;
             return Ok(ListPage {
                 items,
                 revision: page.revision,

@@ -1,0 +1,294 @@
+//! The declarative engine over an object's JSON bytes: the same rules as
+//! `Declarative::step` on a `Value`, applied to a tree that is parsed only
+//! along the rules' paths (every other member stays the bytes it was), then
+//! written out. For the common case (a stored object, compact as
+//! serde_json writes it, no round-trip annotation, nothing set aside) it
+//! answers byte for byte what converting the parsed object and serialising
+//! it gives; anything else (an annotation to restore or to write, a failing
+//! CEL rule) answers None, and the caller converts the `Value` instead.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::path::RESERVED;
+use crate::schema::Schema;
+
+/// A JSON value, parsed only where it was reached into.
+#[derive(Debug)]
+pub enum Node<'a> {
+    /// Untouched bytes (compact JSON).
+    Raw(&'a RawValue),
+    /// An object reached into: its members in order.
+    Object(Vec<(Cow<'a, str>, Node<'a>)>),
+    /// A value a rule made.
+    Value(Value),
+}
+
+/// The members of an object, in order.
+pub type Members<'a> = Vec<(Cow<'a, str>, Node<'a>)>;
+
+/// A key of a JSON object, borrowed unless it has escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+/// An object's members, their values unparsed.
+struct RawMembers<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for RawMembers<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MembersVisitor;
+        impl<'de> Visitor<'de> for MembersVisitor {
+            type Value = RawMembers<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawMembers<'de>, A::Error> {
+                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(8));
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    members.push((key.0, map.next_value::<&'de RawValue>()?));
+                }
+                Ok(RawMembers(members))
+            }
+        }
+        deserializer.deserialize_map(MembersVisitor)
+    }
+}
+
+/// An array's items, unparsed.
+struct RawItems<'a>(Vec<&'a RawValue>);
+
+impl<'de> Deserialize<'de> for RawItems<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ItemsVisitor;
+        impl<'de> Visitor<'de> for ItemsVisitor {
+            type Value = RawItems<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON array")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawItems<'de>, A::Error> {
+                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(4));
+                while let Some(item) = seq.next_element::<&'de RawValue>()? {
+                    items.push(item);
+                }
+                Ok(RawItems(items))
+            }
+        }
+        deserializer.deserialize_seq(ItemsVisitor)
+    }
+}
+
+fn raw_members(raw: &RawValue) -> Option<Vec<(Cow<'_, str>, &RawValue)>> {
+    serde_json::from_str::<RawMembers>(raw.get()).ok().map(|m| m.0)
+}
+
+impl<'a> Node<'a> {
+    /// The object `json` is, its members unparsed; None if it is not one.
+    pub fn parse(json: &'a str) -> Option<Self> {
+        let members = serde_json::from_str::<RawMembers>(json).ok()?.0;
+        Some(Node::Object(members.into_iter().map(|(k, v)| (k, Node::Raw(v))).collect()))
+    }
+
+    pub fn is_object(&self) -> bool {
+        match self {
+            Node::Raw(raw) => raw.get().starts_with('{'),
+            Node::Object(_) => true,
+            Node::Value(value) => value.is_object(),
+        }
+    }
+
+    /// The members of this node when it is an object, parsed one level.
+    pub fn members(&mut self) -> Option<&mut Members<'a>> {
+        if let Node::Raw(raw) = *self {
+            if raw.get().starts_with('{') {
+                let members = raw_members(raw)?;
+                *self = Node::Object(members.into_iter().map(|(k, v)| (k, Node::Raw(v))).collect());
+            }
+        }
+        if let Node::Value(Value::Object(map)) = self {
+            let map = std::mem::take(map);
+            *self = Node::Object(map.into_iter().map(|(k, v)| (Cow::Owned(k), Node::Value(v))).collect());
+        }
+        match self {
+            Node::Object(members) => Some(members),
+            _ => None,
+        }
+    }
+
+    /// The members of this node, made an empty object first when it is
+    /// not one (as `FieldPath::set` replaces a parent that is not).
+    fn members_or_new(&mut self) -> &mut Members<'a> {
+        if !self.is_object() {
+            *self = Node::Object(Vec::new());
+        }
+        self.members().expect("made an object")
+    }
+
+    /// The member `name`, inserted (as null) at the end when missing.
+    fn entry<'m>(members: &'m mut Members<'a>, name: &str) -> &'m mut Node<'a> {
+        let at = match members.iter().position(|(k, _)| k == name) {
+            Some(at) => at,
+            None => {
+                members.push((Cow::Owned(name.to_string()), Node::Value(Value::Null)));
+                members.len() - 1
+            }
+        };
+        &mut members[at].1
+    }
+
+    /// Sets the member `name`: in place when it is there, else at the end.
+    pub fn insert(members: &mut Members<'a>, name: &str, node: Node<'a>) {
+        *Self::entry(members, name) = node;
+    }
+
+    /// The value, parsed whole.
+    pub fn into_value(self) -> Value {
+        match self {
+            Node::Raw(raw) => serde_json::from_str(raw.get()).expect("raw values are JSON"),
+            Node::Object(members) => {
+                Value::Object(members.into_iter().map(|(k, v)| (k.into_owned(), v.into_value())).collect::<Map<_, _>>())
+            }
+            Node::Value(value) => value,
+        }
+    }
+
+    /// The node's compact JSON, as serde_json writes the value.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Node::Raw(raw) => out.extend_from_slice(raw.get().as_bytes()),
+            Node::Value(value) => serde_json::to_writer(&mut *out, value).expect("JSON values serialize"),
+            Node::Object(members) => {
+                out.push(b'{');
+                for (i, (key, node)) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    serde_json::to_writer(&mut *out, key.as_ref()).expect("strings serialize");
+                    out.push(b':');
+                    node.write(out);
+                }
+                out.push(b'}');
+            }
+        }
+    }
+}
+
+/// The node at `segments`, parsing the objects on the way.
+pub fn get<'n, 'a>(node: &'n mut Node<'a>, segments: &[String]) -> Option<&'n mut Node<'a>> {
+    segments
+        .iter()
+        .try_fold(node, |at, s| at.members()?.iter_mut().find(|(k, _)| k.as_ref() == s.as_str()).map(|(_, v)| v))
+}
+
+/// `FieldPath::take`: removes the node at `segments` and the parents left
+/// empty.
+pub fn take<'a>(node: &mut Node<'a>, segments: &[String]) -> Option<Node<'a>> {
+    let members = node.members()?;
+    match segments {
+        [last] => {
+            let at = members.iter().position(|(k, _)| k == last)?;
+            Some(members.remove(at).1)
+        }
+        [first, rest @ ..] => {
+            let at = members.iter().position(|(k, _)| k == first)?;
+            let taken = take(&mut members[at].1, rest)?;
+            if matches!(&members[at].1, Node::Object(m) if m.is_empty()) {
+                members.remove(at);
+            }
+            Some(taken)
+        }
+        [] => None,
+    }
+}
+
+/// `FieldPath::remove`: removes the node at `segments`, leaving its parents.
+pub fn remove<'a>(node: &mut Node<'a>, segments: &[String]) -> Option<Node<'a>> {
+    let (last, parents) = segments.split_last()?;
+    let members = get(node, parents)?.members()?;
+    let at = members.iter().position(|(k, _)| k == last)?;
+    Some(members.remove(at).1)
+}
+
+/// `FieldPath::parent_exists`.
+pub fn parent_exists(node: &mut Node<'_>, segments: &[String]) -> bool {
+    get(node, &segments[..segments.len() - 1]).is_some_and(|parent| parent.is_object())
+}
+
+/// `FieldPath::set`: creates the parents missing, replaces a parent that is
+/// not an object.
+pub fn set<'a>(node: &mut Node<'a>, segments: &[String], new: Node<'a>) {
+    let (last, parents) = segments.split_last().expect("paths have a segment");
+    let mut at = node;
+    for segment in parents {
+        at = Node::entry(at.members_or_new(), segment);
+    }
+    Node::insert(at.members_or_new(), last, new);
+}
+
+/// Whether `stash::set_aside` would set nothing aside of `node` under
+/// `schema`: every field is one the schema holds.
+pub fn holds(node: &Node<'_>, schema: &Schema, resource: bool) -> bool {
+    match node {
+        Node::Raw(raw) => match raw.get().as_bytes().first() {
+            Some(b'{') => raw_members(raw).is_some_and(|members| {
+                members.into_iter().all(|(name, item)| {
+                    holds_member(&name, schema, resource, |sub| holds(&Node::Raw(item), sub, sub.embedded_resource))
+                })
+            }),
+            Some(b'[') => match schema.items.as_deref() {
+                Some(sub) => serde_json::from_str::<RawItems>(raw.get())
+                    .is_ok_and(|items| items.0.iter().all(|item| holds(&Node::Raw(item), sub, sub.embedded_resource))),
+                None => true,
+            },
+            _ => true,
+        },
+        Node::Object(members) => members
+            .iter()
+            .all(|(name, item)| holds_member(name, schema, resource, |sub| holds(item, sub, sub.embedded_resource))),
+        Node::Value(value) => holds_value(value, schema, resource),
+    }
+}
+
+fn holds_member(name: &str, schema: &Schema, resource: bool, below: impl FnOnce(&Schema) -> bool) -> bool {
+    if resource && RESERVED.contains(&name) {
+        return true;
+    }
+    match schema.entry(name) {
+        Some(sub) => below(sub),
+        None => schema.preserve_unknown_fields,
+    }
+}
+
+fn holds_value(value: &Value, schema: &Schema, resource: bool) -> bool {
+    match value {
+        Value::Object(map) => map.iter().all(|(name, item)| {
+            holds_member(name, schema, resource, |sub| holds_value(item, sub, sub.embedded_resource))
+        }),
+        Value::Array(items) => match schema.items.as_deref() {
+            Some(sub) => items.iter().all(|item| holds_value(item, sub, sub.embedded_resource)),
+            None => true,
+        },
+        _ => true,
+    }
+}

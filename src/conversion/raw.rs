@@ -1,0 +1,243 @@
+//! The Webhook strategy over JSON bytes: a review built by splicing each
+//! object's JSON (no value per object), its response read with each
+//! converted object left as bytes (`RawValue`), and only what Kubernetes'
+//! `webhook_converter.go` checks read from them (apiVersion, kind, the
+//! identity, metadata changed only in labels and annotations), through
+//! borrowed views. The answer is each converted object with the original's
+//! metadata but for labels and annotations, as `restore_object_meta` gives
+//! it (JSON-equal to the `Value` path's).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+use crate::apimachinery::dns;
+
+/// A key of a JSON object, borrowed unless it has escapes.
+pub struct Key<'a>(pub Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+/// The members of a JSON object in order, their values unparsed.
+pub struct Members<'a>(pub Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Members<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MembersVisitor;
+        impl<'de> Visitor<'de> for MembersVisitor {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
+                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(8));
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    members.push((key.0, map.next_value::<&'de RawValue>()?));
+                }
+                Ok(Members(members))
+            }
+        }
+        deserializer.deserialize_map(MembersVisitor)
+    }
+}
+
+impl<'a> Members<'a> {
+    /// The members of `raw`, None when it is not an object.
+    pub fn of(raw: &'a RawValue) -> Option<Self> {
+        if !raw.get().starts_with('{') {
+            return None;
+        }
+        serde_json::from_str(raw.get()).ok()
+    }
+
+    /// The member `name` (the last, as a parsed map keeps it).
+    pub fn get(&self, name: &str) -> Option<&'a RawValue> {
+        self.0.iter().rev().find(|(k, _)| k == name).map(|(_, v)| *v)
+    }
+
+    /// The string member `name`, "" when it is missing or not a string.
+    pub fn str(&self, name: &str) -> Cow<'a, str> {
+        self.get(name).and_then(string).unwrap_or(Cow::Borrowed(""))
+    }
+}
+
+/// The string `raw` holds, when it holds one.
+pub fn string(raw: &RawValue) -> Option<Cow<'_, str>> {
+    if !raw.get().starts_with('"') {
+        return None;
+    }
+    serde_json::from_str::<Cow<'_, str>>(raw.get()).ok()
+}
+
+/// A JSON value's type as Go's `%T` shows its decoded form.
+pub fn type_name(raw: &RawValue) -> &'static str {
+    match raw.get().as_bytes().first() {
+        Some(b'n') => "<nil>",
+        Some(b't' | b'f') => "bool",
+        Some(b'"') => "string",
+        Some(b'[') => "[]interface {}",
+        Some(b'{') => "map[string]interface {}",
+        _ => "int64",
+    }
+}
+
+/// `check_converted` over bytes: the converted object's apiVersion, kind
+/// and identity against the original's.
+pub fn check_converted(original: &Members<'_>, converted: &RawValue, desired: &str) -> Result<(), String> {
+    let Some(converted) = Members::of(converted) else {
+        return Err("converted object is not a JSON object".into());
+    };
+    let got = converted.str("apiVersion");
+    if got != desired {
+        return Err(format!("invalid groupVersion (expected {desired}, received {got})"));
+    }
+    let (expected, got) = (original.str("kind"), converted.str("kind"));
+    if expected != got {
+        return Err(format!("invalid kind (expected {expected}, received {got})"));
+    }
+    let empty = Members(Vec::new());
+    let original_meta = original.get("metadata").and_then(Members::of).unwrap_or_else(|| Members(Vec::new()));
+    let converted_meta = converted.get("metadata").and_then(Members::of);
+    let converted_meta = converted_meta.as_ref().unwrap_or(&empty);
+    for (key, word) in [("name", "name"), ("namespace", "namespace"), ("uid", "UID")] {
+        let (e, a) = (original_meta.str(key), converted_meta.str(key));
+        if e != a {
+            return Err(format!("must have the same {word}: {e} != {a}"));
+        }
+    }
+    Ok(())
+}
+
+/// A string map's members, decoded, in order.
+type StringMap<'a> = Vec<(Cow<'a, str>, Cow<'a, str>)>;
+
+/// The string map `raw` holds (labels, annotations), or the error of its
+/// first member that is not a string, in Kubernetes' words.
+fn string_map<'a>(raw: &'a RawValue, field: &str) -> Result<StringMap<'a>, String> {
+    let Some(members) = Members::of(raw) else {
+        return Err(format!("invalid metadata.{field} of type {} in converted object", type_name(raw)));
+    };
+    members
+        .0
+        .into_iter()
+        .map(|(key, value)| match string(value) {
+            Some(text) => Ok((key, text)),
+            None => Err(format!(
+                "metadata.{field}[{key}] must be a string, but is {} in converted object",
+                type_name(value)
+            )),
+        })
+        .collect()
+}
+
+/// `restore_object_meta` over bytes: the converted object (checked by
+/// `check_converted`) written with the original's metadata, but for labels
+/// and annotations, which are the converted object's (checked when they
+/// changed).
+pub fn restore_object_meta(original: &Members<'_>, converted: &RawValue) -> Result<Vec<u8>, String> {
+    let converted = Members::of(converted).ok_or("converted object is not a JSON object")?;
+    let response = match converted.get("metadata") {
+        None => return Err("missing metadata in converted object".into()),
+        Some(raw) => Members::of(raw)
+            .ok_or_else(|| format!("invalid metadata of type {} in converted object", type_name(raw)))?,
+    };
+    let mut restored: Vec<(Cow<'_, str>, Cow<'_, str>)> = original
+        .get("metadata")
+        .and_then(Members::of)
+        .map(|m| m.0.into_iter().map(|(k, v)| (k, Cow::Borrowed(v.get()))).collect())
+        .unwrap_or_default();
+    for field in ["labels", "annotations"] {
+        let theirs_raw = match response.get(field) {
+            None => None,
+            Some(raw) if raw.get() == "null" => None,
+            Some(raw) => Some(raw),
+        };
+        let Some(theirs_raw) = theirs_raw else {
+            restored.retain(|(k, _)| k != field);
+            continue;
+        };
+        let theirs = string_map(theirs_raw, field)?;
+        let ours_raw = restored.iter().rev().find(|(k, _)| k == field).map(|(_, v)| v.clone());
+        let ours: Vec<(Cow<'_, str>, Cow<'_, str>)> = match ours_raw.as_deref() {
+            Some(text) if text.starts_with('{') => serde_json::from_str::<Members>(text)
+                .map(|m| m.0.into_iter().filter_map(|(k, v)| Some((k, string(v)?))).collect())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let mut changed = ours.len() != theirs.len();
+        for (key, value) in &theirs {
+            changed |= ours.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v) != Some(value);
+        }
+        if changed {
+            let mut problems = Vec::new();
+            let path = if field == "labels" { "metadata.labels" } else { "metadata.annotation" };
+            for (key, value) in &theirs {
+                for problem in dns::qualified_name(key) {
+                    problems.push(format!("{path}: Invalid value: {key:?}: {problem}"));
+                }
+                if field == "labels" {
+                    for problem in dns::label_value(value) {
+                        problems.push(format!("{path}: Invalid value: {value:?}: {problem}"));
+                    }
+                }
+            }
+            match problems.len() {
+                0 => {}
+                1 => return Err(problems.remove(0)),
+                _ => return Err(format!("[{}]", problems.join(", "))),
+            }
+        }
+        let text = Cow::Borrowed(theirs_raw.get());
+        match restored.iter_mut().find(|(k, _)| k == field) {
+            Some(slot) => slot.1 = text,
+            None => restored.push((Cow::Borrowed(field), text)),
+        }
+    }
+    let mut out = Vec::with_capacity(converted.0.iter().map(|(_, v)| v.get().len() + 16).sum::<usize>() + 64);
+    out.push(b'{');
+    for (i, (key, value)) in converted.0.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_key(&mut out, key);
+        if key == "metadata" {
+            out.push(b'{');
+            for (j, (key, value)) in restored.iter().enumerate() {
+                if j > 0 {
+                    out.push(b',');
+                }
+                write_key(&mut out, key);
+                out.extend_from_slice(value.as_bytes());
+            }
+            out.push(b'}');
+        } else {
+            out.extend_from_slice(value.get().as_bytes());
+        }
+    }
+    out.push(b'}');
+    Ok(out)
+}
+
+fn write_key(out: &mut Vec<u8>, key: &str) {
+    serde_json::to_writer(&mut *out, key).expect("strings serialize");
+    out.push(b':');
+}

@@ -1,0 +1,176 @@
+//! Pages read at a version that converts, rendered as JSON from the stored
+//! bytes: under the Declarative strategy each object marked with the
+//! storage schema's current mark converts over its bytes
+//! (`declarative::Node`: parsed only along the rules' paths, every other
+//! member copied as it is), and when the read version's schema would
+//! neither prune nor default what the engine gives (decided once per
+//! definition revision), the result is written out as it is. Anything
+//! else takes the `Value` path (read at the storage version, converted,
+//! pruned and defaulted at the read version, serialised), which answers
+//! the same bytes. A large page is split over the machine's cores, and
+//! each declarative conversion is kept in a cache bounded by its bytes
+//! (`cache.rs`), so a page listed again copies what it converted.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{at_read_version, at_storage, convert_read, split_mark, Served};
+use crate::conversion::declarative::{Declarative, Node};
+use crate::conversion::Strategy;
+use crate::error::{Error, Result};
+use crate::storage::KeyValue;
+
+/// Pages at least this long are converted on every core.
+const PARALLEL_FROM: usize = 512;
+
+/// The objects of a page, stored as `kvs`, as a client sees them at
+/// `version` (one that converts: `Served::converts`), each as JSON: what
+/// serialising `convert_read` of their reads at the storage version gives.
+pub async fn render_page(served: &Arc<Served>, version: &str, kvs: Vec<KeyValue>) -> Result<Vec<Vec<u8>>> {
+    if let Strategy::Webhook(hook) = served.converter.strategy() {
+        return webhook_page(served, hook, version, &kvs).await;
+    }
+    let Strategy::Declarative(_) = served.converter.strategy() else {
+        let objects = kvs.iter().map(|kv| at_storage(served, kv)).collect::<Result<Vec<Value>>>()?;
+        let converted = convert_read(served, version, objects, true).await?;
+        return Ok(converted.iter().map(|obj| serde_json::to_vec(obj).expect("JSON values serialize")).collect());
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if kvs.len() < PARALLEL_FROM || cores < 2 {
+        return declarative_chunk(served, version, &kvs);
+    }
+    let size = kvs.len().div_ceil(cores);
+    let mut chunks: Vec<Vec<KeyValue>> = Vec::with_capacity(cores);
+    let mut rest = kvs;
+    while rest.len() > size {
+        let tail = rest.split_off(size);
+        chunks.push(rest);
+        rest = tail;
+    }
+    chunks.push(rest);
+    let mut chunks = chunks.into_iter();
+    let first = chunks.next().expect("a page has a chunk");
+    let others: Vec<_> = chunks
+        .map(|chunk| {
+            let (served, version) = (served.clone(), version.to_string());
+            tokio::task::spawn_blocking(move || declarative_chunk(&served, &version, &chunk))
+        })
+        .collect();
+    let mut out = declarative_chunk(served, version, &first);
+    for other in others {
+        let rendered = other.await.map_err(|e| Error::internal(format!("converting a page failed: {e}")))?;
+        // The first error in the page's order, as a sequential pass gives.
+        out = out.and_then(|mut out| {
+            out.extend(rendered?);
+            Ok(out)
+        });
+    }
+    out
+}
+
+/// A page through a webhook: each object's JSON at the storage version
+/// (spliced from its bytes when marked) spliced into one review, the
+/// converted objects kept as bytes; then pruned and defaulted at `version`
+/// only when its schema would change them (`read_pass`).
+async fn webhook_page(
+    served: &Served,
+    hook: &crate::conversion::webhook::Webhook,
+    version: &str,
+    kvs: &[KeyValue],
+) -> Result<Vec<Vec<u8>>> {
+    if kvs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let objects =
+        kvs.iter().map(|kv| super::render(served, &served.storage_version, kv)).collect::<Result<Vec<_>>>()?;
+    // As `Converter::convert_list` names a list's input.
+    let what = format!("{}, Kind={}", served.api_version(&served.storage_version), served.list_kind);
+    let converted = hook.convert_bytes(&objects, &served.api_version(version), &what).await?;
+    if !read_pass(served, version) {
+        return Ok(converted);
+    }
+    converted
+        .iter()
+        .map(|bytes| {
+            let mut obj: Value = serde_json::from_slice(bytes)
+                .map_err(|e| Error::internal(format!("a converted object is not JSON: {e}")))?;
+            at_read_version(served, version, &mut obj);
+            Ok(serde_json::to_vec(&obj).expect("JSON values serialize"))
+        })
+        .collect()
+}
+
+/// Whether pruning and defaulting at `version` can change what a webhook
+/// answered (once checked and its metadata restored): unless the version's
+/// schema keeps every unknown field at the root, types none, and defaults
+/// nothing (the restored metadata is the stored object's, already pruned,
+/// with string labels and annotations).
+fn read_pass(served: &Served, version: &str) -> bool {
+    if served.plain(version) {
+        return false;
+    }
+    served.schema(version).is_some_and(|schema| {
+        schema.has_defaults
+            || !schema.preserve_unknown_fields
+            || !schema.properties.is_empty()
+            || matches!(schema.additional, crate::schema::Additional::Schema(_))
+            || schema.items.is_some()
+    })
+}
+
+fn declarative_chunk(served: &Served, version: &str, kvs: &[KeyValue]) -> Result<Vec<Vec<u8>>> {
+    let Strategy::Declarative(rules) = served.converter.strategy() else {
+        unreachable!("called for the Declarative strategy")
+    };
+    let direct = !rules.needs_read_pass(version);
+    let cache = super::Converted::global();
+    kvs.iter()
+        .map(|kv| {
+            if let Some(json) = cache.get(kv, rules.id(), version) {
+                return Ok(json.to_vec());
+            }
+            let bytes = match if direct { declarative_bytes(served, rules, version, kv) } else { None } {
+                Some(bytes) => bytes,
+                None => {
+                    let mut obj = rules.convert(at_storage(served, kv)?, version)?;
+                    at_read_version(served, version, &mut obj);
+                    serde_json::to_vec(&obj).expect("JSON values serialize")
+                }
+            };
+            cache.put(kv, rules.id(), version, &bytes);
+            Ok(bytes)
+        })
+        .collect()
+}
+
+/// The fast path: the object converted over its bytes, or None when it
+/// does not apply (unmarked bytes, no apiVersion or metadata, a
+/// round-trip annotation, anything set aside, a failing rule).
+fn declarative_bytes(served: &Served, rules: &Declarative, version: &str, kv: &KeyValue) -> Option<Vec<u8>> {
+    let (json, mark) = split_mark(&kv.value);
+    if mark != Some(served.storage_mark) {
+        return None;
+    }
+    let json = std::str::from_utf8(json).ok()?;
+    let mut obj = Node::parse(json)?;
+    let members = obj.members()?;
+    if !members.iter().any(|(k, _)| k == "apiVersion") {
+        return None;
+    }
+    // As `from_stored` reads it at the storage version: apiVersion, then
+    // metadata.resourceVersion, in place or at the end.
+    let storage = served.api_version(&served.storage_version);
+    Node::insert(members, "apiVersion", Node::Value(Value::String(storage)));
+    let metadata = members.iter_mut().find(|(k, _)| k == "metadata").map(|(_, v)| v)?;
+    let rv = Node::Value(Value::String(kv.mod_revision.to_string()));
+    Node::insert(metadata.members()?, "resourceVersion", rv);
+    rules.convert_node(&mut obj, &served.group, &served.storage_version, version)?;
+    let mut out = Vec::with_capacity(json.len() + 64);
+    obj.write(&mut out);
+    Some(out)
+}
+
+#[cfg(test)]
+#[path = "convert_tests.rs"]
+mod tests;

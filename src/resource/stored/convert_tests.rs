@@ -1,0 +1,152 @@
+//! The byte paths of a converting page against the `Value` path: the same
+//! bytes (declarative) for every case the fast path takes and every case
+//! it hands back.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::resource::stored::Storing;
+use crate::storage::Revision;
+
+/// Widgets v1 and v2 under the Declarative strategy (v1 -> v2: a rename, a
+/// move to another parent, a default and a CEL rule each way), stored at
+/// `storage`; `v2_default` gives v2's schema a default of its own.
+fn served(storage: &str, v2_default: bool) -> Arc<Served> {
+    let (int, string) = (json!({"type": "integer"}), json!({"type": "string"}));
+    let schema = |spec: Value| json!({"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object", "properties": spec}}}});
+    let mut region = string.clone();
+    if v2_default {
+        region["default"] = json!("eu");
+    }
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+                 "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+                 "conversion": {"strategy": "Declarative"},
+                 "versions": [
+            {"name": "v1", "served": true, "storage": storage == "v1",
+             "schema": schema(json!({"hostPort": string, "replicas": int, "data": string, "legacy": string})),
+             "conversion": {"declarative": {"v2": {"rules": [
+                 {"rename": {"from": ".spec.hostPort", "to": ".spec.endpoint"}},
+                 {"rename": {"from": ".spec.replicas", "to": ".spec.scaling.replicas"}},
+                 {"default": {"path": ".spec.tier", "value": "gold"}},
+                 {"cel": {"from": ".spec.data", "to": ".spec.payload",
+                          "forward": "'b:' + self", "backward": "self.substring(2)"}}]}}}},
+            {"name": "v2", "served": true, "storage": storage == "v2",
+             "schema": schema(json!({"endpoint": string, "tier": string, "payload": string, "region": region,
+                                     "scaling": {"type": "object", "properties": {"replicas": int}}}))}]},
+        "status": {"acceptedNames": {"plural": "widgets", "kind": "Widget"},
+                   "conditions": [{"type": "Established", "status": "True",
+                                   "lastTransitionTime": "2026-01-01T00:00:00Z"}]}});
+    Arc::new(Served::from_definition(&serde_json::from_value(crd).unwrap(), Revision::new(1)).unwrap())
+}
+
+/// `obj` stored as a write leaves it (marked), at revision `at`.
+fn stored(served: &Served, obj: &Value, at: i64) -> KeyValue {
+    let mut storing = Storing::new(served, obj);
+    KeyValue {
+        key: format!("/registry/example.com/widgets/ns/w{at}").into(),
+        value: storing.take_bytes(None).into(),
+        create_revision: Revision::new(at),
+        mod_revision: Revision::new(at),
+    }
+}
+
+/// What the `Value` path answers for a page.
+async fn slow(served: &Served, version: &str, kvs: &[KeyValue]) -> Result<Vec<Vec<u8>>> {
+    let objects = kvs.iter().map(|kv| at_storage(served, kv)).collect::<Result<Vec<_>>>()?;
+    let out = convert_read(served, version, objects, true).await?;
+    Ok(out.iter().map(|o| serde_json::to_vec(o).unwrap()).collect())
+}
+
+fn meta(name: &str) -> Value {
+    json!({"name": name, "namespace": "ns", "uid": "u", "labels": {"app": "x"}, "generation": 1})
+}
+
+fn v1_objects() -> Vec<Value> {
+    let w = |name: &str, spec: Value| json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta(name), "spec": spec});
+    vec![
+        w("all", json!({"hostPort": "h:1", "replicas": 2, "data": "ünï \"q\" \\"})),
+        w("none", json!({})),
+        w("some", json!({"replicas": 0})),
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta("nospec")}),
+        // What v2 cannot hold is set aside in the annotation: the Value path.
+        w("legacy", json!({"hostPort": "h:1", "legacy": "kept"})),
+        // A record of an earlier conversion from v2 is restored: the Value path.
+        json!({"apiVersion": "example.com/v1", "kind": "Widget",
+               "metadata": {"name": "annotated", "annotations": {"conversion.crdstore.io/v2": "{\"fields\":{\"/spec/tier\":\"silver\"}}", "other": "a"}},
+               "spec": {"data": "d"}}),
+    ]
+}
+
+#[tokio::test]
+async fn declarative_pages_answer_the_value_paths_bytes() {
+    for v2_default in [false, true] {
+        let served = served("v1", v2_default);
+        let kvs: Vec<KeyValue> =
+            v1_objects().iter().enumerate().map(|(i, o)| stored(&served, o, i as i64 + 10)).collect();
+        let fast = render_page(&served, "v2", kvs.clone()).await.unwrap();
+        let expected = slow(&served, "v2", &kvs).await.unwrap();
+        for (got, want) in fast.iter().zip(&expected) {
+            assert_eq!(String::from_utf8_lossy(got), String::from_utf8_lossy(want));
+        }
+        assert_eq!(fast.len(), expected.len());
+        if v2_default {
+            let first: Value = serde_json::from_slice(&fast[0]).unwrap();
+            assert_eq!(first["spec"]["region"], "eu", "v2's default applies on read");
+        }
+    }
+    // Which objects took the byte path: those with nothing to set aside
+    // or restore, and only while v2's schema neither defaults nor prunes.
+    let open = served("v1", false);
+    let Strategy::Declarative(rules) = open.converter.strategy() else { panic!("declarative") };
+    let taken: Vec<bool> =
+        v1_objects().iter().map(|o| declarative_bytes(&open, rules, "v2", &stored(&open, o, 5)).is_some()).collect();
+    assert_eq!(taken, [true, true, true, true, false, false]);
+    assert!(!rules.needs_read_pass("v2") && served_needs(&served("v1", true)));
+}
+
+fn served_needs(served: &Served) -> bool {
+    let Strategy::Declarative(rules) = served.converter.strategy() else { panic!("declarative") };
+    rules.needs_read_pass("v2")
+}
+
+#[tokio::test]
+async fn declarative_pages_walk_rules_backwards_and_fail_as_the_value_path() {
+    let served = served("v2", false);
+    let w = |name: &str, spec: Value| json!({"apiVersion": "example.com/v2", "kind": "Widget", "metadata": meta(name), "spec": spec});
+    let objects = [
+        w("back", json!({"endpoint": "h:1", "scaling": {"replicas": 3, "x": 1}, "tier": "gold", "payload": "b:data"})),
+        w("moved", json!({"scaling": {"replicas": 3}, "tier": "silver"})),
+        w("empty", json!({"scaling": {}})),
+    ];
+    let kvs: Vec<KeyValue> = objects.iter().enumerate().map(|(i, o)| stored(&served, o, i as i64 + 1)).collect();
+    assert_eq!(render_page(&served, "v1", kvs.clone()).await.unwrap(), slow(&served, "v1", &kvs).await.unwrap());
+    // A CEL rule that fails fails the page with the Value path's error.
+    let bad = stored(&served, &w("bad", json!({"payload": "x"})), 9);
+    let fast = render_page(&served, "v1", vec![kvs[0].clone(), bad.clone()]).await.unwrap_err();
+    let expected = slow(&served, "v1", &[kvs[0].clone(), bad]).await.unwrap_err();
+    assert_eq!(fast.message, expected.message);
+}
+
+#[tokio::test]
+async fn a_large_page_is_split_and_keeps_its_order() {
+    let first = served("v1", false);
+    let kvs: Vec<KeyValue> = (0..PARALLEL_FROM as i64 * 2 + 7)
+        .map(|i| {
+            let obj = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta(&format!("w{i}")),
+                             "spec": {"hostPort": format!("h:{i}"), "replicas": i}});
+            stored(&first, &obj, i + 1)
+        })
+        .collect();
+    let expected = slow(&first, "v2", &kvs).await.unwrap();
+    assert_eq!(render_page(&first, "v2", kvs.clone()).await.unwrap(), expected, "cold");
+    assert_eq!(render_page(&first, "v2", kvs.clone()).await.unwrap(), expected, "from the cache");
+    // Another compilation of the same definition (another store in this
+    // process, say) shares no entry.
+    let other = served("v1", false);
+    let Strategy::Declarative(rules) = other.converter.strategy() else { panic!("declarative") };
+    assert!(super::super::Converted::global().get(&kvs[0], rules.id(), "v2").is_none());
+}
