@@ -51,9 +51,22 @@ impl Resources {
     pub async fn list_json(&self, r: &Ref, options: &ListOptions) -> Result<ListPage<Vec<u8>>> {
         let served = self.served_collection(r)?;
         if served.converts(&r.version) {
-            // Selected at the storage version, as `list` selects, then
-            // converted in one call from the stored bytes.
-            let selectors = Selectors::parse(&served, &options.label_selector, &options.field_selector)?;
+            let selectors = Selectors::parse(&served, &r.version, &options.label_selector, &options.field_selector)?;
+            if selectors.as_ref().is_some_and(Selectors::needs_object) {
+                // A selectable field is read at the request version: `list`
+                // converts the page, then selects.
+                let page = self.list(r, options).await?;
+                let items = page.items.iter().map(|obj| serde_json::to_vec(obj).expect("JSON values serialize")).collect();
+                return Ok(ListPage {
+                    items,
+                    revision: page.revision,
+                    continue_token: page.continue_token,
+                    remaining: page.remaining,
+                });
+            }
+            // Labels, name and namespace select at the storage version, as
+            // `list` selects them, then the page converts in one call from
+            // the stored bytes.
             let keep = |kv: &KeyValue| Ok(kv.clone());
             let select = selectors.map(|selectors| {
                 let served = &*served;
