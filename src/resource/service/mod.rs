@@ -5,6 +5,7 @@
 mod convert;
 mod delete;
 mod encoded;
+mod owners;
 mod subresources;
 
 use std::sync::Arc;
@@ -233,6 +234,7 @@ impl Resources {
             &mut obj,
             &r.namespace,
         )?);
+        self.check_owner_scopes(&served, &obj)?;
         let name = meta::meta_str(&obj, "name").to_string();
         let key = Self::key(&served, r, &name);
         // Checked and defaulted at the request version, stored at the
@@ -403,6 +405,7 @@ impl Resources {
             Endpoint::Main => before_update(&main, &mut obj, &old)?,
             Endpoint::Status => before_update(&StatusStrategy(&main), &mut obj, &old)?,
         });
+        self.check_owner_scopes(served, &obj)?;
         let key = Self::key(served, r, &r.name);
         let finished = meta::deleting(&obj) && meta::finalizers(&obj).is_empty();
         let mut storing_slot = None;
