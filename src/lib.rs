@@ -8,6 +8,7 @@ pub mod apimachinery;
 pub mod conversion;
 pub mod error;
 pub mod gates;
+pub mod gc;
 pub mod gateway;
 pub mod grpc;
 pub mod metrics;

@@ -100,6 +100,10 @@ struct ServeArgs {
     /// second (0: no limit), so they leave the store to its clients.
     #[arg(long, env = "CRDSTORE_MIGRATION_RATE", default_value_t = crdstore::migration::DEFAULT_RATE)]
     migration_rate: u32,
+    /// The garbage collector makes at most this many requests (deletes and
+    /// patches) per second (0: no limit).
+    #[arg(long, env = "CRDSTORE_GC_RATE", default_value_t = crdstore::gc::DEFAULT_RATE)]
+    gc_rate: u32,
 }
 
 impl ServeArgs {
@@ -122,6 +126,7 @@ impl ServeArgs {
             max_watches: self.max_watches,
             migration: crdstore::migration::MigrationOptions { rate: self.migration_rate },
             conversion_webhook_timeout: Duration::from_secs(self.conversion_webhook_timeout_seconds.max(1)),
+            gc: crdstore::gc::GcOptions { rate: self.gc_rate },
         }
     }
 }

@@ -54,6 +54,8 @@ pub struct Config {
     /// The bound of every conversion webhook call (Kubernetes' webhook
     /// request timeout, 30 s, by default).
     pub conversion_webhook_timeout: Duration,
+    /// How fast the garbage collector deletes and patches.
+    pub gc: crate::gc::GcOptions,
 }
 
 /// The default `Config::head_timeout`.
@@ -78,6 +80,7 @@ impl Config {
             max_watches: DEFAULT_MAX_WATCHES,
             migration: crate::migration::MigrationOptions::default(),
             conversion_webhook_timeout: crate::conversion::webhook::DEFAULT_TIMEOUT,
+            gc: crate::gc::GcOptions::default(),
         }
     }
 }
@@ -334,6 +337,7 @@ impl Server {
             resources.clone(),
             stopped.clone(),
         ));
+        tokio::spawn(crate::gc::run(store.clone(), resources.clone(), config.gc, stopped.clone()));
         let migrations = Arc::new(crate::migration::Migrations::new(
             store.clone(),
             registry.clone(),

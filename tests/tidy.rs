@@ -41,11 +41,11 @@ const LAYERS: &[(&str, u8)] = &[
     ("gates", 3),      // field-level feature gates
     ("registry", 4),
     ("resource", 5),
-    ("gc", 5), // future: garbage collection, beside resource
     // The transports, on top. The generated messages sit under the handlers,
     // the handlers under the assembly, the assembly under the crate roots.
     ("pb", 6),
     ("migration", 6), // storage-version migration, over resource/ and registry/
+    ("gc", 6),        // the garbage collector: deletes through resource/
     ("telemetry", 6), // OTLP, logs and request observation, under the transports
     ("grpc", 7),
     ("gateway", 7),

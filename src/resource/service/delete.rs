@@ -66,18 +66,33 @@ impl Resources {
             current.mod_revision,
         )?;
         let key = Self::key(served, r, &r.name);
+        // The collector's finalizers follow the policy, as the apiserver's
+        // `deletionFinalizersForGarbageCollection`, even on an object
+        // already being deleted (a second delete may change its policy).
+        let changed = match gc_finalizers(&obj, options) {
+            Some(finalizers) => {
+                meta::metadata_mut(&mut obj).insert("finalizers".into(), finalizers.into());
+                true
+            }
+            None => false,
+        };
         let has_finalizers = !meta::finalizers(&obj).is_empty();
-        if has_finalizers && meta::deleting(&obj) {
+        if has_finalizers && meta::deleting(&obj) && !changed {
             return Ok(Some(Deleted { object: obj, gone: false }));
         }
+        if !has_finalizers {
+            meta::metadata_mut(&mut obj).remove("finalizers");
+        }
         if options.dry_run {
-            if has_finalizers {
+            if has_finalizers && !meta::deleting(&obj) {
                 meta::mark_deleting(&mut obj);
             }
             return Ok(Some(Deleted { object: obj, gone: !has_finalizers }));
         }
         let op = if has_finalizers {
-            meta::mark_deleting(&mut obj);
+            if !meta::deleting(&obj) {
+                meta::mark_deleting(&mut obj);
+            }
             Op::update(key, current.mod_revision, strategy::to_stored(served, &obj))
         } else {
             Op::delete(key, current.mod_revision)
@@ -122,6 +137,42 @@ impl Resources {
     }
 }
 
+/// The object's finalizers as the delete's policy leaves them, as the
+/// apiserver's `deletionFinalizersForGarbageCollection`: `orphan` when
+/// dependents are orphaned, `foregroundDeletion` when they are deleted
+/// first; `None` when they stay as they are. An explicit
+/// `orphanDependents` wins over `propagationPolicy`, either over the
+/// finalizers already there, and custom resources default to Background.
+pub(crate) fn gc_finalizers(obj: &Value, options: &DeleteOptions) -> Option<Vec<String>> {
+    use crate::apimachinery::owner::{FOREGROUND, ORPHAN};
+    let existing = meta::finalizers(obj);
+    let from_finalizers = |wanted: &str| {
+        existing.iter().find(|f| *f == ORPHAN || *f == FOREGROUND).is_some_and(|f| f == wanted)
+    };
+    let orphan = match (options.orphan_dependents, options.propagation_policy.as_str()) {
+        (Some(orphan), _) => orphan,
+        (None, "Orphan") => true,
+        (None, "Background" | "Foreground") => false,
+        _ => from_finalizers(ORPHAN),
+    };
+    let foreground = match (options.orphan_dependents, options.propagation_policy.as_str()) {
+        (Some(_), _) => false,
+        (None, "Foreground") => true,
+        (None, "Orphan" | "Background") => false,
+        _ => from_finalizers(FOREGROUND),
+    };
+    let mut finalizers: Vec<String> = existing.iter().filter(|f| *f != ORPHAN && *f != FOREGROUND).cloned().collect();
+    if orphan {
+        finalizers.push(ORPHAN.to_string());
+    }
+    if foreground {
+        finalizers.push(FOREGROUND.to_string());
+    }
+    let before: std::collections::BTreeSet<&String> = existing.iter().collect();
+    let after: std::collections::BTreeSet<&String> = finalizers.iter().collect();
+    (before != after).then_some(finalizers)
+}
+
 fn check_propagation(policy: &str) -> Result<()> {
     match policy {
         "" | "Orphan" | "Background" | "Foreground" => Ok(()),
@@ -131,5 +182,33 @@ fn check_propagation(policy: &str) -> Result<()> {
             "",
             vec![FieldError::not_supported("propagationPolicy", other, &["Foreground", "Background", "Orphan"])],
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn options(policy: &str, orphan: Option<bool>) -> DeleteOptions {
+        DeleteOptions { propagation_policy: policy.into(), orphan_dependents: orphan, ..Default::default() }
+    }
+
+    #[test]
+    fn the_policy_sets_the_collectors_finalizers_as_the_apiserver_does() {
+        let plain = json!({"metadata": {"finalizers": ["keep"]}});
+        assert_eq!(gc_finalizers(&plain, &options("", None)), None, "custom resources default to Background");
+        assert_eq!(gc_finalizers(&plain, &options("Background", None)), None);
+        assert_eq!(gc_finalizers(&plain, &options("Orphan", None)), Some(vec!["keep".into(), "orphan".into()]));
+        assert_eq!(
+            gc_finalizers(&plain, &options("Foreground", None)),
+            Some(vec!["keep".into(), "foregroundDeletion".into()])
+        );
+        assert_eq!(gc_finalizers(&plain, &options("Foreground", Some(true))), Some(vec!["keep".into(), "orphan".into()]));
+        assert_eq!(gc_finalizers(&plain, &options("Orphan", Some(false))), None, "orphanDependents wins");
+        let orphaned = json!({"metadata": {"finalizers": ["orphan"]}});
+        assert_eq!(gc_finalizers(&orphaned, &options("", None)), None, "a finalizer already there is the default");
+        assert_eq!(gc_finalizers(&orphaned, &options("Background", None)), Some(vec![]));
+        assert_eq!(gc_finalizers(&orphaned, &options("Foreground", None)), Some(vec!["foregroundDeletion".into()]));
     }
 }

@@ -35,6 +35,11 @@ impl Resources {
         self.catalog.resolve_any(self.store.as_ref(), group, &plural?)
     }
 
+    /// The served definition of `plural` in `group`, whatever the version.
+    pub fn served_plural(&self, group: &str, plural: &str) -> Option<Arc<Served>> {
+        self.catalog.resolve_any(self.store.as_ref(), group, plural)
+    }
+
     /// Refuses (422 at the reference's path) a cluster-scoped object whose
     /// owner reference names a namespaced kind.
     pub(super) fn check_owner_scopes(&self, served: &Served, obj: &Value) -> Result<()> {
