@@ -758,8 +758,8 @@ fn f<'a>(x: &'a str) -> &'a str { x }
 "##;
     let found = check_layers("src/resource/x.rs", text);
     assert!(found.is_empty(), "{:?}", messages(&found));
-    let found = check_layers("src/gc/x.rs", "//! GC.\nuse crate::resource::Ref;\n");
-    assert_eq!(found.len(), 1, "gc and resource share a layer: {:?}", messages(&found));
+    let found = check_layers("src/apply/x.rs", "//! Apply.\nuse crate::schema::Schema;\n");
+    assert_eq!(found.len(), 1, "apply and schema share a layer: {:?}", messages(&found));
 }
 
 #[test]

@@ -185,7 +185,9 @@ impl Graph {
                 dirty.push(node.uid.clone());
             }
         }
-        dirty.extend(node.owners.iter().filter(|o| self.nodes.get(&o.uid).is_some_and(|n| n.deleting)).map(|o| o.uid.clone()));
+        dirty.extend(
+            node.owners.iter().filter(|o| self.nodes.get(&o.uid).is_some_and(|n| n.deleting)).map(|o| o.uid.clone()),
+        );
         if node.deleting {
             dirty.extend(self.dependents.get(&node.uid).into_iter().flatten().cloned());
         }
@@ -350,10 +352,14 @@ mod tests {
         g.put(node("d2", &[("owner", false), ("x", false)], &[], false));
         let actions = g.decide("owner", alive(&g));
         assert_eq!(actions.len(), 2);
-        assert!(matches!(&actions[1], Action::SetOwners { owners, .. } if owners.len() == 1 && owners[0]["uid"] == "x"));
+        assert!(
+            matches!(&actions[1], Action::SetOwners { owners, .. } if owners.len() == 1 && owners[0]["uid"] == "x")
+        );
         g.put(node("d1", &[], &[], false));
         g.put(node("d2", &[("x", false)], &[], false));
-        assert!(matches!(&g.decide("owner", alive(&g))[..], [Action::SetFinalizers { finalizers, .. }] if finalizers == &["other"]));
+        assert!(
+            matches!(&g.decide("owner", alive(&g))[..], [Action::SetFinalizers { finalizers, .. }] if finalizers == &["other"])
+        );
     }
 
     #[test]

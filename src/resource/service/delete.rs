@@ -19,7 +19,7 @@ impl Resources {
     /// Deletes an object, or marks it for deletion while it has finalizers.
     pub async fn delete(&self, r: &Ref, options: &DeleteOptions) -> Result<Deleted> {
         let served = self.served_object(r)?;
-        check_propagation(&options.propagation_policy)?;
+        check_propagation(options)?;
         let mut deleted = self.delete_stored(&served, r, options).await?;
         deleted.object = stored::convert_read(&served, &r.version, vec![deleted.object], false).await?.remove(0);
         Ok(deleted)
@@ -29,7 +29,7 @@ impl Resources {
     /// so it calls no converter (the cleanup of a terminating definition).
     pub(crate) async fn delete_unconverted(&self, r: &Ref, options: &DeleteOptions) -> Result<Deleted> {
         let served = self.served_object(r)?;
-        check_propagation(&options.propagation_policy)?;
+        check_propagation(options)?;
         self.delete_stored(&served, r, options).await
     }
 
@@ -113,7 +113,7 @@ impl Resources {
         list_options: &ListOptions,
         options: &DeleteOptions,
     ) -> Result<Vec<Value>> {
-        check_propagation(&options.propagation_policy)?;
+        check_propagation(options)?;
         let served = self.served_collection(r)?;
         let all = ListOptions { limit: 0, continue_token: String::new(), ..list_options.clone() };
         // Listed and deleted at the storage version; the answers converted
@@ -146,9 +146,8 @@ impl Resources {
 pub(crate) fn gc_finalizers(obj: &Value, options: &DeleteOptions) -> Option<Vec<String>> {
     use crate::apimachinery::owner::{FOREGROUND, ORPHAN};
     let existing = meta::finalizers(obj);
-    let from_finalizers = |wanted: &str| {
-        existing.iter().find(|f| *f == ORPHAN || *f == FOREGROUND).is_some_and(|f| f == wanted)
-    };
+    let from_finalizers =
+        |wanted: &str| existing.iter().find(|f| *f == ORPHAN || *f == FOREGROUND).is_some_and(|f| f == wanted);
     let orphan = match (options.orphan_dependents, options.propagation_policy.as_str()) {
         (Some(orphan), _) => orphan,
         (None, "Orphan") => true,
@@ -173,8 +172,21 @@ pub(crate) fn gc_finalizers(obj: &Value, options: &DeleteOptions) -> Option<Vec<
     (before != after).then_some(finalizers)
 }
 
-fn check_propagation(policy: &str) -> Result<()> {
-    match policy {
+/// `ValidateDeleteOptions`' checks of the policy.
+fn check_propagation(options: &DeleteOptions) -> Result<()> {
+    if options.orphan_dependents.is_some() && !options.propagation_policy.is_empty() {
+        return Err(Error::invalid(
+            "meta.k8s.io",
+            "DeleteOptions",
+            "",
+            vec![FieldError::invalid(
+                "propagationPolicy",
+                options.propagation_policy.as_str(),
+                "orphanDependents and deletionPropagation cannot be both set",
+            )],
+        ));
+    }
+    match options.propagation_policy.as_str() {
         "" | "Orphan" | "Background" | "Foreground" => Ok(()),
         other => Err(Error::invalid(
             "meta.k8s.io",
@@ -204,7 +216,10 @@ mod tests {
             gc_finalizers(&plain, &options("Foreground", None)),
             Some(vec!["keep".into(), "foregroundDeletion".into()])
         );
-        assert_eq!(gc_finalizers(&plain, &options("Foreground", Some(true))), Some(vec!["keep".into(), "orphan".into()]));
+        assert_eq!(
+            gc_finalizers(&plain, &options("Foreground", Some(true))),
+            Some(vec!["keep".into(), "orphan".into()])
+        );
         assert_eq!(gc_finalizers(&plain, &options("Orphan", Some(false))), None, "orphanDependents wins");
         let orphaned = json!({"metadata": {"finalizers": ["orphan"]}});
         assert_eq!(gc_finalizers(&orphaned, &options("", None)), None, "a finalizer already there is the default");
