@@ -14,6 +14,14 @@ use serde_json::Value;
 use crate::apimachinery::owner::{self, OwnerRef, FOREGROUND, ORPHAN};
 use crate::storage::Revision;
 
+/// The annotation in which the collector says what a foreground deletion
+/// waits for: how many dependents with `blockOwnerDeletion` remain, and the
+/// first few of them (Kubernetes says it only with the finalizer; this is
+/// readable over both transports until core Events carry it).
+pub const WAITING_FOR: &str = "gc.crdstore.io/waiting-for";
+/// The dependents a note names.
+const NAMED: usize = 5;
+
 /// One stored object, as the collector sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
@@ -28,6 +36,9 @@ pub struct Node {
     pub raw_owners: Vec<Value>,
     pub deleting: bool,
     pub finalizers: Vec<String>,
+    /// The collector's note of what a foreground deletion waits for
+    /// (`WAITING_FOR`).
+    pub note: Option<String>,
     pub revision: Revision,
 }
 
@@ -57,6 +68,11 @@ impl Node {
             raw_owners,
             deleting: crate::apimachinery::meta::deleting(obj),
             finalizers: crate::apimachinery::meta::finalizers(obj),
+            note: obj
+                .pointer("/metadata/annotations")
+                .and_then(|a| a.get(WAITING_FOR))
+                .and_then(Value::as_str)
+                .map(String::from),
             revision,
         })
     }
@@ -107,6 +123,8 @@ pub enum Action {
     SetOwners { node: Node, owners: Vec<Value> },
     /// Replace the finalizers by these (one of the collector's removed).
     SetFinalizers { node: Node, finalizers: Vec<String> },
+    /// Say in `WAITING_FOR` what the node's foreground deletion waits for.
+    Note { node: Node, note: String },
 }
 
 /// The graph.
@@ -225,11 +243,19 @@ impl Graph {
         }
         if node.deleting_dependents() {
             // processDeletingDependentsItem: done once no dependent blocks.
-            let blocking = self
+            let blocking: Vec<&Node> = self
                 .dependents_of(uid)
                 .into_iter()
-                .any(|d| d.owners.iter().any(|o| o.uid == uid && o.block_owner_deletion));
-            return if blocking { Vec::new() } else { vec![without_finalizer(node, FOREGROUND)] };
+                .filter(|d| d.owners.iter().any(|o| o.uid == uid && o.block_owner_deletion))
+                .collect();
+            if blocking.is_empty() {
+                return vec![without_finalizer(node, FOREGROUND)];
+            }
+            let note = waiting_note(&blocking);
+            if node.note.as_deref() == Some(note.as_str()) {
+                return Vec::new();
+            }
+            return vec![Action::Note { node: node.clone(), note }];
         }
         if node.deleting || node.owners.is_empty() {
             return Vec::new();
@@ -257,6 +283,21 @@ impl Graph {
         };
         vec![Action::Delete { node: node.clone(), policy }]
     }
+}
+
+/// "2 dependents with blockOwnerDeletion: childs.example.com ns/a, ...".
+fn waiting_note(blocking: &[&Node]) -> String {
+    let named: Vec<String> = blocking
+        .iter()
+        .take(NAMED)
+        .map(|d| {
+            let at = if d.namespace.is_empty() { d.name.clone() } else { format!("{}/{}", d.namespace, d.name) };
+            format!("{}.{} {at}", d.plural, d.group)
+        })
+        .collect();
+    let more = if blocking.len() > NAMED { ", ..." } else { "" };
+    let noun = if blocking.len() == 1 { "dependent" } else { "dependents" };
+    format!("{} {noun} with blockOwnerDeletion: {}{more}", blocking.len(), named.join(", "))
 }
 
 fn without_finalizer(node: &Node, finalizer: &str) -> Action {
@@ -334,7 +375,10 @@ mod tests {
         g.put(node("grandchild", &[("child", true)], &[], false));
         let dirty = g.put(node("owner", &[], &["foregroundDeletion"], true));
         assert!(dirty.contains(&"owner".to_string()) && dirty.contains(&"child".to_string()), "{dirty:?}");
-        assert!(g.decide("owner", alive(&g)).is_empty(), "a blocking dependent remains");
+        match &g.decide("owner", alive(&g))[..] {
+            [Action::Note { note, .. }] => assert_eq!(note, "1 dependent with blockOwnerDeletion: ks.g ns/child"),
+            other => panic!("a blocking dependent remains: {other:?}"),
+        }
         assert_eq!(deleted(&g.decide("child", alive(&g))), [("child".to_string(), "Foreground")], "it has dependents");
         g.remove_key("/registry/g/ks/ns/grandchild");
         g.remove_key("/registry/g/ks/ns/child");

@@ -43,6 +43,9 @@ const BATCH: usize = 2_048;
 /// How often every pending node is looked at again, whatever happened
 /// (an owner of a kind not served before, an error).
 const RESYNC: Duration = Duration::from_secs(30);
+/// How often the note of what a foreground deletion waits for is
+/// rewritten as its dependents go.
+const NOTE_EVERY: Duration = Duration::from_secs(1);
 /// The pause after an error before trying again.
 const BACKOFF: Duration = Duration::from_millis(200);
 
@@ -101,6 +104,10 @@ struct Collector {
     queue: VecDeque<String>,
     queued: HashSet<String>,
     pace: Pace,
+    /// When each waiting owner's note was last written.
+    noted: HashMap<String, Instant>,
+    /// Nodes to look at again at a time.
+    later: Vec<(Instant, String)>,
 }
 
 impl Collector {
@@ -113,6 +120,8 @@ impl Collector {
             queue: VecDeque::new(),
             queued: HashSet::new(),
             pace: Pace::new(options.rate),
+            noted: HashMap::new(),
+            later: Vec::new(),
         }
     }
 
@@ -155,8 +164,17 @@ impl Collector {
             while let Some(message) = changes.next().now_or_never() {
                 self.apply(message)?;
             }
+            self.due();
             if self.queue.is_empty() {
+                let next = self.later.iter().map(|(at, _)| *at).min();
+                let later = async move {
+                    match next {
+                        Some(at) => tokio::time::sleep_until(at).await,
+                        None => futures::future::pending().await,
+                    }
+                };
                 tokio::select! {
+                    _ = later => {}
                     message = changes.next() => self.apply(message)?,
                     _ = resync.tick() => {
                         let pending = self.graph.all_pending();
@@ -169,13 +187,44 @@ impl Collector {
             for uid in &round {
                 self.queued.remove(uid);
             }
-            let actions: Vec<Action> = round.iter().flat_map(|uid| self.decide(uid)).collect();
+            let mut actions: Vec<Action> = round.iter().flat_map(|uid| self.decide(uid)).collect();
+            self.hold_notes(&mut actions);
             let retry = self.execute(actions).await;
             if !retry.is_empty() {
                 tokio::time::sleep(BACKOFF).await;
                 self.enqueue(retry);
             }
         }
+    }
+
+    /// Notes of a waiting owner are written at most once per `NOTE_EVERY`
+    /// (the first at once): the others are dropped and the owner looked at
+    /// again once it may write.
+    fn hold_notes(&mut self, actions: &mut Vec<Action>) {
+        let now = Instant::now();
+        self.noted.retain(|_, at| now.duration_since(*at) < NOTE_EVERY);
+        actions.retain(|action| {
+            let Action::Note { node, .. } = action else { return true };
+            match self.noted.get(&node.uid) {
+                Some(at) => {
+                    self.later.push((*at + NOTE_EVERY, node.uid.clone()));
+                    false
+                }
+                None => {
+                    self.noted.insert(node.uid.clone(), now);
+                    true
+                }
+            }
+        });
+    }
+
+    /// Queues the nodes whose time has come.
+    fn due(&mut self) {
+        let now = Instant::now();
+        let (ready, wait): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.later).into_iter().partition(|(at, _)| *at <= now);
+        self.later = wait;
+        self.enqueue(ready.into_iter().map(|(_, uid)| uid));
     }
 
     /// Applies one watch message to the graph.
@@ -299,6 +348,11 @@ impl Collector {
                 let patch = json!({"metadata": {"uid": node.uid, "resourceVersion": rv, "ownerReferences": owners}});
                 self.patch(&r, &patch).await
             }
+            Action::Note { note, .. } => {
+                let patch = json!({"metadata": {"uid": node.uid, "resourceVersion": rv,
+                                                "annotations": {graph::WAITING_FOR: note}}});
+                self.patch(&r, &patch).await
+            }
             Action::SetFinalizers { finalizers, .. } => {
                 let list = if finalizers.is_empty() { Value::Null } else { Value::from(finalizers.clone()) };
                 let patch = json!({"metadata": {"uid": node.uid, "resourceVersion": rv, "finalizers": list}});
@@ -332,7 +386,10 @@ impl Collector {
 
 fn action_node(action: &Action) -> &Node {
     match action {
-        Action::Delete { node, .. } | Action::SetOwners { node, .. } | Action::SetFinalizers { node, .. } => node,
+        Action::Delete { node, .. }
+        | Action::SetOwners { node, .. }
+        | Action::SetFinalizers { node, .. }
+        | Action::Note { node, .. } => node,
     }
 }
 

@@ -280,8 +280,19 @@ async fn foreground_keeps_the_owner_readable_until_its_blocking_dependents_are_g
         assert!(Instant::now() < deadline, "{child}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let waiting = http.get("owners", "ns", "o").await;
-    assert_eq!(waiting["metadata"]["finalizers"], json!(["foregroundDeletion"]));
+    // Why it waits, readable: its finalizer, and the collector's note of
+    // the dependents that still block it.
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let waiting = http.get("owners", "ns", "o").await;
+        assert_eq!(waiting["metadata"]["finalizers"], json!(["foregroundDeletion"]));
+        let note = &waiting["metadata"]["annotations"]["gc.crdstore.io/waiting-for"];
+        if note == &json!(format!("1 dependent with blockOwnerDeletion: childs.{GROUP} ns/child")) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{waiting}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let grandchild = http.get("childs", "ns", "grandchild").await;
     assert!(grandchild["metadata"]["deletionTimestamp"].is_string(), "{grandchild}");
     // Releasing it lets the whole chain go, bottom up.
