@@ -318,6 +318,12 @@ impl Collector {
                 match result {
                     Ok(()) => {}
                     Err(err) if matches!(err.reason, Reason::NotFound | Reason::Conflict) => {}
+                    // Refused as it stands (the object no longer passes its
+                    // schema): looked at again at the next resync, not at once.
+                    Err(err) if err.reason == Reason::Invalid => {
+                        let node = action_node(action);
+                        tracing::warn!(error = %err, key = %node.key, "garbage collection refused; will retry at resync");
+                    }
                     Err(err) => {
                         let node = action_node(action);
                         tracing::warn!(error = %err, key = %node.key, "garbage collection failed; will retry");

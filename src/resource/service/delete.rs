@@ -80,7 +80,7 @@ impl Resources {
         if has_finalizers && meta::deleting(&obj) && !changed {
             return Ok(Some(Deleted { object: obj, gone: false }));
         }
-        if !has_finalizers {
+        if changed && !has_finalizers {
             meta::metadata_mut(&mut obj).remove("finalizers");
         }
         if options.dry_run {
