@@ -10,6 +10,7 @@ pub mod conversion;
 pub mod error;
 pub mod gates;
 pub mod gateway;
+pub mod gc;
 pub mod grpc;
 pub mod metrics;
 pub mod migration;

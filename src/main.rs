@@ -100,6 +100,10 @@ struct ServeArgs {
     /// second (0: no limit), so they leave the store to its clients.
     #[arg(long, env = "CRDSTORE_MIGRATION_RATE", default_value_t = crdstore::migration::DEFAULT_RATE)]
     migration_rate: u32,
+    /// The garbage collector makes at most this many requests (deletes and
+    /// patches) per second (0: no limit).
+    #[arg(long, env = "CRDSTORE_GC_RATE", default_value_t = crdstore::gc::DEFAULT_RATE)]
+    gc_rate: u32,
     /// Writes into a namespace that does not exist: `lenient` allows them
     /// (crdstore's behaviour before it served namespaces), `strict` refuses
     /// them as Kubernetes does (404 `namespaces "x" not found`). Creates
@@ -154,6 +158,7 @@ impl ServeArgs {
                 NamespaceLifecycle::Strict => crdstore::builtin::Lifecycle::Strict,
             },
             event_ttl: self.event_ttl,
+            gc: crdstore::gc::GcOptions { rate: self.gc_rate },
         }
     }
 }

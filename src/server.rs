@@ -58,6 +58,8 @@ pub struct Config {
     pub namespace_lifecycle: crate::builtin::Lifecycle,
     /// How long events are kept (`--event-ttl`).
     pub event_ttl: Duration,
+    /// How fast the garbage collector deletes and patches.
+    pub gc: crate::gc::GcOptions,
 }
 
 /// The default `Config::head_timeout`.
@@ -84,6 +86,7 @@ impl Config {
             conversion_webhook_timeout: crate::conversion::webhook::DEFAULT_TIMEOUT,
             namespace_lifecycle: crate::builtin::Lifecycle::default(),
             event_ttl: crate::builtin::ttl::DEFAULT_TTL,
+            gc: crate::gc::GcOptions::default(),
         }
     }
 }
@@ -345,6 +348,7 @@ impl Server {
             stopped.clone(),
         ));
         crate::builtin::start(store.clone(), registry.clone(), resources.clone(), config.event_ttl, stopped.clone());
+        tokio::spawn(crate::gc::run(store.clone(), resources.clone(), config.gc, stopped.clone()));
         let migrations = Arc::new(crate::migration::Migrations::new(
             store.clone(),
             registry.clone(),

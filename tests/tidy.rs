@@ -41,12 +41,12 @@ const LAYERS: &[(&str, u8)] = &[
     ("gates", 3),      // field-level feature gates
     ("registry", 4),
     ("resource", 5),
-    ("gc", 5), // future: garbage collection, beside resource
     // The transports, on top. The generated messages sit under the handlers,
     // the handlers under the assembly, the assembly under the crate roots.
     ("pb", 6),
     ("migration", 6), // storage-version migration, over resource/ and registry/
     ("builtin", 6),   // Namespace, Lease, Event: served by resource/, their tasks over it
+    ("gc", 6),        // the garbage collector: deletes through resource/
     ("telemetry", 6), // OTLP, logs and request observation, under the transports
     ("grpc", 7),
     ("gateway", 7),
@@ -759,8 +759,8 @@ fn f<'a>(x: &'a str) -> &'a str { x }
 "##;
     let found = check_layers("src/resource/x.rs", text);
     assert!(found.is_empty(), "{:?}", messages(&found));
-    let found = check_layers("src/gc/x.rs", "//! GC.\nuse crate::resource::Ref;\n");
-    assert_eq!(found.len(), 1, "gc and resource share a layer: {:?}", messages(&found));
+    let found = check_layers("src/apply/x.rs", "//! Apply.\nuse crate::schema::Schema;\n");
+    assert_eq!(found.len(), 1, "apply and schema share a layer: {:?}", messages(&found));
 }
 
 #[test]

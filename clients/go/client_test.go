@@ -169,6 +169,63 @@ func TestCreateGetUpdatePatchDelete(t *testing.T) {
 	}
 }
 
+func owned(name string, owner map[string]any) map[string]any {
+	obj := widget(name, 1, nil)
+	meta := owner["metadata"].(map[string]any)
+	obj["metadata"].(map[string]any)["ownerReferences"] = []any{map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Widget", "name": meta["name"], "uid": meta["uid"], "blockOwnerDeletion": true,
+	}}
+	return obj
+}
+
+func waitGone(t *testing.T, ctx context.Context, widgets *crdstore.Resources, name string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := widgets.Get(ctx, name); errors.Is(err, crdstore.ErrNotFound) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s was never deleted", name)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestDeleteTakesThePropagationPolicy(t *testing.T) {
+	_, _, widgets, ctx := setup(t)
+	owner, err := widgets.Create(ctx, widget("orphaner", 1, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := widgets.Create(ctx, owned("orphan", owner), nil); err != nil {
+		t.Fatal(err)
+	}
+	answer, err := widgets.Delete(ctx, "orphaner", &crdstore.DeleteOptions{PropagationPolicy: "Orphan"})
+	if err != nil || answer.Deleted || fmt.Sprint(answer.Object["metadata"].(map[string]any)["finalizers"]) != "[orphan]" {
+		t.Fatalf("orphan delete: %v %v", answer, err)
+	}
+	waitGone(t, ctx, widgets, "orphaner")
+	kept, err := widgets.Get(ctx, "orphan")
+	if err != nil || kept["metadata"].(map[string]any)["ownerReferences"] != nil {
+		t.Fatalf("orphaned: %v %v", kept, err)
+	}
+
+	owner, err = widgets.Create(ctx, widget("parent", 1, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := widgets.Create(ctx, owned("child", owner), nil); err != nil {
+		t.Fatal(err)
+	}
+	answer, err = widgets.Delete(ctx, "parent", &crdstore.DeleteOptions{PropagationPolicy: "Foreground"})
+	if err != nil || answer.Deleted || fmt.Sprint(answer.Object["metadata"].(map[string]any)["finalizers"]) != "[foregroundDeletion]" {
+		t.Fatalf("foreground delete: %v %v", answer, err)
+	}
+	waitGone(t, ctx, widgets, "parent")
+	waitGone(t, ctx, widgets, "child")
+}
+
 func TestListWithSelectorAndPages(t *testing.T) {
 	_, _, widgets, ctx := setup(t)
 	for i := 0; i < 7; i++ {

@@ -1,7 +1,7 @@
 //! The generic Kubernetes object machinery every kind shares, below the
 //! registry and the resource service: object metadata (`meta`), names
 //! (`dns`), field paths, request bodies (`decode`), options, label and field
-//! selectors, merge and JSON patches, listing with resourceVersion semantics
+//! selectors, owner references (`owner`), merge and JSON patches, listing with resourceVersion semantics
 //! and continue tokens (`list`), and bookmark objects.
 
 pub mod bookmark;
@@ -11,6 +11,7 @@ pub mod field_path;
 pub mod list;
 pub mod meta;
 pub mod options;
+pub mod owner;
 pub mod patch;
 pub mod selector;
 pub mod strategy;

@@ -106,6 +106,8 @@ pub struct DeleteOptions {
     /// The object must be at this revision.
     pub precondition_resource_version: Option<Revision>,
     pub propagation_policy: String,
+    /// The deprecated `orphanDependents`; overrides the policy when set.
+    pub orphan_dependents: Option<bool>,
     pub dry_run: bool,
 }
 

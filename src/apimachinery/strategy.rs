@@ -309,7 +309,7 @@ pub fn require_resource_version(
 }
 
 /// The metadata rules every object follows, as `ValidateObjectMeta`: name,
-/// namespace, labels, annotations, finalizers.
+/// namespace, owner references, labels, annotations, finalizers.
 pub fn validate_object_meta(strategy: &impl Strategy, obj: &Value) -> Vec<FieldError> {
     let mut errs = match strategy.name_rule() {
         NameRule::Dns1123Subdomain => meta::validate_name(obj, dns::dns1123_subdomain),
@@ -321,6 +321,8 @@ pub fn validate_object_meta(strategy: &impl Strategy, obj: &Value) -> Vec<FieldE
             errs.push(FieldError::invalid("metadata.namespace", namespace, problem));
         }
     }
+    let namespace = if strategy.scope() == Scope::Namespaced { meta::meta_str(obj, "namespace") } else { "" };
+    errs.extend(super::owner::validate(obj, namespace));
     validate_string_map(obj, "labels", &mut errs);
     validate_string_map(obj, "annotations", &mut errs);
     if let Some(finalizers) = obj.get("metadata").and_then(|m| m.get("finalizers")) {

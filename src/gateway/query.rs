@@ -127,6 +127,7 @@ impl Params {
             precondition_uid: String::new(),
             precondition_resource_version: None,
             propagation_policy: self.text("propagationPolicy"),
+            orphan_dependents: self.orphan_dependents(body),
             dry_run: self.dry_run()?,
         };
         if body.iter().all(u8::is_ascii_whitespace) {

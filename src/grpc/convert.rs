@@ -113,6 +113,7 @@ pub fn delete_options(options: Option<pb::DeleteOptions>) -> Result<DeleteOption
         precondition_uid: options.precondition_uid,
         precondition_resource_version: meta::parse_resource_version(&options.precondition_resource_version)?,
         propagation_policy: options.propagation_policy,
+        orphan_dependents: None,
         dry_run: options.dry_run,
     })
 }

@@ -299,3 +299,80 @@ async fn kubectl_manages_namespaces_leases_and_events() {
     }
     assert!(k.ok(&["get", "ns", "team", "-o", "name"]).await.contains("namespace/team"));
 }
+
+const OWNERS: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: parents.gc.example.com}
+spec:
+  group: gc.example.com
+  scope: Namespaced
+  names: {plural: parents, singular: parent, kind: Parent}
+  versions:
+  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: kids.gc.example.com}
+spec:
+  group: gc.example.com
+  scope: Namespaced
+  names: {plural: kids, singular: kid, kind: Kid}
+  versions:
+  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+"#;
+
+/// A parent and its kid (with `blockOwnerDeletion`), created with kubectl.
+async fn family(k: &Kubectl, n: usize) {
+    let parent = k.file(
+        &format!("p{n}.yaml"),
+        &format!("apiVersion: gc.example.com/v1\nkind: Parent\nmetadata: {{name: p{n}}}\n"),
+    );
+    k.ok(&["apply", "-f", &parent]).await;
+    let uid = k.ok(&["get", "parent", &format!("p{n}"), "-o", "jsonpath={.metadata.uid}"]).await;
+    let kid = format!(
+        "apiVersion: gc.example.com/v1\nkind: Kid\nmetadata:\n  name: k{n}\n  ownerReferences:\n  - {{apiVersion: gc.example.com/v1, kind: Parent, name: p{n}, uid: {uid}, blockOwnerDeletion: true}}\n"
+    );
+    let kid = k.file(&format!("k{n}.yaml"), &kid);
+    k.ok(&["apply", "-f", &kid]).await;
+}
+
+/// Waits until `kubectl get kid <name>` finds nothing.
+async fn kid_gone(k: &Kubectl, name: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let (ok, _, stderr) = k.run(&["get", "kid", name]).await;
+        if !ok {
+            assert!(stderr.contains("NotFound") || stderr.contains("not found"), "{stderr}");
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "kid {name} was never collected");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// `kubectl delete --cascade=foreground|orphan|background` against the
+/// collector.
+#[tokio::test]
+async fn kubectl_delete_cascades_as_asked() {
+    let server = TestServer::start().await;
+    let k = Kubectl::new(&server);
+    let crds = k.file("crds.yaml", OWNERS);
+    k.ok(&["apply", "-f", &crds]).await;
+    k.ok(&["wait", "--for", "condition=established", "crd/parents.gc.example.com", "crd/kids.gc.example.com"]).await;
+    for n in 1..=3 {
+        family(&k, n).await;
+    }
+    // Foreground: kubectl waits for the parent, which goes after its kid.
+    let out = k.ok(&["delete", "parent", "p1", "--cascade=foreground", "--timeout=30s"]).await;
+    assert!(out.contains(r#"parent.gc.example.com "p1" deleted"#), "{out}");
+    kid_gone(&k, "k1").await;
+    // Orphan: the kid stays, without its owner reference.
+    k.ok(&["delete", "parent", "p2", "--cascade=orphan", "--timeout=30s"]).await;
+    let owners = k.ok(&["get", "kid", "k2", "-o", "jsonpath={.metadata.ownerReferences}"]).await;
+    assert_eq!(owners, "", "the kid was orphaned");
+    // The default (background): the parent goes at once, the kid after.
+    k.ok(&["delete", "parent", "p3"]).await;
+    kid_gone(&k, "k3").await;
+    assert!(k.ok(&["get", "kids", "-o", "name"]).await.trim() == "kid.gc.example.com/k2");
+}

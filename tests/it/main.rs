@@ -14,6 +14,7 @@ mod definitions;
 mod deprecation;
 mod gates;
 mod gateway;
+mod gc;
 mod hostile;
 mod kubectl;
 mod lifecycle;

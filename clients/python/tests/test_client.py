@@ -126,6 +126,41 @@ def test_create_get_update_patch_delete(widgets):
         widgets.get("w1")
 
 
+def owned(name: str, owner: dict) -> dict:
+    ref = {"apiVersion": "example.com/v1", "kind": "Widget", "name": owner["metadata"]["name"],
+           "uid": owner["metadata"]["uid"], "blockOwnerDeletion": True}
+    obj = widget(name)
+    obj["metadata"]["ownerReferences"] = [ref]
+    return obj
+
+
+def wait_gone(widgets, name: str) -> None:
+    deadline = time.time() + 30
+    while True:
+        try:
+            widgets.get(name)
+        except crdstore.NotFound:
+            return
+        assert time.time() < deadline, f"{name} was never deleted"
+        time.sleep(0.02)
+
+
+def test_delete_takes_the_propagation_policy(widgets):
+    owner = widgets.create(widget("orphaner"))
+    widgets.create(owned("orphan", owner))
+    answer = widgets.delete("orphaner", propagation_policy="Orphan")
+    assert not answer.deleted and answer.object["metadata"]["finalizers"] == ["orphan"]
+    wait_gone(widgets, "orphaner")
+    assert "ownerReferences" not in widgets.get("orphan")["metadata"]
+
+    owner = widgets.create(widget("parent"))
+    widgets.create(owned("child", owner))
+    answer = widgets.delete("parent", propagation_policy="Foreground")
+    assert not answer.deleted and answer.object["metadata"]["finalizers"] == ["foregroundDeletion"]
+    wait_gone(widgets, "parent")
+    wait_gone(widgets, "child")
+
+
 def test_list_with_selector_and_pages(widgets):
     for i in range(7):
         widgets.create(widget(f"w{i}", tier="a" if i % 2 else "b"))

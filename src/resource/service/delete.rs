@@ -19,7 +19,7 @@ impl Resources {
     /// Deletes an object, or marks it for deletion while it has finalizers.
     pub async fn delete(&self, r: &Ref, options: &DeleteOptions) -> Result<Deleted> {
         let served = self.served_object(r)?;
-        check_propagation(&options.propagation_policy)?;
+        check_propagation(options)?;
         let mut deleted = self.delete_stored(&served, r, options).await?;
         deleted.object = stored::convert_read(&served, &r.version, vec![deleted.object], false).await?.remove(0);
         Ok(deleted)
@@ -29,7 +29,7 @@ impl Resources {
     /// so it calls no converter (the cleanup of a terminating definition).
     pub(crate) async fn delete_unconverted(&self, r: &Ref, options: &DeleteOptions) -> Result<Deleted> {
         let served = self.served_object(r)?;
-        check_propagation(&options.propagation_policy)?;
+        check_propagation(options)?;
         self.delete_stored(&served, r, options).await
     }
 
@@ -71,18 +71,31 @@ impl Resources {
             Some(hooks) => hooks.on_delete(&mut obj)?,
             None => false,
         };
+        // The collector's finalizers follow the policy, as the apiserver's
+        // `deletionFinalizersForGarbageCollection`, even on an object
+        // already being deleted (a second delete may change its policy).
+        let changed = match gc_finalizers(&obj, options).filter(|_| !marked) {
+            Some(finalizers) => {
+                meta::metadata_mut(&mut obj).insert("finalizers".into(), finalizers.into());
+                true
+            }
+            None => false,
+        };
         let has_finalizers = marked || !meta::finalizers(&obj).is_empty();
-        if !marked && has_finalizers && meta::deleting(&obj) {
+        if !marked && has_finalizers && meta::deleting(&obj) && !changed {
             return Ok(Some(Deleted { object: obj, gone: false }));
         }
+        if changed && !has_finalizers {
+            meta::metadata_mut(&mut obj).remove("finalizers");
+        }
         if options.dry_run {
-            if has_finalizers && !marked {
+            if has_finalizers && !marked && !meta::deleting(&obj) {
                 meta::mark_deleting(&mut obj);
             }
             return Ok(Some(Deleted { object: obj, gone: !has_finalizers }));
         }
         let op = if has_finalizers {
-            if !marked {
+            if !marked && !meta::deleting(&obj) {
                 meta::mark_deleting(&mut obj);
             }
             Op::update(key, current.mod_revision, strategy::to_stored(served, &obj))
@@ -105,7 +118,7 @@ impl Resources {
         list_options: &ListOptions,
         options: &DeleteOptions,
     ) -> Result<Vec<Value>> {
-        check_propagation(&options.propagation_policy)?;
+        check_propagation(options)?;
         let served = self.served_collection(r)?;
         let all = ListOptions { limit: 0, continue_token: String::new(), ..list_options.clone() };
         // Listed and deleted at the storage version; the answers converted
@@ -137,8 +150,56 @@ impl Resources {
     }
 }
 
-fn check_propagation(policy: &str) -> Result<()> {
-    match policy {
+/// The object's finalizers as the delete's policy leaves them, as the
+/// apiserver's `deletionFinalizersForGarbageCollection`: `orphan` when
+/// dependents are orphaned, `foregroundDeletion` when they are deleted
+/// first; `None` when they stay as they are. An explicit
+/// `orphanDependents` wins over `propagationPolicy`, either over the
+/// finalizers already there, and custom resources default to Background.
+pub(crate) fn gc_finalizers(obj: &Value, options: &DeleteOptions) -> Option<Vec<String>> {
+    use crate::apimachinery::owner::{FOREGROUND, ORPHAN};
+    let existing = meta::finalizers(obj);
+    let from_finalizers =
+        |wanted: &str| existing.iter().find(|f| *f == ORPHAN || *f == FOREGROUND).is_some_and(|f| f == wanted);
+    let orphan = match (options.orphan_dependents, options.propagation_policy.as_str()) {
+        (Some(orphan), _) => orphan,
+        (None, "Orphan") => true,
+        (None, "Background" | "Foreground") => false,
+        _ => from_finalizers(ORPHAN),
+    };
+    let foreground = match (options.orphan_dependents, options.propagation_policy.as_str()) {
+        (Some(_), _) => false,
+        (None, "Foreground") => true,
+        (None, "Orphan" | "Background") => false,
+        _ => from_finalizers(FOREGROUND),
+    };
+    let mut finalizers: Vec<String> = existing.iter().filter(|f| *f != ORPHAN && *f != FOREGROUND).cloned().collect();
+    if orphan {
+        finalizers.push(ORPHAN.to_string());
+    }
+    if foreground {
+        finalizers.push(FOREGROUND.to_string());
+    }
+    let before: std::collections::BTreeSet<&String> = existing.iter().collect();
+    let after: std::collections::BTreeSet<&String> = finalizers.iter().collect();
+    (before != after).then_some(finalizers)
+}
+
+/// `ValidateDeleteOptions`' checks of the policy.
+fn check_propagation(options: &DeleteOptions) -> Result<()> {
+    if options.orphan_dependents.is_some() && !options.propagation_policy.is_empty() {
+        return Err(Error::invalid(
+            "meta.k8s.io",
+            "DeleteOptions",
+            "",
+            vec![FieldError::invalid(
+                "propagationPolicy",
+                options.propagation_policy.as_str(),
+                "orphanDependents and deletionPropagation cannot be both set",
+            )],
+        ));
+    }
+    match options.propagation_policy.as_str() {
         "" | "Orphan" | "Background" | "Foreground" => Ok(()),
         other => Err(Error::invalid(
             "meta.k8s.io",
@@ -146,5 +207,36 @@ fn check_propagation(policy: &str) -> Result<()> {
             "",
             vec![FieldError::not_supported("propagationPolicy", other, &["Foreground", "Background", "Orphan"])],
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn options(policy: &str, orphan: Option<bool>) -> DeleteOptions {
+        DeleteOptions { propagation_policy: policy.into(), orphan_dependents: orphan, ..Default::default() }
+    }
+
+    #[test]
+    fn the_policy_sets_the_collectors_finalizers_as_the_apiserver_does() {
+        let plain = json!({"metadata": {"finalizers": ["keep"]}});
+        assert_eq!(gc_finalizers(&plain, &options("", None)), None, "custom resources default to Background");
+        assert_eq!(gc_finalizers(&plain, &options("Background", None)), None);
+        assert_eq!(gc_finalizers(&plain, &options("Orphan", None)), Some(vec!["keep".into(), "orphan".into()]));
+        assert_eq!(
+            gc_finalizers(&plain, &options("Foreground", None)),
+            Some(vec!["keep".into(), "foregroundDeletion".into()])
+        );
+        assert_eq!(
+            gc_finalizers(&plain, &options("Foreground", Some(true))),
+            Some(vec!["keep".into(), "orphan".into()])
+        );
+        assert_eq!(gc_finalizers(&plain, &options("Orphan", Some(false))), None, "orphanDependents wins");
+        let orphaned = json!({"metadata": {"finalizers": ["orphan"]}});
+        assert_eq!(gc_finalizers(&orphaned, &options("", None)), None, "a finalizer already there is the default");
+        assert_eq!(gc_finalizers(&orphaned, &options("Background", None)), Some(vec![]));
+        assert_eq!(gc_finalizers(&orphaned, &options("Foreground", None)), Some(vec!["foregroundDeletion".into()]));
     }
 }

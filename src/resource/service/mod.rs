@@ -5,6 +5,7 @@
 mod convert;
 mod delete;
 mod encoded;
+mod owners;
 mod selectors;
 mod subresources;
 
@@ -257,6 +258,7 @@ impl Resources {
             &mut obj,
             &r.namespace,
         )?);
+        self.check_owner_scopes(&served, &obj)?;
         let name = meta::meta_str(&obj, "name").to_string();
         let key = Self::key(&served, r, &name);
         // Checked and defaulted at the request version, stored at the
@@ -434,6 +436,7 @@ impl Resources {
             Endpoint::Main => before_update(&main, &mut obj, &old)?,
             Endpoint::Status => before_update(&StatusStrategy(&main), &mut obj, &old)?,
         });
+        self.check_owner_scopes(served, &obj)?;
         let key = Self::key(served, r, &r.name);
         let finished = meta::deleting(&obj)
             && meta::finalizers(&obj).is_empty()

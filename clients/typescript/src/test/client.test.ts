@@ -132,6 +132,42 @@ describe("crdstore client", () => {
     await assert.rejects(widgets.get("w1"), NotFound);
   });
 
+  test("delete takes the propagation policy", async () => {
+    const widgets = client.resources("example.com", "v1", "widgets", "gc");
+    const owned = (name: string, owner: KubeObject) => {
+      const obj = widget(name, 1) as KubeObject;
+      obj.metadata.ownerReferences = [
+        { apiVersion: "example.com/v1", kind: "Widget", name: owner.metadata.name, uid: owner.metadata.uid, blockOwnerDeletion: true },
+      ];
+      return obj;
+    };
+    const gone = async (name: string) => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        try {
+          await widgets.get(name);
+        } catch (e) {
+          if (e instanceof NotFound) return;
+          throw e;
+        }
+        assert.ok(Date.now() < deadline, `${name} was never deleted`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    await widgets.create(owned("orphan", await widgets.create(widget("orphaner", 1))));
+    let answer = await widgets.delete("orphaner", { propagationPolicy: "Orphan" });
+    assert.equal(answer.deleted, false);
+    assert.deepEqual(answer.object.metadata.finalizers, ["orphan"]);
+    await gone("orphaner");
+    assert.equal((await widgets.get("orphan")).metadata.ownerReferences, undefined);
+
+    await widgets.create(owned("child", await widgets.create(widget("parent", 1))));
+    answer = await widgets.delete("parent", { propagationPolicy: "Foreground" });
+    assert.deepEqual(answer.object.metadata.finalizers, ["foregroundDeletion"]);
+    await gone("parent");
+    await gone("child");
+  });
+
   test("convert between versions", async () => {
     const gadgets = structuredClone(widgetsDefinition) as KubeObject;
     gadgets.metadata = { name: "gadgets.example.com" };
