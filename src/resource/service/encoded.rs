@@ -63,7 +63,8 @@ impl Resources {
         let render = |kv: &KeyValue| stored::render(served, &r.version, kv);
         let select = selectors.map(|selectors| {
             move |kv: &KeyValue| -> Result<Option<Vec<u8>>> {
-                match stored::head(&kv.value) {
+                // A built-in kind's own fields are not in the head.
+                match stored::head(&kv.value).filter(|_| selectors.hooks.is_none()) {
                     Some(head) if selectors.matches_head(&head) => render(kv).map(Some),
                     Some(_) => Ok(None),
                     None => {

@@ -560,21 +560,21 @@ impl Resources {
 struct Selectors {
     labels: LabelSelector,
     fields: FieldSelector,
+    hooks: Option<Arc<dyn crate::resource::served::KindHooks>>,
 }
 
 impl Selectors {
     /// None when there are none.
     fn parse(served: &Served, label_selector: &str, field_selector: &str) -> Result<Option<Self>> {
         let labels = LabelSelector::parse(label_selector)?;
-        let supported: &[&str] =
-            if served.namespaced() { &["metadata.name", "metadata.namespace"] } else { &["metadata.name"] };
-        let fields = FieldSelector::parse(field_selector, supported)?;
-        Ok((!labels.is_empty() || !fields.is_empty()).then_some(Self { labels, fields }))
+        let fields = FieldSelector::parse(field_selector, &served.selectable_fields())?;
+        let hooks = served.hooks.clone();
+        Ok((!labels.is_empty() || !fields.is_empty()).then_some(Self { labels, fields, hooks }))
     }
 
     fn matches(&self, obj: &Value) -> bool {
         self.labels.matches(&meta::labels(obj))
-            && self.fields.matches(|f| meta::meta_str(obj, f.trim_start_matches("metadata.")).to_string())
+            && self.fields.matches(|f| crate::resource::served::field_value(self.hooks.as_deref(), obj, f))
     }
 }
 
