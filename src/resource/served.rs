@@ -54,6 +54,10 @@ pub trait KindHooks: Send + Sync + std::fmt::Debug {
     fn selectable_fields(&self) -> &'static [(&'static str, &'static [&'static str])] {
         &[]
     }
+    /// Whether the kind has the `finalize` subresource (a namespace).
+    fn finalizes(&self) -> bool {
+        false
+    }
     /// The kind's own table of `objects` (Kubernetes' printer for it): the
     /// columns and each object's cells; `None` for the version's printer
     /// columns.

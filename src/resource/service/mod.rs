@@ -22,7 +22,7 @@ use crate::apimachinery::patch::{self, PatchType};
 use crate::apimachinery::selector::{FieldSelector, LabelSelector};
 pub use crate::apimachinery::strategy::Endpoint;
 use crate::apimachinery::strategy::{before_create, before_update, require_resource_version, retry};
-use crate::apimachinery::strategy::{Operation, StatusStrategy};
+use crate::apimachinery::strategy::{FinalizeStrategy, Operation, StatusStrategy};
 use crate::apimachinery::{decode, meta};
 use crate::error::{Error, Result};
 use crate::storage::{keys, KeyValue, Op, Storage, StorageError};
@@ -432,6 +432,7 @@ impl Resources {
         warnings.extend(match endpoint {
             Endpoint::Main => before_update(&main, &mut obj, &old)?,
             Endpoint::Status => before_update(&StatusStrategy(&main), &mut obj, &old)?,
+            Endpoint::Finalize => before_update(&FinalizeStrategy(&main), &mut obj, &old)?,
         });
         let key = Self::key(served, r, &r.name);
         let finished = meta::deleting(&obj)
