@@ -71,12 +71,14 @@ pub enum Operation {
     Update,
 }
 
-/// What a write addresses: the object itself or its status subresource
-/// (whose writes go through `StatusStrategy`).
+/// What a write addresses: the object itself, its status subresource
+/// (whose writes go through `StatusStrategy`), or a namespace's `finalize`
+/// subresource (`FinalizeStrategy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Endpoint {
     Main,
     Status,
+    Finalize,
 }
 
 /// How `metadata.name` is checked by the common metadata validation.
@@ -216,6 +218,58 @@ impl<S: Strategy> Strategy for StatusStrategy<'_, S> {
 
     fn validate_update(&self, obj: &Value, old: &Value) -> Checked {
         self.0.validate_status_update(obj, old)
+    }
+
+    fn canonicalize(&self, obj: &mut Value) {
+        self.0.canonicalize(obj)
+    }
+}
+
+/// The `finalize` subresource's override of a kind's strategy, as
+/// Kubernetes' `namespaceFinalizeStrategy`: the body's spec (its
+/// finalizers) and metadata are written, the status is kept; validation is
+/// the main endpoint's.
+pub struct FinalizeStrategy<'a, S>(pub &'a S);
+
+impl<S: Strategy> Strategy for FinalizeStrategy<'_, S> {
+    fn scope(&self) -> Scope {
+        self.0.scope()
+    }
+
+    fn name_rule(&self) -> NameRule {
+        self.0.name_rule()
+    }
+
+    fn invalid(&self, name: &str, causes: Vec<FieldError>) -> Error {
+        self.0.invalid(name, causes)
+    }
+
+    fn prepare_for_create(&self, obj: &mut Value) {
+        self.0.prepare_for_create(obj)
+    }
+
+    fn prepare_for_update(&self, obj: &mut Value, old: &Value) {
+        match (old.get("status"), obj.as_object_mut()) {
+            (Some(status), Some(new)) => new.insert("status".into(), status.clone()),
+            (None, Some(new)) => new.remove("status"),
+            _ => None,
+        };
+    }
+
+    fn drop_disabled_fields(&self, obj: &mut Value, old: Option<&Value>) -> Vec<String> {
+        self.0.drop_disabled_fields(obj, old)
+    }
+
+    fn generation_changed(&self, obj: &Value, old: &Value) -> bool {
+        self.0.generation_changed(obj, old)
+    }
+
+    fn validate(&self, obj: &Value) -> Checked {
+        self.0.validate(obj)
+    }
+
+    fn validate_update(&self, obj: &Value, old: &Value) -> Checked {
+        self.0.validate_update(obj, old)
     }
 
     fn canonicalize(&self, obj: &mut Value) {

@@ -1,16 +1,94 @@
 //! core/v1 and `events.k8s.io/v1` `Event`: upstream's `ValidateEventCreate`
 //! (legacy validation for core/v1, strict for events.k8s.io/v1), with the
-//! internal type's field paths, which both APIs report.
+//! internal type's field paths, which both APIs report. Both APIs serve
+//! one stored object, in core/v1's shape (`convert`, upstream's
+//! `pkg/apis/events/v1/conversion.go`), selected by upstream's event
+//! fields (`ToSelectableFields`, and events.k8s.io's field label
+//! conversion onto them).
 
 use serde_json::Value;
 
-use crate::error::FieldError;
+use crate::error::{FieldError, Result};
 use crate::resource::served::KindHooks;
 
 const REPORTING_INSTANCE_LIMIT: usize = 128;
 const ACTION_LIMIT: usize = 128;
 const REASON_LIMIT: usize = 128;
 const NOTE_LIMIT: usize = 1024;
+
+/// The version of `events.k8s.io` `Event` that is not served and holds
+/// the stored core/v1 shape.
+pub const STORED: &str = "v1-stored-as-core";
+
+/// core/v1 fields and their `events.k8s.io/v1` names.
+const RENAMED: &[(&str, &str)] = &[
+    ("message", "note"),
+    ("involvedObject", "regarding"),
+    ("reportingComponent", "reportingController"),
+    ("source", "deprecatedSource"),
+    ("firstTimestamp", "deprecatedFirstTimestamp"),
+    ("lastTimestamp", "deprecatedLastTimestamp"),
+    ("count", "deprecatedCount"),
+];
+
+/// Fields both shapes name alike.
+const SAME: &[&str] = &["metadata", "related", "reportingInstance", "series", "eventTime", "action", "reason", "type"];
+
+/// An `Event` of either shape in the other's: to `events.k8s.io/v1` when
+/// `to_version` is `v1` (it is served at `events.k8s.io`), to the stored
+/// core/v1 shape otherwise. Fields the other shape lacks are dropped.
+pub fn convert(obj: Value, to_version: &str) -> Result<Value> {
+    let to_events = to_version != STORED;
+    let Value::Object(mut from) = obj else {
+        return Err(crate::error::Error::bad_request("an Event must be a JSON object"));
+    };
+    let mut out = serde_json::Map::new();
+    out.insert("apiVersion".into(), Value::from(if to_events { "events.k8s.io/v1" } else { "v1" }));
+    out.insert("kind".into(), Value::from("Event"));
+    for field in SAME {
+        if let Some(v) = from.remove(*field) {
+            out.insert((*field).into(), v);
+        }
+    }
+    for (core, events) in RENAMED {
+        let (source, target) = if to_events { (core, events) } else { (events, core) };
+        if let Some(v) = from.remove(*source) {
+            out.insert((*target).into(), v);
+        }
+    }
+    Ok(Value::Object(out))
+}
+
+/// Upstream's selectable event fields, as core/v1 names them, each with
+/// where its value is in the stored object (the first set one).
+const CORE_FIELDS: &[(&str, &[&str])] = &[
+    ("involvedObject.kind", &["/involvedObject/kind"]),
+    ("involvedObject.namespace", &["/involvedObject/namespace"]),
+    ("involvedObject.name", &["/involvedObject/name"]),
+    ("involvedObject.uid", &["/involvedObject/uid"]),
+    ("involvedObject.apiVersion", &["/involvedObject/apiVersion"]),
+    ("involvedObject.resourceVersion", &["/involvedObject/resourceVersion"]),
+    ("involvedObject.fieldPath", &["/involvedObject/fieldPath"]),
+    ("reason", &["/reason"]),
+    ("reportingComponent", &["/reportingComponent"]),
+    ("source", &["/source/component", "/reportingComponent"]),
+    ("type", &["/type"]),
+];
+
+/// events.k8s.io's field labels (`AddFieldLabelConversionsForEvent`),
+/// onto the same stored values.
+const EVENTS_FIELDS: &[(&str, &[&str])] = &[
+    ("regarding.kind", &["/involvedObject/kind", "/regarding/kind"]),
+    ("regarding.namespace", &["/involvedObject/namespace", "/regarding/namespace"]),
+    ("regarding.name", &["/involvedObject/name", "/regarding/name"]),
+    ("regarding.uid", &["/involvedObject/uid", "/regarding/uid"]),
+    ("regarding.apiVersion", &["/involvedObject/apiVersion", "/regarding/apiVersion"]),
+    ("regarding.resourceVersion", &["/involvedObject/resourceVersion", "/regarding/resourceVersion"]),
+    ("regarding.fieldPath", &["/involvedObject/fieldPath", "/regarding/fieldPath"]),
+    ("reason", &["/reason"]),
+    ("reportingController", &["/reportingComponent", "/reportingController"]),
+    ("type", &["/type"]),
+];
 
 /// An event as upstream's internal type sees it, whichever API wrote it.
 struct Internal<'a> {
@@ -175,6 +253,23 @@ impl Hooks {
 }
 
 impl KindHooks for Hooks {
+    fn table(&self, objects: &[Value], now: jiff::Timestamp) -> Option<crate::resource::served::TableCells> {
+        use std::borrow::Cow;
+        let core = objects.iter().map(|obj| match self.core {
+            true => Cow::Borrowed(obj),
+            false => Cow::Owned(convert(obj.clone(), STORED).unwrap_or_default()),
+        });
+        Some(super::event_table::table(core, now))
+    }
+
+    fn selectable_fields(&self) -> &'static [(&'static str, &'static [&'static str])] {
+        if self.core {
+            CORE_FIELDS
+        } else {
+            EVENTS_FIELDS
+        }
+    }
+
     fn validate(&self, obj: &Value, old: Option<&Value>) -> Vec<FieldError> {
         let e = self.internal(obj);
         let mut errs = self.legacy(&e);
@@ -225,6 +320,29 @@ mod tests {
             "reportingController": "example.com/op", "reportingInstance": "op-1", "action": "Reconcile",
             "reason": "Created", "type": "Normal", "regarding": {"namespace": "ns", "name": "x"}});
         assert!(Hooks { core: false }.validate(&ok, None).is_empty());
+    }
+
+    #[test]
+    fn the_shapes_convert_both_ways_as_upstream_maps_them() {
+        let events = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e"},
+            "note": "n", "regarding": {"name": "x"}, "reportingController": "c", "reportingInstance": "i",
+            "deprecatedSource": {"component": "s"}, "deprecatedFirstTimestamp": "2026-01-01T00:00:00Z",
+            "deprecatedLastTimestamp": "2026-01-02T00:00:00Z", "deprecatedCount": 3,
+            "series": {"count": 2, "lastObservedTime": "2026-01-01T00:00:00.000000Z"},
+            "eventTime": "2026-01-01T00:00:00.000000Z", "action": "A", "reason": "R", "type": "Normal",
+            "related": {"name": "y"}});
+        let core = convert(events.clone(), STORED).unwrap();
+        assert_eq!(
+            core,
+            json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"},
+                "message": "n", "involvedObject": {"name": "x"}, "reportingComponent": "c", "reportingInstance": "i",
+                "source": {"component": "s"}, "firstTimestamp": "2026-01-01T00:00:00Z",
+                "lastTimestamp": "2026-01-02T00:00:00Z", "count": 3,
+                "series": {"count": 2, "lastObservedTime": "2026-01-01T00:00:00.000000Z"},
+                "eventTime": "2026-01-01T00:00:00.000000Z", "action": "A", "reason": "R", "type": "Normal",
+                "related": {"name": "y"}})
+        );
+        assert_eq!(convert(core, "v1").unwrap(), events);
     }
 
     #[test]

@@ -117,15 +117,20 @@ fn series() -> Value {
     nullable(object(json!({"count": int32(), "lastObservedTime": time()})))
 }
 
-/// core/v1 `Event`.
-pub fn core_event() -> Definition {
-    let properties = json!({
+/// The properties of a core/v1 `Event`.
+fn core_event_properties() -> Value {
+    json!({
         "action": string(), "count": int32(), "eventTime": time(), "firstTimestamp": time(),
         "involvedObject": object_reference(), "lastTimestamp": time(), "message": string(), "reason": string(),
         "related": object_reference(), "reportingComponent": string(), "reportingInstance": string(),
         "series": series(), "source": nullable(object(json!({"component": string(), "host": string()}))),
         "type": string(),
-    });
+    })
+}
+
+/// core/v1 `Event`.
+pub fn core_event() -> Definition {
+    let properties = core_event_properties();
     let columns = vec![
         column(
             "Last Seen",
@@ -163,7 +168,26 @@ pub fn events_event() -> Definition {
         column("Object", "string", ".regarding.name", "The object this event is about."),
         column("Message", "string", ".note", "A human-readable description of the status of this operation."),
     ];
-    kind("events.k8s.io", "v1", ("events", "event", "Event", &["ev"]), "Namespaced", properties, columns, false)
+    let mut def =
+        kind("events.k8s.io", "v1", ("events", "event", "Event", &["ev"]), "Namespaced", properties, columns, false);
+    // Stored as core/v1 stores it: a second version, not served, holding
+    // core/v1's shape (`super::event::convert` maps between them).
+    let versions = &mut def.crd.spec.versions;
+    versions[0].storage = false;
+    let mut stored = versions[0].clone();
+    stored.name = super::event::STORED.into();
+    stored.served = false;
+    stored.storage = true;
+    stored.additional_printer_columns = None;
+    stored.schema = Some(
+        serde_json::from_value(json!({"openAPIV3Schema": object(core_event_properties())}))
+            .expect("a built-in schema parses"),
+    );
+    versions.push(stored);
+    if let Some(status) = def.crd.status.as_mut() {
+        status.stored_versions = Some(vec![super::event::STORED.into()]);
+    }
+    def
 }
 
 #[cfg(test)]

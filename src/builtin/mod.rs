@@ -7,6 +7,7 @@
 //! background tasks over that service.
 
 pub mod event;
+pub mod event_table;
 pub mod kinds;
 pub mod lease;
 pub mod lifecycle;
@@ -54,6 +55,14 @@ pub fn served() -> Vec<Served> {
         .filter_map(|(crd, hooks)| {
             let mut served = Served::compile(&crd, Revision::ZERO, crate::conversion::webhook::DEFAULT_TIMEOUT)?;
             served.hooks = Some(hooks);
+            if served.group == "events.k8s.io" {
+                // One stored object with core/v1's Event: every read and
+                // write at v1 converts.
+                served.converter = Arc::new(crate::conversion::Converter::native(&served.group, event::convert));
+                for version in &mut served.versions {
+                    version.plain = version.name == served.storage_version;
+                }
+            }
             Some(served)
         })
         .collect()

@@ -124,6 +124,10 @@ impl KindHooks for Hooks {
         Ok(false)
     }
 
+    fn finalizes(&self) -> bool {
+        true
+    }
+
     fn holds(&self, obj: &Value) -> bool {
         !spec_finalizers(obj).is_empty()
     }

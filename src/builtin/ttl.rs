@@ -29,11 +29,10 @@ pub async fn run(resources: Arc<Resources>, ttl: Duration, stopped: tokio::sync:
     let stop = until_stopped(stopped);
     tokio::pin!(stop);
     loop {
-        for (group, version) in [("", "v1"), ("events.k8s.io", "v1")] {
-            let r = Ref { group: group.into(), version: version.into(), resource: "events".into(), ..Ref::default() };
-            if let Err(err) = sweep(&resources, &r, ttl).await {
-                tracing::warn!(error = %err, group, "event sweep failed; will retry");
-            }
+        // Both APIs serve the same stored events: one sweep covers both.
+        let r = Ref { group: String::new(), version: "v1".into(), resource: "events".into(), ..Ref::default() };
+        if let Err(err) = sweep(&resources, &r, ttl).await {
+            tracing::warn!(error = %err, "event sweep failed; will retry");
         }
         tokio::select! {
             _ = &mut stop => return,

@@ -29,6 +29,10 @@ pub enum Strategy {
     /// `spec.conversion.strategy: Declarative`: the versions' declared
     /// rules (`declarative/`), compiled once per revision.
     Declarative(declarative::Declarative),
+    /// A conversion compiled into the binary (a built-in kind served at
+    /// a second group, as `events.k8s.io/v1` `Event` is over core/v1's):
+    /// the object and the version to convert it to.
+    Native(fn(Value, &str) -> Result<Value>),
     /// A strategy that could not be compiled (an unknown name, a webhook
     /// whose client cannot be built): every conversion answers this error.
     Broken(Error),
@@ -42,6 +46,11 @@ pub struct Converter {
 }
 
 impl Converter {
+    /// A conversion compiled into the binary, for `group`.
+    pub fn native(group: &str, convert: fn(Value, &str) -> Result<Value>) -> Self {
+        Self { group: group.to_string(), strategy: Strategy::Native(convert) }
+    }
+
     /// `None`, for `group`.
     pub fn none(group: &str) -> Self {
         Self { group: group.to_string(), strategy: Strategy::None }
@@ -128,6 +137,12 @@ impl Converter {
             Strategy::Declarative(rules) => {
                 for &i in &pending {
                     objects[i] = rules.convert(std::mem::take(&mut objects[i]), to_version)?;
+                }
+                Ok(objects)
+            }
+            Strategy::Native(convert) => {
+                for &i in &pending {
+                    objects[i] = convert(std::mem::take(&mut objects[i]), to_version)?;
                 }
                 Ok(objects)
             }

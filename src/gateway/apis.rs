@@ -132,7 +132,7 @@ fn not_found(path: &str) -> Error {
     Error::no_resource(format_args!("/apis/{path}"), "")
 }
 
-fn method_not_allowed(method: &Method) -> Error {
+pub(super) fn method_not_allowed(method: &Method) -> Error {
     Error::method_not_allowed(format!("the server does not allow this method on the requested resource ({method})"))
 }
 
@@ -476,6 +476,11 @@ async fn resources(
         (&Method::PUT, false, Some("status")) => {
             let written =
                 resources.update_status(&r, &json_body(headers, body).await?, &params.write_options()?).await?;
+            Ok(ok(&written.object, &written.warnings))
+        }
+        (&Method::PUT, false, Some("finalize")) => {
+            let written =
+                resources.update_finalize(&r, &json_body(headers, body).await?, &params.write_options()?).await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PUT, false, Some("scale")) => {

@@ -65,9 +65,10 @@ pub async fn core(headers: HeaderMap) -> Reply {
     Ok(respond(StatusCode::OK, &versions, Output::of(&headers), &[]))
 }
 
-/// The core group's resources.
+/// The core group's resources, namespaces with upstream's verbs.
 fn core_list() -> Vec<Value> {
-    discovery::resources(&crate::builtin::discovery(), "", "v1").iter().flat_map(resource_json).collect()
+    let list = discovery::resources(&crate::builtin::discovery(), "", "v1").iter().flat_map(resource_json).collect();
+    super::core::namespace_verbs(list)
 }
 
 /// `/api/v1`: the core group's resources.

@@ -186,7 +186,8 @@ impl Registry {
         let uid = meta::meta_str(&obj, "uid").to_string();
         meta::check_preconditions(&subject, &uid, meta::meta_str(&old_json, "uid"), None, old.kv.mod_revision)?;
         let mut warnings = match endpoint {
-            Endpoint::Main => before_update(&DefinitionStrategy, &mut obj, &old_json)?,
+            // Definitions have no finalize subresource: no transport asks for it.
+            Endpoint::Main | Endpoint::Finalize => before_update(&DefinitionStrategy, &mut obj, &old_json)?,
             Endpoint::Status => before_update(&StatusStrategy(&DefinitionStrategy), &mut obj, &old_json)?,
         };
         let crd = definition::from_json(obj)?;

@@ -48,6 +48,36 @@ pub trait KindHooks: Send + Sync + std::fmt::Debug {
     fn holds(&self, _obj: &serde_json::Value) -> bool {
         false
     }
+    /// The fields a field selector may name beyond `metadata.name` and
+    /// `metadata.namespace`, each with the JSON pointers of its value in
+    /// the stored object (the first set one; none set is "").
+    fn selectable_fields(&self) -> &'static [(&'static str, &'static [&'static str])] {
+        &[]
+    }
+    /// Whether the kind has the `finalize` subresource (a namespace).
+    fn finalizes(&self) -> bool {
+        false
+    }
+    /// The kind's own table of `objects` (Kubernetes' printer for it): the
+    /// columns and each object's cells; `None` for the version's printer
+    /// columns.
+    fn table(&self, _objects: &[serde_json::Value], _now: jiff::Timestamp) -> Option<TableCells> {
+        None
+    }
+}
+
+/// A kind's own table: its columns, and each object's cells.
+pub type TableCells = (Vec<PrinterColumn>, Vec<Vec<serde_json::Value>>);
+
+/// The value of selectable `field` in stored `obj`, for a kind with `hooks`.
+pub fn field_value(hooks: Option<&dyn KindHooks>, obj: &serde_json::Value, field: &str) -> String {
+    if let Some(meta) = field.strip_prefix("metadata.") {
+        return crate::apimachinery::meta::meta_str(obj, meta).to_string();
+    }
+    let own = hooks.into_iter().flat_map(|h| h.selectable_fields().iter());
+    let pointers = own.filter(|(f, _)| *f == field).flat_map(|(_, pointers)| pointers.iter());
+    let mut values = pointers.filter_map(|p| obj.pointer(p).and_then(serde_json::Value::as_str));
+    values.find(|v| !v.is_empty()).unwrap_or("").to_string()
 }
 
 /// The scale subresource of a version: where its numbers live.
@@ -313,6 +343,14 @@ impl Served {
             return version.to_string();
         }
         format!("{}/{version}", self.group)
+    }
+
+    /// The fields a field selector may name.
+    pub fn selectable_fields(&self) -> Vec<&'static str> {
+        let meta: &[&str] =
+            if self.namespaced() { &["metadata.name", "metadata.namespace"] } else { &["metadata.name"] };
+        let own = self.hooks.iter().flat_map(|h| h.selectable_fields().iter().map(|(field, _)| *field));
+        meta.iter().copied().chain(own).collect()
     }
 
     pub fn namespaced(&self) -> bool {

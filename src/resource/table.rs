@@ -94,6 +94,10 @@ pub fn table(
     now: Timestamp,
     shape: Shape,
 ) -> Value {
+    // A built-in kind with a printer of its own (Kubernetes' for it).
+    if let Some((columns, cells)) = served.hooks.as_ref().and_then(|h| h.table(objects, now)) {
+        return assemble(&columns, cells, objects, list, shape);
+    }
     table_of(&columns(served, version), objects, list, now, shape)
 }
 
@@ -133,19 +137,34 @@ fn table_of(
 ) -> Value {
     let paths: Vec<Option<JsonPath>> =
         columns.iter().map(|c| JsonPath::parse(&format!("${}", c.json_path)).ok()).collect();
-    let rows: Vec<Value> = objects
+    let cells = objects
         .iter()
         .map(|object| {
-            let cells: Vec<Value> = columns
+            columns
                 .iter()
                 .zip(&paths)
                 .map(|(column, path)| {
                     let found = path.as_ref().and_then(|p| p.query(object).first());
                     cell(column, found, now)
                 })
-                .collect();
-            json!({"cells": cells, "object": row_object(object, shape)})
+                .collect()
         })
+        .collect();
+    assemble(columns, cells, objects, list, shape)
+}
+
+/// The Table of `columns` with each object's `cells`.
+fn assemble(
+    columns: &[PrinterColumn],
+    cells: Vec<Vec<Value>>,
+    objects: &[Value],
+    list: Option<&ListMeta>,
+    shape: Shape,
+) -> Value {
+    let rows: Vec<Value> = cells
+        .into_iter()
+        .zip(objects)
+        .map(|(cells, object)| json!({"cells": cells, "object": row_object(object, shape)}))
         .collect();
     let definitions: Vec<Value> = columns
         .iter()

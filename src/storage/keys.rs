@@ -12,8 +12,7 @@
 //! | `/registry/storagemigration.k8s.io/storageversionmigrations/<name>` | a storage-version migration's record (`migration::record`) |
 //! | `/registry/namespaces/<name>`                                | a core/v1 `Namespace` (built in), as Kubernetes lays it out |
 //! | `/registry/leases/<namespace>/<name>`                        | a `coordination.k8s.io/v1` `Lease` (built in) |
-//! | `/registry/events/<namespace>/<name>`                        | a core/v1 `Event` (built in) |
-//! | `/registry/events.k8s.io/events/<namespace>/<name>`          | an `events.k8s.io/v1` `Event` (built in; not yet one object with core/v1's) |
+//! | `/registry/events/<namespace>/<name>`                        | an `Event` (built in), core/v1 and `events.k8s.io/v1` alike |
 //!
 //! sled layout (one tree, `crdstore`, so that a commit is one atomic batch):
 //!
@@ -79,7 +78,10 @@ pub fn definition_key(name: &str) -> String {
 /// The built-in resources Kubernetes keeps directly under `/registry/`
 /// (`/registry/<plural>/`), by group and plural. No custom resource can
 /// land there: a definition's group always has a dot.
-const BUILTIN_ROOTS: &[(&str, &str)] = &[("", "namespaces"), ("", "events"), ("coordination.k8s.io", "leases")];
+/// `events.k8s.io` `events` share core's key: one stored object, served by
+/// both APIs, as in Kubernetes.
+const BUILTIN_ROOTS: &[(&str, &str)] =
+    &[("", "namespaces"), ("", "events"), ("events.k8s.io", "events"), ("coordination.k8s.io", "leases")];
 
 /// The key prefix of every object of a resource, in every namespace.
 pub fn resource_prefix(group: &str, plural: &str) -> String {
@@ -185,5 +187,6 @@ mod tests {
         assert_eq!(resource_key("coordination.k8s.io", "leases", "ns", "l"), "/registry/leases/ns/l");
         assert_eq!(resource_key("", "events", "ns", "e"), "/registry/events/ns/e");
         assert_eq!(namespace_prefix("", "events", "ns"), "/registry/events/ns/");
+        assert_eq!(resource_key("events.k8s.io", "events", "ns", "e"), "/registry/events/ns/e");
     }
 }

@@ -3,7 +3,8 @@
 //! delete-collection, finalizers keeping it terminating with upstream's
 //! conditions, creates refused, strict mode, resuming after a restart),
 //! Lease and Event validation at their paths, the event TTL, and discovery
-//! and OpenAPI of the core group and the new groups.
+//! and OpenAPI of the core group and the new groups; core/v1 and
+//! events.k8s.io/v1 Events as one stored object (`events` below).
 
 use std::time::Duration;
 
@@ -11,6 +12,8 @@ use crdstore::pb::v1 as pb;
 use reqwest::{Client, Method, StatusCode};
 use serde_json::{json, Value};
 use tonic::Code;
+
+mod events;
 
 use crate::support::{create_widget, get_widget, patch_widget, register_widgets, widget, TestServer, WAIT};
 
@@ -327,9 +330,10 @@ async fn events_are_validated_as_each_api_validates_them() {
     let (code, status) = http.post("/api/v1/namespaces/default/events", core_event("d", "elsewhere")).await;
     assert_eq!(code, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(status["details"]["causes"][0]["field"], "involvedObject.namespace");
+    // One stored object per event, whichever API wrote it.
     let (_, list) = http.get("/api/v1/events").await;
     assert_eq!(list["kind"], "EventList");
-    assert_eq!(list["items"].as_array().unwrap().len(), 1);
+    assert_eq!(list["items"].as_array().unwrap().len(), 2);
     http.serves().await;
 }
 
@@ -352,8 +356,14 @@ async fn discovery_and_openapi_list_the_built_in_kinds() {
     let (_, v1) = http.get("/api/v1").await;
     assert_eq!(v1["groupVersion"], "v1");
     let names: Vec<&str> = v1["resources"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["events", "namespaces", "namespaces/status"]);
+    assert_eq!(names, ["events", "namespaces", "namespaces/finalize", "namespaces/status"]);
     let namespaces = v1["resources"].as_array().unwrap().iter().find(|r| r["name"] == "namespaces").unwrap();
+    // Upstream's verbs: no deletecollection for namespaces, only update of
+    // their finalize subresource.
+    assert_eq!(namespaces["verbs"], json!(["create", "delete", "get", "list", "patch", "update", "watch"]));
+    let finalize = v1["resources"].as_array().unwrap().iter().find(|r| r["name"] == "namespaces/finalize").unwrap();
+    assert_eq!(finalize["verbs"], json!(["update"]));
+    assert_eq!(http.delete("/api/v1/namespaces").await.0, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(namespaces["namespaced"], false);
     assert_eq!(namespaces["shortNames"], json!(["ns"]));
     let (_, groups) = http.get("/apis").await;
@@ -387,5 +397,58 @@ async fn discovery_and_openapi_list_the_built_in_kinds() {
     let (code, core) = http.get("/openapi/v3/api/v1").await;
     assert_eq!(code, StatusCode::OK);
     assert!(core["components"]["schemas"]["io.k8s.api.core.v1.Event"].is_object());
+    http.serves().await;
+}
+
+#[tokio::test]
+async fn the_finalize_subresource_sets_a_namespace_s_finalizers() {
+    let t = TestServer::start().await;
+    let http = Http::new(&t);
+    http.create_namespace("fin").await;
+    let (_, mut ns) = http.get("/api/v1/namespaces/fin").await;
+    ns["spec"]["finalizers"] = json!(["kubernetes", "example.com/hold"]);
+    ns["status"]["phase"] = json!("Terminating");
+    let (code, body) = http.call(Method::PUT, "/api/v1/namespaces/fin/finalize", Some(ns.clone())).await;
+    assert_eq!(code, StatusCode::OK, "{body}");
+    assert_eq!(body["spec"]["finalizers"], json!(["kubernetes", "example.com/hold"]));
+    // The status is the stored one, as upstream's finalize strategy keeps it.
+    assert_eq!(body["status"]["phase"], "Active");
+    // The main endpoint does not change them.
+    let (_, mut current) = http.get("/api/v1/namespaces/fin").await;
+    current["spec"]["finalizers"] = json!([]);
+    let (code, body) = http.call(Method::PUT, "/api/v1/namespaces/fin", Some(current)).await;
+    assert_eq!(code, StatusCode::OK, "{body}");
+    assert_eq!(body["spec"]["finalizers"], json!(["kubernetes", "example.com/hold"]));
+    // Names are validated at their paths; a stale resourceVersion conflicts.
+    let mut bad = body.clone();
+    bad["spec"]["finalizers"] = json!(["not a name"]);
+    let (code, status) = http.call(Method::PUT, "/api/v1/namespaces/fin/finalize", Some(bad)).await;
+    assert_eq!(code, StatusCode::UNPROCESSABLE_ENTITY, "{status}");
+    assert_eq!(status["details"]["causes"][0]["field"], "spec.finalizers[0]");
+    let (code, _) = http.call(Method::PUT, "/api/v1/namespaces/fin/finalize", Some(ns)).await;
+    assert_eq!(code, StatusCode::CONFLICT);
+    // Only namespaces have it.
+    let (code, _) =
+        http.call(Method::PUT, "/apis/coordination.k8s.io/v1/namespaces/fin/leases/l/finalize", Some(json!({}))).await;
+    assert_eq!(code, StatusCode::NOT_FOUND);
+
+    // Deleting waits on example.com/hold; finalizing it away finishes.
+    let (code, _) = http.delete("/api/v1/namespaces/fin").await;
+    assert_eq!(code, StatusCode::OK);
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let held = loop {
+        let (_, ns) = http.get("/api/v1/namespaces/fin").await;
+        if ns["spec"]["finalizers"] == json!(["example.com/hold"]) {
+            break ns;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the kubernetes finalizer stayed: {ns}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(held["status"]["phase"], "Terminating");
+    let mut released = held.clone();
+    released["spec"]["finalizers"] = json!([]);
+    let (code, body) = http.call(Method::PUT, "/api/v1/namespaces/fin/finalize", Some(released)).await;
+    assert_eq!(code, StatusCode::OK, "{body}");
+    http.wait_gone("/api/v1/namespaces/fin").await;
     http.serves().await;
 }

@@ -376,3 +376,34 @@ async fn kubectl_delete_cascades_as_asked() {
     kid_gone(&k, "k3").await;
     assert!(k.ok(&["get", "kids", "-o", "name"]).await.trim() == "kid.gc.example.com/k2");
 }
+
+/// `kubectl get events` as kubectl shows it against Kubernetes (issue 21):
+/// an event a recorder wrote through events.k8s.io/v1 appears in the
+/// core/v1 table, with upstream's columns (no NAME), the object as
+/// `kind/name`; events.k8s.io's own table is the same.
+#[tokio::test]
+async fn kubectl_get_events_shows_events_written_through_events_k8s_io() {
+    let server = TestServer::start().await;
+    let k = Kubectl::new(&server);
+    let now = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%S.000000Z").to_string();
+    let event = format!(
+        "apiVersion: events.k8s.io/v1\nkind: Event\nmetadata: {{name: scaled}}\neventTime: \"{now}\"\nreportingController: example.com/operator\nreportingInstance: operator-1\naction: Reconcile\nreason: Scaled\nnote: scaled to three\ntype: Warning\nregarding: {{kind: Parent, namespace: default, name: p}}\n"
+    );
+    assert!(k
+        .ok(&["create", "-f", &k.file("event.yaml", &event)])
+        .await
+        .contains("event.events.k8s.io/scaled created"));
+    for resource in ["events", "events.v1.events.k8s.io"] {
+        let table = k.ok(&["get", resource, "-n", "default"]).await;
+        let mut lines = table.lines();
+        let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+        assert_eq!(header, ["LAST", "SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"], "{resource}: {table}");
+        let row: Vec<&str> = lines.next().unwrap_or_default().split_whitespace().collect();
+        assert_eq!(row[1..], ["Warning", "Scaled", "parent/p", "scaled", "to", "three"], "{resource}: {table}");
+    }
+    let wide = k.ok(&["get", "events", "-n", "default", "-o", "wide"]).await;
+    let header: Vec<&str> = wide.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header[header.len() - 4..], ["FIRST", "SEEN", "COUNT", "NAME"], "{wide}");
+    assert!(wide.contains("example.com/operator, operator-1"), "{wide}");
+    assert!(k.ok(&["get", "ns", "default", "-o", "name"]).await.contains("namespace/default"));
+}

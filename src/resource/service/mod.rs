@@ -24,7 +24,7 @@ use crate::apimachinery::options::{
 use crate::apimachinery::patch::{self, PatchType};
 pub use crate::apimachinery::strategy::Endpoint;
 use crate::apimachinery::strategy::{before_create, before_update, require_resource_version, retry};
-use crate::apimachinery::strategy::{Operation, StatusStrategy};
+use crate::apimachinery::strategy::{FinalizeStrategy, Operation, StatusStrategy};
 use crate::apimachinery::{decode, meta};
 use crate::error::{Error, Result};
 use crate::storage::{keys, KeyValue, Op, Storage, StorageError};
@@ -435,6 +435,7 @@ impl Resources {
         warnings.extend(match endpoint {
             Endpoint::Main => before_update(&main, &mut obj, &old)?,
             Endpoint::Status => before_update(&StatusStrategy(&main), &mut obj, &old)?,
+            Endpoint::Finalize => before_update(&FinalizeStrategy(&main), &mut obj, &old)?,
         });
         self.check_owner_scopes(served, &obj)?;
         let key = Self::key(served, r, &r.name);

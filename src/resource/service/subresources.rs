@@ -35,6 +35,29 @@ impl Resources {
             .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
     }
 
+    /// Replaces an object through its `finalize` subresource (a
+    /// namespace's: its `spec.finalizers`, as Kubernetes' finalize REST),
+    /// keeping its status. A resourceVersion, when given, must be current.
+    /// NotFound for a kind without the subresource.
+    pub async fn update_finalize(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
+        let served = self.served_object(r)?;
+        if !served.hooks.as_ref().is_some_and(|hooks| hooks.finalizes()) {
+            return Err(Error::no_resource(format!("{}/finalize.{}.{}", r.resource, r.version, r.group), ""));
+        }
+        let (obj, duplicates) = decode::object(body)?;
+        strategy::check_identity(&served, r, &obj, Operation::Update)?;
+        let current = self.load(&served, r)?;
+        if !meta::meta_str(&obj, "resourceVersion").is_empty() {
+            let main = ResourceStrategy { served: &served, version: &r.version };
+            require_resource_version(&main, &Self::subject(&served, r), &obj, current.mod_revision)?;
+        }
+        let target =
+            Target { served: &served, r, current: &current, endpoint: Endpoint::Finalize, options, read: None };
+        self.write_over(target, obj, &duplicates)
+            .await?
+            .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
+    }
+
     pub(super) fn require_status(served: &Served, r: &Ref) -> Result<()> {
         if served.has_status(&r.version) {
             return Ok(());
