@@ -98,6 +98,10 @@ pub enum CauseType {
     /// Not a field's: a resourceVersion newer than the store has reached
     /// (`metav1.CauseTypeResourceVersionTooLarge`).
     ResourceVersionTooLarge,
+    /// Not a field's error: another field manager owns the field an apply
+    /// sets (`metav1.CauseTypeFieldManagerConflict`); the detail is the
+    /// whole message (`conflict with "m1"`).
+    FieldManagerConflict,
 }
 
 impl CauseType {
@@ -115,6 +119,7 @@ impl CauseType {
             CauseType::NotFound => "FieldValueNotFound",
             CauseType::Internal => "InternalError",
             CauseType::ResourceVersionTooLarge => "ResourceVersionTooLarge",
+            CauseType::FieldManagerConflict => "FieldManagerConflict",
         }
     }
 
@@ -131,6 +136,7 @@ impl CauseType {
             CauseType::NotFound => "Not found",
             CauseType::Internal => "Internal error",
             CauseType::ResourceVersionTooLarge => "Too large resource version",
+            CauseType::FieldManagerConflict => "",
         }
     }
 
@@ -143,6 +149,7 @@ impl CauseType {
                 | CauseType::TooLong
                 | CauseType::Internal
                 | CauseType::ResourceVersionTooLarge
+                | CauseType::FieldManagerConflict
         )
     }
 }
@@ -220,6 +227,9 @@ impl FieldError {
 
     /// The message without the field path (`StatusCause.message`).
     pub fn body(&self) -> String {
+        if self.cause == CauseType::FieldManagerConflict {
+            return self.detail.clone();
+        }
         let mut s = self.cause.words().to_string();
         if self.cause.shows_value() {
             if let Some(shown) = &self.shown {
@@ -360,6 +370,12 @@ impl Error {
                 ..Details::default()
             }),
         }
+    }
+
+    /// A Conflict with only a message (an apply's field manager conflicts,
+    /// whose causes the caller adds).
+    pub fn conflict_message(message: impl Into<String>) -> Self {
+        Self::plain(Reason::Conflict, message)
     }
 
     /// The conflict every stale resourceVersion produces.

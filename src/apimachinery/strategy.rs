@@ -21,6 +21,12 @@
 //! 4. **validate**: the metadata every object follows, then the kind's
 //!    `validate*`, which must not mutate; all errors are collected.
 //! 5. **canonicalize**: the kind's last word on the stored form.
+//! 5b. **managed fields** (`before_create_tracked`, `before_update_tracked`):
+//!    server-side apply's bookkeeping (`Track`, implemented by `apply/`)
+//!    records the write in `metadata.managedFields` over the object as it
+//!    will be stored, from the managedFields the request carried (prepare
+//!    drops them from the object) and the live object. An apply merged its
+//!    object before phase 1 and only keeps the managedFields it computed.
 //! 6. **commit** (the caller): the stored form is refused over the size
 //!    limit (`meta::check_stored_size`), then committed with the
 //!    precondition it was prepared against. A concurrent write is retried
@@ -282,6 +288,43 @@ pub fn before_update(strategy: &impl Strategy, obj: &mut Value, old: &Value) -> 
     }
     strategy.canonicalize(obj);
     warnings.extend(checked.warnings);
+    Ok(warnings)
+}
+
+/// The managed-fields phase (5b): records a write in `metadata.managedFields`.
+pub trait Track {
+    /// Records the write of `obj` over `old` (None: a create); `requested`
+    /// is the request's `metadata.managedFields`, if it carried any.
+    fn track(&self, obj: &mut Value, old: Option<&Value>, requested: Option<Value>);
+}
+
+fn take_managed_fields(obj: &mut Value) -> Option<Value> {
+    obj.get_mut("metadata").and_then(Value::as_object_mut).and_then(|m| m.remove("managedFields"))
+}
+
+/// `before_create`, then the managed-fields phase.
+pub fn before_create_tracked(
+    strategy: &impl Strategy,
+    obj: &mut Value,
+    namespace: &str,
+    track: &dyn Track,
+) -> Result<Vec<String>> {
+    let requested = take_managed_fields(obj);
+    let warnings = before_create(strategy, obj, namespace)?;
+    track.track(obj, None, requested);
+    Ok(warnings)
+}
+
+/// `before_update`, then the managed-fields phase.
+pub fn before_update_tracked(
+    strategy: &impl Strategy,
+    obj: &mut Value,
+    old: &Value,
+    track: &dyn Track,
+) -> Result<Vec<String>> {
+    let requested = take_managed_fields(obj);
+    let warnings = before_update(strategy, obj, old)?;
+    track.track(obj, Some(old), requested);
     Ok(warnings)
 }
 

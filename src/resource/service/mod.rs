@@ -2,6 +2,7 @@
 //! delete-collection with Kubernetes semantics, for every definition whose
 //! names are accepted, at each served version, in the definition's scope.
 
+mod apply;
 mod convert;
 mod delete;
 mod encoded;
@@ -21,7 +22,7 @@ use crate::apimachinery::options::{
 use crate::apimachinery::patch::{self, PatchType};
 use crate::apimachinery::selector::{FieldSelector, LabelSelector};
 pub use crate::apimachinery::strategy::Endpoint;
-use crate::apimachinery::strategy::{before_create, before_update, require_resource_version, retry};
+use crate::apimachinery::strategy::{before_create_tracked, before_update_tracked, require_resource_version, retry};
 use crate::apimachinery::strategy::{Operation, StatusStrategy};
 use crate::apimachinery::{decode, meta};
 use crate::error::{Error, Result};
@@ -54,6 +55,8 @@ struct Target<'a> {
     /// `current` as read at the request version, when the caller already
     /// read it (a patch, a scale write): not converted again.
     read: Option<&'a Value>,
+    /// The body is an apply's merge, its managedFields already computed.
+    applied: bool,
 }
 
 /// What a delete did.
@@ -193,11 +196,12 @@ impl Resources {
     /// generated name that is taken, or a definition that changed since it
     /// was resolved, is retried from the request.
     pub async fn create(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
+        apply::check_field_manager("CreateOptions", options)?;
         let (request, duplicates) = decode::object(body)?;
         let generated =
             meta::meta_str(&request, "name").is_empty() && !meta::meta_str(&request, "generateName").is_empty();
         retry(
-            || self.create_once(r, &request, &duplicates, generated, options),
+            || self.create_once(r, &request, &duplicates, generated, options, false),
             || Error::timeout("the object could not be created after repeated concurrent changes; try again"),
         )
         .await
@@ -211,6 +215,7 @@ impl Resources {
         duplicates: &[String],
         generated: bool,
         options: &WriteOptions,
+        applied: bool,
     ) -> Result<Option<Written>> {
         let served = self.served_object(r)?;
         if served.terminating {
@@ -228,10 +233,12 @@ impl Resources {
         strategy::check_identity(&served, r, request, Operation::Create)?;
         let mut obj = request.clone();
         let mut warnings = Self::admit(&served, &r.version, &mut obj, duplicates, Endpoint::Main, options)?;
-        warnings.extend(before_create(
+        let tracking = apply::tracking(&served, &r.version, Endpoint::Main, options, applied);
+        warnings.extend(before_create_tracked(
             &ResourceStrategy { served: &served, version: &r.version },
             &mut obj,
             &r.namespace,
+            &tracking,
         )?);
         let name = meta::meta_str(&obj, "name").to_string();
         let key = Self::key(&served, r, &name);
@@ -272,13 +279,22 @@ impl Resources {
 
     /// Replaces an object. Requires a current resourceVersion; never creates.
     pub async fn update(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
+        apply::check_field_manager("UpdateOptions", options)?;
         let served = self.served_object(r)?;
         let (obj, duplicates) = decode::object(body)?;
         strategy::check_identity(&served, r, &obj, Operation::Update)?;
         let current = self.load(&served, r)?;
         let main = ResourceStrategy { served: &served, version: &r.version };
         require_resource_version(&main, &Self::subject(&served, r), &obj, current.mod_revision)?;
-        let target = Target { served: &served, r, current: &current, endpoint: Endpoint::Main, options, read: None };
+        let target = Target {
+            served: &served,
+            r,
+            current: &current,
+            endpoint: Endpoint::Main,
+            options,
+            read: None,
+            applied: false,
+        };
         self.write_over(target, obj, &duplicates)
             .await?
             .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
@@ -333,11 +349,15 @@ impl Resources {
         patch: &[u8],
         options: &WriteOptions,
     ) -> Result<Written> {
+        apply::check_patch_options(patch_type, options)?;
         let served = self.served_object(r)?;
         if endpoint == Endpoint::Status {
             Self::require_status(&served, r)?;
         }
         meta::check_body_size(patch)?;
+        if patch_type == PatchType::Apply {
+            return self.apply(&served, r, endpoint, patch, options).await;
+        }
         retry(
             || self.patch_once(&served, r, endpoint, patch_type, patch, options),
             || Error::stale(&served.group, &served.plural, &r.name),
@@ -372,7 +392,7 @@ impl Resources {
             return Err(Error::stale(&served.group, &served.plural, &r.name));
         }
         meta::strip_resource_version(&mut patched);
-        let target = Target { served, r, current: &current, endpoint, options, read: Some(&before) };
+        let target = Target { served, r, current: &current, endpoint, options, read: Some(&before), applied: false };
         self.write_over(target, patched, &[]).await
     }
 
@@ -383,7 +403,7 @@ impl Resources {
     /// concurrent write changed the object since it was read; NotFound when
     /// a concurrent delete removed it, as Kubernetes answers.
     async fn write_over(&self, at: Target<'_>, body: Value, duplicates: &[String]) -> Result<Option<Written>> {
-        let Target { served, r, current, endpoint, options, read } = at;
+        let Target { served, r, current, endpoint, options, read, applied } = at;
         let mut obj = body;
         let mut warnings = Self::admit(served, &r.version, &mut obj, duplicates, endpoint, options)?;
         let old = match read {
@@ -399,9 +419,10 @@ impl Resources {
             current.mod_revision,
         )?;
         let main = ResourceStrategy { served, version: &r.version };
+        let tracking = apply::tracking(served, &r.version, endpoint, options, applied);
         warnings.extend(match endpoint {
-            Endpoint::Main => before_update(&main, &mut obj, &old)?,
-            Endpoint::Status => before_update(&StatusStrategy(&main), &mut obj, &old)?,
+            Endpoint::Main => before_update_tracked(&main, &mut obj, &old, &tracking)?,
+            Endpoint::Status => before_update_tracked(&StatusStrategy(&main), &mut obj, &old, &tracking)?,
         });
         let key = Self::key(served, r, &r.name);
         let finished = meta::deleting(&obj) && meta::finalizers(&obj).is_empty();
