@@ -381,6 +381,11 @@ async fn definitions(
             let endpoint = if status { Endpoint::Status } else { Endpoint::Main };
             let kind = patch_type(headers, DEFINITION_PATCH_TYPES)?;
             let (body, options) = patch_body(kind, body, params, headers)?;
+            if kind == PatchType::Apply {
+                let (written, created) = registry.apply(&name, endpoint, &body, &options).await?;
+                let code = if created { StatusCode::CREATED } else { StatusCode::OK };
+                return Ok(respond(code, &written.object, output, &written.warnings));
+            }
             let written = registry.patch(&name, endpoint, kind, &body, &options).await?;
             Ok(ok(&written.object, &written.warnings))
         }
@@ -508,6 +513,11 @@ async fn resources(
             let endpoint = if sub.is_some() { Endpoint::Status } else { Endpoint::Main };
             let kind = patch_type(headers, RESOURCE_PATCH_TYPES)?;
             let (body, options) = patch_body(kind, body, params, headers)?;
+            if kind == PatchType::Apply {
+                let (written, created) = resources.apply(&r, endpoint, &body, &options).await?;
+                let code = if created { StatusCode::CREATED } else { StatusCode::OK };
+                return Ok(respond(code, &written.object, output, &written.warnings));
+            }
             let written = resources.patch(&r, endpoint, kind, &body, &options).await?;
             Ok(ok(&written.object, &written.warnings))
         }

@@ -35,14 +35,17 @@ pub fn tracking(endpoint: Endpoint, options: &WriteOptions, applied: bool) -> Tr
 }
 
 impl Registry {
-    /// Applies a definition's configuration; creates it when absent.
-    pub(super) async fn apply(
+    /// Applies a definition's configuration (a PATCH of type Apply);
+    /// creates it when absent, and says whether it did.
+    pub async fn apply(
         &self,
         name: &str,
         endpoint: Endpoint,
         patch: &[u8],
         options: &WriteOptions,
-    ) -> Result<Written> {
+    ) -> Result<(Written, bool)> {
+        check_patch_options(crate::apimachinery::patch::PatchType::Apply, options)?;
+        crate::apimachinery::meta::check_body_size(patch)?;
         let (config, _) = crate::apimachinery::decode::object(patch)?;
         if crate::apimachinery::meta::meta_str(&config, "name") != name {
             return Err(Error::bad_request("the name of the object does not match the name on the URL"));
@@ -55,7 +58,7 @@ impl Registry {
                     Err(e) if e.reason == Reason::NotFound && endpoint == Endpoint::Main => {
                         let merged = fm.apply(None, &config, &options.field_manager, options.force)?;
                         let body = to_vec(&merged)?;
-                        return self.create_tracked(&body, options, true).await.map(Some);
+                        return self.create_tracked(&body, options, true).await.map(|w| Some((w, true)));
                     }
                     Err(e) => return Err(e),
                 };
@@ -64,7 +67,7 @@ impl Registry {
                 let body = to_vec(&merged)?;
                 match self.replace(&body, endpoint, options, true).await {
                     Err(e) if e.reason == Reason::Conflict && !pinned && e.details.causes.is_empty() => Ok(None),
-                    result => result.map(Some),
+                    result => result.map(|w| Some((w, false))),
                 }
             },
             || Error::stale(GROUP, RESOURCE, name),

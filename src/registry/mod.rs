@@ -230,7 +230,7 @@ impl Registry {
         apply::check_patch_options(kind, options)?;
         meta::check_body_size(patch)?;
         if kind == PatchType::Apply {
-            return self.apply(name, endpoint, patch, options).await;
+            return Ok(self.apply(name, endpoint, patch, options).await?.0);
         }
         retry(
             || async {

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::{Endpoint, Resources, Target};
 use crate::apimachinery::meta;
 use crate::apimachinery::options::{WriteOptions, Written};
+use crate::apimachinery::patch::PatchType;
 use crate::apimachinery::strategy::{retry, Operation};
 use crate::apply::{self, FieldManager, Tracking, Ty};
 use crate::error::{Error, Result};
@@ -50,15 +51,32 @@ pub(super) use crate::apply::{check_field_manager, check_patch_options};
 
 impl Resources {
     /// Applies `patch` (the applied configuration as JSON) by
-    /// `options.field_manager`: creates the object when it does not exist.
-    pub(super) async fn apply(
+    /// `options.field_manager` (a PATCH of type Apply); creates the object
+    /// when it does not exist, and says whether it did.
+    pub async fn apply(
+        &self,
+        r: &Ref,
+        endpoint: Endpoint,
+        patch: &[u8],
+        options: &WriteOptions,
+    ) -> Result<(Written, bool)> {
+        check_patch_options(PatchType::Apply, options)?;
+        let served = self.served_object(r)?;
+        if endpoint == Endpoint::Status {
+            Self::require_status(&served, r)?;
+        }
+        meta::check_body_size(patch)?;
+        self.apply_at(&served, r, endpoint, patch, options).await
+    }
+
+    pub(super) async fn apply_at(
         &self,
         served: &Served,
         r: &Ref,
         endpoint: Endpoint,
         patch: &[u8],
         options: &WriteOptions,
-    ) -> Result<Written> {
+    ) -> Result<(Written, bool)> {
         let (config, _) = crate::apimachinery::decode::object(patch)?;
         retry(
             || self.apply_once(served, r, endpoint, &config, options),
@@ -74,7 +92,7 @@ impl Resources {
         endpoint: Endpoint,
         config: &Value,
         options: &WriteOptions,
-    ) -> Result<Option<Written>> {
+    ) -> Result<Option<(Written, bool)>> {
         let fm = field_manager(served, &r.version, endpoint);
         let key = Self::key(served, r, &r.name);
         let Some(current) = self.store.get(&key) else {
@@ -84,7 +102,7 @@ impl Resources {
             let mut merged = fm.apply(None, config, &options.field_manager, options.force)?;
             strategy::check_identity(served, r, &merged, Operation::Update)?;
             meta::strip_resource_version(&mut merged);
-            return self.create_once(r, &merged, &[], false, options, true).await;
+            return Ok(self.create_once(r, &merged, &[], false, options, true).await?.map(|w| (w, true)));
         };
         let before = stored::read(served, &r.version, &current).await?;
         let mut merged = fm.apply(Some(&before), config, &options.field_manager, options.force)?;
@@ -95,6 +113,6 @@ impl Resources {
         }
         meta::strip_resource_version(&mut merged);
         let target = Target { served, r, current: &current, endpoint, options, read: Some(&before), applied: true };
-        self.write_over(target, merged, &[]).await
+        Ok(self.write_over(target, merged, &[]).await?.map(|w| (w, false)))
     }
 }

@@ -356,7 +356,7 @@ impl Resources {
         }
         meta::check_body_size(patch)?;
         if patch_type == PatchType::Apply {
-            return self.apply(&served, r, endpoint, patch, options).await;
+            return Ok(self.apply_at(&served, r, endpoint, patch, options).await?.0);
         }
         retry(
             || self.patch_once(&served, r, endpoint, patch_type, patch, options),
