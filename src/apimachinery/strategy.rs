@@ -20,8 +20,8 @@
 //!    `dropDisabledFields` does, with a warning each), then the generation.
 //! 4. **validate**: the metadata every object follows, then the kind's
 //!    `validate*`, which must not mutate; all errors are collected.
-//! 5. **canonicalize**: the kind's last word on the stored form.
-//! 5b. **managed fields** (`before_create_tracked`, `before_update_tracked`):
+//! 5. **canonicalize**: the kind's last word on the stored form; then the
+//!    **managed fields** (`before_create_tracked`, `before_update_tracked`):
 //!    server-side apply's bookkeeping (`Track`, implemented by `apply/`)
 //!    records the write in `metadata.managedFields` over the object as it
 //!    will be stored, from the managedFields the request carried (prepare

@@ -1,3 +1,5 @@
+//! Unit tests of managedFields: Update and Apply operations, conflicts, removal, capping, reset.
+
 use serde_json::{json, Value};
 
 use super::*;

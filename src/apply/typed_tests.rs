@@ -1,3 +1,5 @@
+//! Unit tests of the typed view: field sets, compare, merge and removal per list and map type.
+
 use serde_json::{json, Value};
 
 use super::*;
