@@ -1,6 +1,7 @@
 //! The integration suite: one binary, a module per area, each test against a
 //! real server in-process on loopback ports (see `support`).
 
+mod apply_differential;
 mod backup;
 mod cel_limits;
 mod conformance_fixes;
