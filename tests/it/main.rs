@@ -2,6 +2,7 @@
 //! real server in-process on loopback ports (see `support`).
 
 mod apply;
+mod apply_differential;
 mod backup;
 mod cel_limits;
 mod conformance_fixes;
