@@ -16,6 +16,9 @@ use crate::error::{CauseType, Error, FieldError, Result};
 /// At most this many Update entries are kept, as `DefaultMaxUpdateManagers`.
 pub const MAX_UPDATE_MANAGERS: usize = 10;
 
+/// The Update manager of the fields an object had before its first apply.
+const BEFORE_FIRST_APPLY: &str = "before-first-apply";
+
 /// The manager the oldest Update entries are merged into.
 const ANCIENT: &str = "ancient-changes";
 
@@ -56,17 +59,15 @@ impl Entry {
             && (operation == Operation::Apply || self.api_version == api_version)
     }
 
-    /// How a conflict names this manager, as the apiserver's `printManager`.
+    /// How a conflict names this manager, as the apiserver's `printManager`
+    /// of a manager identifier (which never holds the time).
     fn shown(&self) -> String {
         let mut s = format!("{:?}", self.manager);
         if !self.subresource.is_empty() {
             s = format!("{s} with subresource {:?}", self.subresource);
         }
         if self.operation == Operation::Update {
-            match &self.time {
-                Some(time) => s = format!("{s} using {} at {time}", self.api_version),
-                None => s = format!("{s} using {}", self.api_version),
-            }
+            s = format!("{s} using {}", self.api_version);
         }
         s
     }
@@ -241,7 +242,15 @@ impl FieldManager<'_> {
         remove_managed_fields(new);
         let mut live_clean = live.clone();
         remove_managed_fields(&mut live_clean);
-        let compare = typed::compare(&live_clean, new, self.ty);
+        self.record_update(&mut entries, &live_clean, new, manager);
+        cap(&mut entries);
+        set_managed_fields(new, entries);
+    }
+
+    /// The Update of `old` into `new` by `manager`, over `entries`: the
+    /// changed fields become the manager's and leave the others.
+    fn record_update(&self, entries: &mut Vec<Entry>, old: &Value, new: &Value, manager: &str) {
+        let compare = typed::compare(old, new, self.ty);
         let added = compare.added.exclude_prefixes(&self.reset);
         let modified = compare.modified.exclude_prefixes(&self.reset);
         let removed = compare.removed.exclude_prefixes(&self.reset);
@@ -252,25 +261,23 @@ impl FieldManager<'_> {
         entries.retain(|e| !e.set.is_empty());
         let set = changed.difference(strip_set());
         let manager = if manager.is_empty() { "unknown" } else { manager };
-        if !set.is_empty() {
-            match entries.iter_mut().find(|e| e.same(manager, Operation::Update, &self.api_version, &self.subresource))
-            {
-                Some(previous) => {
-                    previous.set = set.union(&previous.set);
-                    previous.time = Some(self.now.clone());
-                }
-                None => entries.push(Entry {
-                    manager: manager.to_string(),
-                    operation: Operation::Update,
-                    api_version: self.api_version.clone(),
-                    time: Some(self.now.clone()),
-                    subresource: self.subresource.clone(),
-                    set,
-                }),
-            }
+        if set.is_empty() {
+            return;
         }
-        cap(&mut entries);
-        set_managed_fields(new, entries);
+        match entries.iter_mut().find(|e| e.same(manager, Operation::Update, &self.api_version, &self.subresource)) {
+            Some(previous) => {
+                previous.set = set.union(&previous.set);
+                previous.time = Some(self.now.clone());
+            }
+            None => entries.push(Entry {
+                manager: manager.to_string(),
+                operation: Operation::Update,
+                api_version: self.api_version.clone(),
+                time: Some(self.now.clone()),
+                subresource: self.subresource.clone(),
+                set,
+            }),
+        }
     }
 
     /// Applies `config` by `manager` over `live` (None: the object does not
@@ -292,6 +299,17 @@ impl FieldManager<'_> {
             .map_err(|e| Error::internal(format!("failed to decode managed fields: {e}")))?;
         let mut live_clean = live.clone();
         remove_managed_fields(&mut live_clean);
+        if entries.is_empty() && live_clean != empty {
+            // An object nobody manages yet: its fields become an Update of
+            // `before-first-apply`, as the apiserver's skipNonApplied does.
+            let mut typed_empty = Map::new();
+            for field in ["apiVersion", "kind"] {
+                if let Some(v) = live_clean.get(field) {
+                    typed_empty.insert(field.into(), v.clone());
+                }
+            }
+            self.record_update(&mut entries, &Value::Object(typed_empty), &live_clean, BEFORE_FIRST_APPLY);
+        }
         let merged = typed::merge(&live_clean, config, self.ty);
         let at = entries.iter().position(|e| e.same(manager, Operation::Apply, "", &self.subresource));
         let last = at.map(|i| entries[i].set.clone());

@@ -88,8 +88,10 @@ fn untyped_resource() -> &'static Schema {
 
 /// smd's `deduceAtom`: the atom of `value` under `ty`.
 fn atom<'s>(ty: Ty<'s>, value: Option<&Value>) -> Atom<'s> {
+    // A deduced null (or nothing) is smd's whole deduced atom, which is
+    // handled as its map first.
     let deduced = |value: Option<&Value>| match value {
-        Some(Value::Object(_)) => Atom::Map { node: None, atomic: false },
+        None | Some(Value::Null) | Some(Value::Object(_)) => Atom::Map { node: None, atomic: false },
         Some(Value::Array(_)) => Atom::List { elem: Ty::Deduced, rel: ListRel::Atomic },
         _ => Atom::Scalar,
     };
@@ -235,6 +237,19 @@ fn same_kind(a: &Atom<'_>, b: &Atom<'_>) -> bool {
     )
 }
 
+/// The atom a walk over two values uses: theirs when they agree, the
+/// other side's when one side is null or absent, else a leaf.
+fn pick<'s>(a_l: Atom<'s>, a_r: Atom<'s>, lhs: Option<&Value>, rhs: Option<&Value>) -> Atom<'s> {
+    let nothing = |v: Option<&Value>| matches!(v, None | Some(Value::Null));
+    if same_kind(&a_l, &a_r) || nothing(lhs) {
+        a_r
+    } else if nothing(rhs) {
+        a_l
+    } else {
+        Atom::Scalar
+    }
+}
+
 fn is_empty_or_null(v: Option<&Value>) -> bool {
     match v {
         None | Some(Value::Null) => true,
@@ -261,13 +276,7 @@ fn walk_compare(
         _ => {}
     };
     let mut in_leaf = false;
-    let atom = if same_kind(&a_l, &a_r) || lhs.is_none() {
-        a_r
-    } else if rhs.is_none() {
-        a_l
-    } else {
-        Atom::Scalar
-    };
+    let atom = pick(a_l, a_r, lhs, rhs);
     let both_empty = is_empty_or_null(lhs) && is_empty_or_null(rhs);
     match atom {
         Atom::Scalar | Atom::List { rel: ListRel::Atomic, .. } | Atom::Map { atomic: true, .. } => {
@@ -346,13 +355,7 @@ fn walk_merge(lhs: Option<&Value>, rhs: Option<&Value>, ty: Ty<'_>) -> Option<Va
     let keep_rhs = || rhs.or(lhs).cloned();
     let a_l = atom(ty, lhs);
     let a_r = atom(ty, rhs);
-    let atom = if same_kind(&a_l, &a_r) || lhs.is_none() {
-        a_r
-    } else if rhs.is_none() {
-        a_l
-    } else {
-        Atom::Scalar
-    };
+    let atom = pick(a_l, a_r, lhs, rhs);
     let both_empty = is_empty_or_null(lhs) && is_empty_or_null(rhs);
     match atom {
         Atom::Scalar | Atom::List { rel: ListRel::Atomic, .. } | Atom::Map { atomic: true, .. } => keep_rhs(),

@@ -146,7 +146,8 @@ fn observed(object: &Value) -> Result<(Value, Value), String> {
     for field in ["uid", "resourceVersion", "generation", "creationTimestamp"] {
         meta.remove(field);
     }
-    let managed = meta.remove("managedFields").unwrap_or(Value::Null);
+    // No managedFields (nobody owns anything) is an empty list.
+    let managed = meta.remove("managedFields").unwrap_or(json!([]));
     let mut entries = managed.as_array().cloned().ok_or_else(|| format!("managedFields is not a list: {managed}"))?;
     // Kubernetes' order: operation, time in seconds, manager, subresource.
     let key = |e: &Value, with_time: bool| {
@@ -171,12 +172,26 @@ fn observed(object: &Value) -> Result<(Value, Value), String> {
     Ok((object, Value::Array(entries)))
 }
 
+/// Whether a 422 only says that embedded resources lack apiVersion or kind.
+fn embedded_without_type(answer: &Value) -> bool {
+    let causes = answer["details"]["causes"].as_array().cloned().unwrap_or_default();
+    !causes.is_empty()
+        && causes.iter().all(|c| {
+            let field = s(&c["field"]);
+            c["reason"] == "FieldValueRequired" && (field.ends_with(".apiVersion") || field.ends_with(".kind"))
+        })
+}
+
 fn conflicts(causes: &Value) -> Value {
     let mut out: Vec<Value> = causes
         .as_array()
         .into_iter()
         .flatten()
-        .map(|c| json!({"type": c["type"], "field": c["field"], "message": c["message"]}))
+        // A Status cause names its type `reason` on the wire (StatusCause.Type).
+        .map(|c| {
+            let kind = if c["reason"].is_null() { &c["type"] } else { &c["reason"] };
+            json!({"type": kind, "field": c["field"], "message": c["message"]})
+        })
         .collect();
     out.sort_by_key(|c| (s(&c["field"]).to_owned(), s(&c["message"]).to_owned()));
     Value::Array(out)
@@ -255,6 +270,13 @@ async fn play(http: &Http, case: &Value) -> Result<(), String> {
             }
             continue;
         }
+        if status == StatusCode::UNPROCESSABLE_ENTITY && embedded_without_type(&answer) {
+            // The field manager alone (the oracle) does not validate; the
+            // apiserver refuses an embedded resource left without apiVersion
+            // or kind (validateEmbeddedResource), as crdstore does: the rest
+            // of the case builds on a state Kubernetes never reaches.
+            return Ok(());
+        }
         if !(status == StatusCode::OK || status == StatusCode::CREATED) {
             return Err(fail(format!("expected success, got {status}: {answer}\n  expected {want}")));
         }
@@ -272,7 +294,8 @@ fn compare(got: &Value, want: &Value) -> Result<(), String> {
     if object != want["object"] {
         return Err(format!("the object differs\n  expected {}\n  got      {object}", want["object"]));
     }
-    if managed != want["managedFields"] {
+    let wanted = if want["managedFields"].is_null() { json!([]) } else { want["managedFields"].clone() };
+    if managed != wanted {
         return Err(format!("managedFields differ\n  expected {}\n  got      {managed}", want["managedFields"]));
     }
     Ok(())
