@@ -76,7 +76,8 @@ async fn main() {
     let resources = Resources::new(store, WatchDefaults::default(), stopped);
     let r = reference();
     let options = |m: &str| WriteOptions { field_manager: m.into(), ..WriteOptions::default() };
-    let created = resources.create(&r, &serde_json::to_vec(&widget(0, 0)).unwrap(), &options("u")).await.expect("create");
+    let created =
+        resources.create(&r, &serde_json::to_vec(&widget(0, 0)).unwrap(), &options("u")).await.expect("create");
     println!("object: {} bytes", serde_json::to_vec(&created.object).unwrap().len());
 
     // Updates through the domain, tracking included.
