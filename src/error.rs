@@ -101,6 +101,10 @@ pub enum CauseType {
     /// Not a field's: a create into a terminating namespace
     /// (`v1.NamespaceTerminatingCause`).
     NamespaceTerminating,
+    /// Not a field's error: another field manager owns the field an apply
+    /// sets (`metav1.CauseTypeFieldManagerConflict`); the detail is the
+    /// whole message (`conflict with "m1"`).
+    FieldManagerConflict,
 }
 
 impl CauseType {
@@ -119,6 +123,7 @@ impl CauseType {
             CauseType::Internal => "InternalError",
             CauseType::ResourceVersionTooLarge => "ResourceVersionTooLarge",
             CauseType::NamespaceTerminating => "NamespaceTerminating",
+            CauseType::FieldManagerConflict => "FieldManagerConflict",
         }
     }
 
@@ -137,6 +142,7 @@ impl CauseType {
             CauseType::ResourceVersionTooLarge => "Too large resource version",
             // The cause's message is its detail alone.
             CauseType::NamespaceTerminating => "",
+            CauseType::FieldManagerConflict => "",
         }
     }
 
@@ -150,6 +156,7 @@ impl CauseType {
                 | CauseType::Internal
                 | CauseType::ResourceVersionTooLarge
                 | CauseType::NamespaceTerminating
+                | CauseType::FieldManagerConflict
         )
     }
 }
@@ -227,6 +234,9 @@ impl FieldError {
 
     /// The message without the field path (`StatusCause.message`).
     pub fn body(&self) -> String {
+        if self.cause == CauseType::FieldManagerConflict {
+            return self.detail.clone();
+        }
         let mut s = self.cause.words().to_string();
         if self.cause.shows_value() {
             if let Some(shown) = &self.shown {
@@ -369,6 +379,12 @@ impl Error {
                 ..Details::default()
             }),
         }
+    }
+
+    /// A Conflict with only a message (an apply's field manager conflicts,
+    /// whose causes the caller adds).
+    pub fn conflict_message(message: impl Into<String>) -> Self {
+        Self::plain(Reason::Conflict, message)
     }
 
     /// The conflict every stale resourceVersion produces.

@@ -5,6 +5,7 @@
 //! ARCHITECTURE.md for the map.
 
 pub mod apimachinery;
+pub mod apply;
 pub mod builtin;
 pub mod conversion;
 pub mod error;

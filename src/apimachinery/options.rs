@@ -61,6 +61,8 @@ pub struct WriteOptions {
     pub field_validation: FieldValidation,
     /// Recorded for field management; empty means none.
     pub field_manager: String,
+    /// Server-side apply: take ownership of conflicting fields.
+    pub force: bool,
 }
 
 /// How a list's resourceVersion is matched.

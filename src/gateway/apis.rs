@@ -17,7 +17,7 @@ use super::query::Params;
 use super::{protobuf, watch, Api};
 use crate::apimachinery::list::ListPage;
 use crate::apimachinery::meta::MAX_BODY_BYTES;
-use crate::apimachinery::options::ResourceVersion;
+use crate::apimachinery::options::{ResourceVersion, WriteOptions};
 use crate::apimachinery::patch::PatchType;
 use crate::error::Error;
 use crate::resource::table::{definitions_table, table, Include, ListMeta, Shape};
@@ -126,6 +126,34 @@ fn patch_type(headers: &HeaderMap, accepted: &[&str]) -> Result<PatchType, Error
         return Err(unsupported(accepted));
     }
     Ok(kind)
+}
+
+/// A write's options; without `fieldManager`, the manager is the
+/// User-Agent's prefix, as Kubernetes' `prefixFromUserAgent`.
+fn write_options(params: &Params, headers: &HeaderMap) -> Result<WriteOptions, Error> {
+    let mut options = params.write_options()?;
+    if options.field_manager.is_empty() {
+        let agent = headers.get(axum::http::header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
+        options.field_manager = crate::apply::manager_from("", agent);
+    }
+    Ok(options)
+}
+
+/// A PATCH's body and options: an apply's YAML read as JSON, and its
+/// `fieldManager` only as given (it is required).
+fn patch_body(
+    kind: PatchType,
+    body: &[u8],
+    params: &Params,
+    headers: &HeaderMap,
+) -> Result<(Vec<u8>, WriteOptions), Error> {
+    match kind {
+        PatchType::Apply => {
+            crate::apimachinery::meta::check_body_size(body)?;
+            Ok((super::codec::yaml_to_json(body)?, params.write_options()?))
+        }
+        _ => Ok((body.to_vec(), write_options(params, headers)?)),
+    }
 }
 
 fn not_found(path: &str) -> Error {
@@ -338,8 +366,9 @@ async fn definitions(
             Ok(ok(&list_json(crate::registry::definition::API_VERSION, "CustomResourceDefinitionList", &page), &[]))
         }
         (&Method::POST, None) => {
-            let written =
-                registry.create(&protobuf::definition_body(headers, body).await?, &params.write_options()?).await?;
+            let written = registry
+                .create(&protobuf::definition_body(headers, body).await?, &write_options(params, headers)?)
+                .await?;
             Ok(respond(StatusCode::CREATED, &written.object, output, &written.warnings))
         }
         (&Method::GET, Some(name)) if shape.is_some() => {
@@ -348,19 +377,27 @@ async fn definitions(
         }
         (&Method::GET, Some(name)) => Ok(ok(&registry.get(&name)?, &[])),
         (&Method::PUT, Some(_)) if status => Ok(ok(
-            &registry.update_status(&protobuf::definition_body(headers, body).await?, &params.write_options()?).await?,
+            &registry
+                .update_status(&protobuf::definition_body(headers, body).await?, &write_options(params, headers)?)
+                .await?,
             &[],
         )),
         (&Method::PUT, Some(_)) => {
-            let written =
-                registry.update(&protobuf::definition_body(headers, body).await?, &params.write_options()?).await?;
+            let written = registry
+                .update(&protobuf::definition_body(headers, body).await?, &write_options(params, headers)?)
+                .await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PATCH, Some(name)) => {
             let endpoint = if status { Endpoint::Status } else { Endpoint::Main };
-            let written = registry
-                .patch(&name, endpoint, patch_type(headers, DEFINITION_PATCH_TYPES)?, body, &params.write_options()?)
-                .await?;
+            let kind = patch_type(headers, DEFINITION_PATCH_TYPES)?;
+            let (body, options) = patch_body(kind, body, params, headers)?;
+            if kind == PatchType::Apply {
+                let (written, created) = registry.apply(&name, endpoint, &body, &options).await?;
+                let code = if created { StatusCode::CREATED } else { StatusCode::OK };
+                return Ok(respond(code, &written.object, output, &written.warnings));
+            }
+            let written = registry.patch(&name, endpoint, kind, &body, &options).await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::DELETE, Some(name)) if !status => {
@@ -427,7 +464,7 @@ async fn resources(
         }
         (&Method::POST, true, None) => {
             let body = protobuf::resource_body(headers, body).await?;
-            let written = resources.create(&r, &body, &params.write_options()?).await?;
+            let written = resources.create(&r, &body, &write_options(params, headers)?).await?;
             Ok(respond(StatusCode::CREATED, &written.object, output, &written.warnings))
         }
         (&Method::DELETE, true, None) => {
@@ -470,33 +507,39 @@ async fn resources(
         (&Method::GET, false, Some("scale")) => Ok(ok(&resources.get_scale(&r).await?, &[])),
         (&Method::PUT, false, None) => {
             let body = protobuf::resource_body(headers, body).await?;
-            let written = resources.update(&r, &body, &params.write_options()?).await?;
+            let written = resources.update(&r, &body, &write_options(params, headers)?).await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PUT, false, Some("status")) => {
             let written =
-                resources.update_status(&r, &json_body(headers, body).await?, &params.write_options()?).await?;
+                resources.update_status(&r, &json_body(headers, body).await?, &write_options(params, headers)?).await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PUT, false, Some("finalize")) => {
-            let written =
-                resources.update_finalize(&r, &json_body(headers, body).await?, &params.write_options()?).await?;
+            let written = resources
+                .update_finalize(&r, &json_body(headers, body).await?, &write_options(params, headers)?)
+                .await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PUT, false, Some("scale")) => {
             let written =
-                resources.update_scale(&r, &json_body(headers, body).await?, &params.write_options()?).await?;
+                resources.update_scale(&r, &json_body(headers, body).await?, &write_options(params, headers)?).await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PATCH, false, None | Some("status")) => {
             let endpoint = if sub.is_some() { Endpoint::Status } else { Endpoint::Main };
-            let options = params.write_options()?;
-            let written =
-                resources.patch(&r, endpoint, patch_type(headers, RESOURCE_PATCH_TYPES)?, body, &options).await?;
+            let kind = patch_type(headers, RESOURCE_PATCH_TYPES)?;
+            let (body, options) = patch_body(kind, body, params, headers)?;
+            if kind == PatchType::Apply {
+                let (written, created) = resources.apply(&r, endpoint, &body, &options).await?;
+                let code = if created { StatusCode::CREATED } else { StatusCode::OK };
+                return Ok(respond(code, &written.object, output, &written.warnings));
+            }
+            let written = resources.patch(&r, endpoint, kind, &body, &options).await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PATCH, false, Some("scale")) => {
-            let options = params.write_options()?;
+            let options = write_options(params, headers)?;
             let written = resources.patch_scale(&r, patch_type(headers, RESOURCE_PATCH_TYPES)?, body, &options).await?;
             Ok(ok(&written.object, &written.warnings))
         }

@@ -58,7 +58,12 @@ impl Params {
             )))
             }
         };
-        Ok(WriteOptions { dry_run: self.dry_run()?, field_validation, field_manager: self.text("fieldManager") })
+        Ok(WriteOptions {
+            dry_run: self.dry_run()?,
+            field_validation,
+            field_manager: self.text("fieldManager"),
+            force: self.get("force").is_some_and(flag),
+        })
     }
 
     pub fn list_options(&self) -> Result<ListOptions> {

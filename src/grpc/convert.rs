@@ -72,7 +72,7 @@ pub fn write_options(options: Option<pb::WriteOptions>) -> Result<WriteOptions, 
         pb::FieldValidation::Strict => FieldValidation::Strict,
         pb::FieldValidation::Warn | pb::FieldValidation::Unspecified => FieldValidation::Warn,
     };
-    Ok(WriteOptions { dry_run: options.dry_run, field_validation, field_manager: options.field_manager })
+    Ok(WriteOptions { dry_run: options.dry_run, field_validation, field_manager: options.field_manager, force: false })
 }
 
 /// A list's options, sent in the request field `field`; an unknown

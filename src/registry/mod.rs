@@ -4,6 +4,7 @@
 //! names of the other definitions of a group are maintained here, inside the
 //! same atomic commit as the write that changes them.
 
+mod apply;
 pub mod conditions;
 pub mod definition;
 pub mod discovery;
@@ -25,7 +26,7 @@ use crate::apimachinery::meta;
 use crate::apimachinery::options::{DeleteOptions, ListOptions, WatchOptions, WriteOptions, Written};
 use crate::apimachinery::patch::PatchType;
 use crate::apimachinery::selector::{FieldSelector, LabelSelector};
-use crate::apimachinery::strategy::{before_create, before_update, require_resource_version, retry};
+use crate::apimachinery::strategy::{before_create_tracked, before_update_tracked, require_resource_version, retry};
 use crate::apimachinery::strategy::{Endpoint, StatusStrategy};
 use crate::error::{Error, FieldError, Result};
 use crate::storage::{keys, KeyValue, Op, ReadAt, Storage, StorageError};
@@ -134,8 +135,13 @@ impl Registry {
 
     /// Registers a definition; warns of formats Kubernetes does not recognize.
     pub async fn create(&self, body: &[u8], options: &WriteOptions) -> Result<Written> {
+        apply::check_field_manager("CreateOptions", options)?;
+        self.create_tracked(body, options, false).await
+    }
+
+    async fn create_tracked(&self, body: &[u8], options: &WriteOptions, applied: bool) -> Result<Written> {
         let mut obj = definition::to_json(&definition::parse(body)?);
-        before_create(&DefinitionStrategy, &mut obj, "")?;
+        before_create_tracked(&DefinitionStrategy, &mut obj, "", &apply::tracking(Endpoint::Main, options, applied))?;
         let mut crd = definition::from_json(obj)?;
         let name = name_of(&crd).to_string();
 
@@ -164,18 +170,20 @@ impl Registry {
     /// Replaces a definition's spec and metadata; its status is kept. Warns
     /// of unrecognized formats the update introduces.
     pub async fn update(&self, body: &[u8], options: &WriteOptions) -> Result<Written> {
-        self.replace(body, Endpoint::Main, options).await
+        apply::check_field_manager("UpdateOptions", options)?;
+        self.replace(body, Endpoint::Main, options, false).await
     }
 
     /// Replaces a definition's status: only `storedVersions` is taken from
     /// the body; accepted names and conditions are the server's.
     pub async fn update_status(&self, body: &[u8], options: &WriteOptions) -> Result<Value> {
-        Ok(self.replace(body, Endpoint::Status, options).await?.object)
+        apply::check_field_manager("UpdateOptions", options)?;
+        Ok(self.replace(body, Endpoint::Status, options, false).await?.object)
     }
 
     /// An update of a definition or its status through the strategy
     /// contract, serialized with every other definition write.
-    async fn replace(&self, body: &[u8], endpoint: Endpoint, options: &WriteOptions) -> Result<Written> {
+    async fn replace(&self, body: &[u8], endpoint: Endpoint, options: &WriteOptions, applied: bool) -> Result<Written> {
         let mut obj = definition::to_json(&definition::parse(body)?);
         let name = meta::meta_str(&obj, "name").to_string();
         let _serial = self.writes.lock().await;
@@ -185,10 +193,15 @@ impl Registry {
         require_resource_version(&DefinitionStrategy, &subject, &obj, old.kv.mod_revision)?;
         let uid = meta::meta_str(&obj, "uid").to_string();
         meta::check_preconditions(&subject, &uid, meta::meta_str(&old_json, "uid"), None, old.kv.mod_revision)?;
+        let tracking = apply::tracking(endpoint, options, applied);
         let mut warnings = match endpoint {
             // Definitions have no finalize subresource: no transport asks for it.
-            Endpoint::Main | Endpoint::Finalize => before_update(&DefinitionStrategy, &mut obj, &old_json)?,
-            Endpoint::Status => before_update(&StatusStrategy(&DefinitionStrategy), &mut obj, &old_json)?,
+            Endpoint::Main | Endpoint::Finalize => {
+                before_update_tracked(&DefinitionStrategy, &mut obj, &old_json, &tracking)?
+            }
+            Endpoint::Status => {
+                before_update_tracked(&StatusStrategy(&DefinitionStrategy), &mut obj, &old_json, &tracking)?
+            }
         };
         let crd = definition::from_json(obj)?;
         if endpoint == Endpoint::Main {
@@ -218,7 +231,11 @@ impl Registry {
         patch: &[u8],
         options: &WriteOptions,
     ) -> Result<Written> {
+        apply::check_patch_options(kind, options)?;
         meta::check_body_size(patch)?;
+        if kind == PatchType::Apply {
+            return Ok(self.apply(name, endpoint, patch, options).await?.0);
+        }
         retry(
             || async {
                 let current = self.get(name)?;
@@ -230,7 +247,7 @@ impl Registry {
                 let pinned =
                     patched.pointer("/metadata/resourceVersion") != current.pointer("/metadata/resourceVersion");
                 let body = serde_json::to_vec(&patched).map_err(|e| Error::internal(e.to_string()))?;
-                match self.replace(&body, endpoint, options).await {
+                match self.replace(&body, endpoint, options, false).await {
                     Err(e) if e.reason == crate::error::Reason::Conflict && !pinned => Ok(None),
                     result => result.map(Some),
                 }

@@ -103,6 +103,8 @@ pub struct Schema {
     pub list_type: Option<String>,
     /// `x-kubernetes-list-map-keys` of a `map` list.
     pub list_map_keys: Vec<String>,
+    /// `x-kubernetes-map-type`: "granular" or "atomic" (None: granular).
+    pub map_type: Option<String>,
     pub min_properties: Option<u64>,
     pub max_properties: Option<u64>,
     pub all_of: Vec<Schema>,
@@ -328,6 +330,7 @@ fn compile_at(json: &Value, path: &str, place: &Place, c: &mut Compiling) -> Res
             .and_then(Value::as_array)
             .map(|k| k.iter().filter_map(Value::as_str).map(String::from).collect())
             .unwrap_or_default(),
+        map_type: json.get("x-kubernetes-map-type").and_then(Value::as_str).map(String::from),
         min_properties: count(json, "minProperties"),
         max_properties: count(json, "maxProperties"),
         all_of: compile_list(json, "allOf", path, place, c)?,

@@ -407,3 +407,69 @@ async fn kubectl_get_events_shows_events_written_through_events_k8s_io() {
     assert!(wide.contains("example.com/operator, operator-1"), "{wide}");
     assert!(k.ok(&["get", "ns", "default", "-o", "name"]).await.contains("namespace/default"));
 }
+
+const APPLIED: &str =
+    "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: s1}\nspec: {replicas: 2, color: blue}\n";
+const APPLIED_RED: &str = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: s1}\nspec: {color: red}\n";
+const APPLIED_REPLICAS: &str = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: s1}\nspec: {replicas: 3}\n";
+
+/// `kubectl apply --server-side` (issue 20): a definition, then an object
+/// by two managers with a conflict, `--force-conflicts`, a field removed by
+/// omitting it, managedFields shown on request, and a client-side apply
+/// upgraded to server-side.
+#[tokio::test]
+async fn kubectl_applies_server_side() {
+    let server = TestServer::start().await;
+    let k = Kubectl::new(&server);
+    let crd = k.file("crd.yaml", DEFINITION);
+    let out = k.ok(&["apply", "--server-side", "-f", &crd]).await;
+    assert!(
+        out.contains("customresourcedefinition.apiextensions.k8s.io/widgets.example.com serverside-applied"),
+        "{out}"
+    );
+    k.ok(&["wait", "--for", "condition=established", "crd/widgets.example.com", "--timeout=20s"]).await;
+    let again = k.ok(&["apply", "--server-side", "-f", &crd]).await;
+    assert!(again.contains("serverside-applied"), "{again}");
+
+    let first = k.file("s1.yaml", APPLIED);
+    k.ok(&["apply", "--server-side", "--field-manager=alice", "-f", &first]).await;
+    let red = k.file("red.yaml", APPLIED_RED);
+    let (ok, _, stderr) = k.run(&["apply", "--server-side", "--field-manager=bob", "-f", &red]).await;
+    assert!(!ok, "a conflict fails");
+    assert!(stderr.contains("conflict with \"alice\"") && stderr.contains(".spec.color"), "{stderr}");
+    k.ok(&["apply", "--server-side", "--field-manager=bob", "--force-conflicts", "-f", &red]).await;
+    let fields = k.ok(&["get", "widget", "s1", "-o", "jsonpath={.spec.replicas} {.spec.color}"]).await;
+    assert_eq!(fields, "2 red");
+
+    // alice stops applying color (bob owns it now) and replicas' value changes.
+    let replicas = k.file("replicas.yaml", APPLIED_REPLICAS);
+    k.ok(&["apply", "--server-side", "--field-manager=alice", "-f", &replicas]).await;
+    // bob omits color: nobody owns it any more, so it goes.
+    let empty = k.file("empty.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: s1}\n");
+    k.ok(&["apply", "--server-side", "--field-manager=bob", "-f", &empty]).await;
+    let spec = k.ok(&["get", "widget", "s1", "-o", "jsonpath={.spec}"]).await;
+    assert_eq!(spec, r#"{"replicas":3}"#);
+
+    let hidden = k.ok(&["get", "widget", "s1", "-o", "yaml"]).await;
+    assert!(!hidden.contains("managedFields"), "kubectl hides them by default: {hidden}");
+    let shown = k.ok(&["get", "widget", "s1", "-o", "yaml", "--show-managed-fields"]).await;
+    assert!(shown.contains("managedFields") && shown.contains("manager: alice"), "{shown}");
+
+    // A client-side apply, then a server-side one: kubectl upgrades the
+    // client-side manager so the server-side apply owns the fields.
+    let csa = k.file(
+        "c1.yaml",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: c1}\nspec: {replicas: 1, color: green}\n",
+    );
+    k.ok(&["apply", "-f", &csa]).await;
+    let managers = k
+        .ok(&["get", "widget", "c1", "-o", "jsonpath={.metadata.managedFields[*].manager}", "--show-managed-fields"])
+        .await;
+    assert_eq!(managers, "kubectl-client-side-apply");
+    let ssa =
+        k.file("c1b.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: c1}\nspec: {replicas: 1}\n");
+    k.ok(&["apply", "--server-side", "-f", &ssa]).await;
+    let spec = k.ok(&["get", "widget", "c1", "-o", "jsonpath={.spec}"]).await;
+    assert_eq!(spec, r#"{"replicas":1}"#, "the upgraded manager's omitted field goes");
+    k.ok(&["get", "widgets"]).await;
+}

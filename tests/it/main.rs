@@ -1,6 +1,8 @@
 //! The integration suite: one binary, a module per area, each test against a
 //! real server in-process on loopback ports (see `support`).
 
+mod apply;
+mod apply_differential;
 mod backup;
 mod builtins;
 mod cel_limits;

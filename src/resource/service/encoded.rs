@@ -56,7 +56,8 @@ impl Resources {
                 // A selectable field is read at the request version: `list`
                 // converts the page, then selects.
                 let page = self.list(r, options).await?;
-                let items = page.items.iter().map(|obj| serde_json::to_vec(obj).expect("JSON values serialize")).collect();
+                let items =
+                    page.items.iter().map(|obj| serde_json::to_vec(obj).expect("JSON values serialize")).collect();
                 return Ok(ListPage {
                     items,
                     revision: page.revision,

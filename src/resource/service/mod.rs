@@ -2,12 +2,14 @@
 //! delete-collection with Kubernetes semantics, for every definition whose
 //! names are accepted, at each served version, in the definition's scope.
 
+mod apply;
 mod convert;
 mod delete;
 mod encoded;
 mod owners;
 mod selectors;
 mod subresources;
+mod watch;
 
 use std::sync::Arc;
 
@@ -18,17 +20,15 @@ use super::served::{Admission, Catalog, Served};
 use super::stored::{self, Storing};
 use super::strategy::{self, Ref, ResourceStrategy};
 use crate::apimachinery::list::{self, ListPage};
-use crate::apimachinery::options::{
-    FieldValidation, ListOptions, ResourceVersion, WatchOptions, WriteOptions, Written,
-};
+use crate::apimachinery::options::{FieldValidation, ListOptions, ResourceVersion, WriteOptions, Written};
 use crate::apimachinery::patch::{self, PatchType};
 pub use crate::apimachinery::strategy::Endpoint;
-use crate::apimachinery::strategy::{before_create, before_update, require_resource_version, retry};
+use crate::apimachinery::strategy::{before_create_tracked, before_update_tracked, require_resource_version, retry};
 use crate::apimachinery::strategy::{FinalizeStrategy, Operation, StatusStrategy};
 use crate::apimachinery::{decode, meta};
 use crate::error::{Error, Result};
 use crate::storage::{keys, KeyValue, Op, Storage, StorageError};
-use crate::watch::stream::{self, WatchDefaults, WatchSpec, WatchStream};
+use crate::watch::stream::{self, WatchDefaults};
 
 /// The custom resource service.
 pub struct Resources {
@@ -58,6 +58,8 @@ struct Target<'a> {
     /// `current` as read at the request version, when the caller already
     /// read it (a patch, a scale write): not converted again.
     read: Option<&'a Value>,
+    /// The body is an apply's merge, its managedFields already computed.
+    applied: bool,
 }
 
 /// What a delete did.
@@ -212,11 +214,12 @@ impl Resources {
     /// generated name that is taken, or a definition that changed since it
     /// was resolved, is retried from the request.
     pub async fn create(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
+        apply::check_field_manager("CreateOptions", options)?;
         let (request, duplicates) = decode::object(body)?;
         let generated =
             meta::meta_str(&request, "name").is_empty() && !meta::meta_str(&request, "generateName").is_empty();
         retry(
-            || self.create_once(r, &request, &duplicates, generated, options),
+            || self.create_once(r, &request, &duplicates, generated, options, false),
             || Error::timeout("the object could not be created after repeated concurrent changes; try again"),
         )
         .await
@@ -230,6 +233,7 @@ impl Resources {
         duplicates: &[String],
         generated: bool,
         options: &WriteOptions,
+        applied: bool,
     ) -> Result<Option<Written>> {
         let served = self.served_object(r)?;
         if served.terminating {
@@ -253,10 +257,12 @@ impl Resources {
         };
         let mut obj = request.clone();
         let mut warnings = Self::admit(&served, &r.version, &mut obj, duplicates, Endpoint::Main, options)?;
-        warnings.extend(before_create(
+        let tracking = apply::tracking(&served, &r.version, Endpoint::Main, options, applied);
+        warnings.extend(before_create_tracked(
             &ResourceStrategy { served: &served, version: &r.version },
             &mut obj,
             &r.namespace,
+            &tracking,
         )?);
         self.check_owner_scopes(&served, &obj)?;
         let name = meta::meta_str(&obj, "name").to_string();
@@ -305,13 +311,22 @@ impl Resources {
 
     /// Replaces an object. Requires a current resourceVersion; never creates.
     pub async fn update(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
+        apply::check_field_manager("UpdateOptions", options)?;
         let served = self.served_object(r)?;
         let (obj, duplicates) = decode::object(body)?;
         strategy::check_identity(&served, r, &obj, Operation::Update)?;
         let current = self.load(&served, r)?;
         let main = ResourceStrategy { served: &served, version: &r.version };
         require_resource_version(&main, &Self::subject(&served, r), &obj, current.mod_revision)?;
-        let target = Target { served: &served, r, current: &current, endpoint: Endpoint::Main, options, read: None };
+        let target = Target {
+            served: &served,
+            r,
+            current: &current,
+            endpoint: Endpoint::Main,
+            options,
+            read: None,
+            applied: false,
+        };
         self.write_over(target, obj, &duplicates)
             .await?
             .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
@@ -366,11 +381,15 @@ impl Resources {
         patch: &[u8],
         options: &WriteOptions,
     ) -> Result<Written> {
+        apply::check_patch_options(patch_type, options)?;
         let served = self.served_object(r)?;
         if endpoint == Endpoint::Status {
             Self::require_status(&served, r)?;
         }
         meta::check_body_size(patch)?;
+        if patch_type == PatchType::Apply {
+            return Ok(self.apply_at(&served, r, endpoint, patch, options).await?.0);
+        }
         retry(
             || self.patch_once(&served, r, endpoint, patch_type, patch, options),
             || Error::stale(&served.group, &served.plural, &r.name),
@@ -405,7 +424,7 @@ impl Resources {
             return Err(Error::stale(&served.group, &served.plural, &r.name));
         }
         meta::strip_resource_version(&mut patched);
-        let target = Target { served, r, current: &current, endpoint, options, read: Some(&before) };
+        let target = Target { served, r, current: &current, endpoint, options, read: Some(&before), applied: false };
         self.write_over(target, patched, &[]).await
     }
 
@@ -416,7 +435,7 @@ impl Resources {
     /// concurrent write changed the object since it was read; NotFound when
     /// a concurrent delete removed it, as Kubernetes answers.
     async fn write_over(&self, at: Target<'_>, body: Value, duplicates: &[String]) -> Result<Option<Written>> {
-        let Target { served, r, current, endpoint, options, read } = at;
+        let Target { served, r, current, endpoint, options, read, applied } = at;
         let mut obj = body;
         let mut warnings = Self::admit(served, &r.version, &mut obj, duplicates, endpoint, options)?;
         let old = match read {
@@ -432,10 +451,11 @@ impl Resources {
             current.mod_revision,
         )?;
         let main = ResourceStrategy { served, version: &r.version };
+        let tracking = apply::tracking(served, &r.version, endpoint, options, applied);
         warnings.extend(match endpoint {
-            Endpoint::Main => before_update(&main, &mut obj, &old)?,
-            Endpoint::Status => before_update(&StatusStrategy(&main), &mut obj, &old)?,
-            Endpoint::Finalize => before_update(&FinalizeStrategy(&main), &mut obj, &old)?,
+            Endpoint::Main => before_update_tracked(&main, &mut obj, &old, &tracking)?,
+            Endpoint::Status => before_update_tracked(&StatusStrategy(&main), &mut obj, &old, &tracking)?,
+            Endpoint::Finalize => before_update_tracked(&FinalizeStrategy(&main), &mut obj, &old, &tracking)?,
         });
         self.check_owner_scopes(served, &obj)?;
         let key = Self::key(served, r, &r.name);
@@ -520,82 +540,5 @@ impl Resources {
         let decode = |kv: &KeyValue| strategy::from_stored(served, version, kv);
         let matches = matches.as_ref().map(|m| m.as_ref() as &(dyn Fn(&Value) -> bool + Sync));
         list::list(self.store.as_ref(), &Self::collection_prefix(served, r), options, &decode, matches).await
-    }
-
-    /// Watches objects of a resource. The stream ends cleanly when the
-    /// definition's spec or accepted names change, so clients re-list.
-    pub async fn watch(&self, r: &Ref, options: WatchOptions) -> Result<WatchStream> {
-        let served = self.served_collection(r)?;
-        let selectors = Selectors::parse(&served, &r.version, &options.label_selector, &options.field_selector)?;
-        // A version that converts watches at the storage version, each
-        // event converted as it is delivered; its selectors see the stored
-        // state, old and new, unless they read the version's selectable
-        // fields: then the stream converts old and new state first and
-        // selects at the watched version, as that version's watch cache
-        // does in Kubernetes.
-        let converts = served.converts(&r.version);
-        let select_converted = converts && selectors.as_ref().is_some_and(Selectors::needs_object);
-        let matches = selectors.map(Selectors::into_matches);
-        let decode_version = if converts { &served.storage_version } else { &r.version };
-        let version: Arc<str> = Arc::from(decode_version.as_str());
-        let decode_served = served.clone();
-        let renders = self.renders.clone();
-        let (api_version, kind) = (served.api_version(&r.version), served.kind.clone());
-        let labels = (served.group.clone(), r.version.clone(), served.kind.clone());
-        let spec = WatchSpec {
-            prefix: Self::collection_prefix(&served, r),
-            options,
-            decode: Arc::new(move |kv| {
-                renders.get_or_render(kv, &version, || strategy::from_stored(&decode_served, &version, kv))
-            }),
-            matches,
-            bookmark: Arc::new(move |rev, end| crate::apimachinery::bookmark::bookmark(&api_version, &kind, rev, end)),
-            bookmark_interval: self.watch_defaults.bookmark_interval,
-            default_timeout: self.watch_defaults.timeout(),
-            stopped: self.stopped.clone(),
-            ends: Some(Box::pin(definition_changed(
-                self.store.clone(),
-                self.catalog.clone(),
-                served.clone(),
-                self.definitions.subscribe(),
-            ))),
-        };
-        let convert: crate::watch::convert::Convert = {
-            let (served, version) = (served.clone(), r.version.clone());
-            Arc::new(move |obj| {
-                let (served, version) = (served.clone(), version.clone());
-                Box::pin(async move { Ok(stored::convert_read(&served, &version, vec![obj], false).await?.remove(0)) })
-            })
-        };
-        let events = if select_converted {
-            let via = crate::watch::convert::Via::new(self.conversions.clone(), &r.version, convert);
-            stream::start_converted(self.store.clone(), spec, via).await?
-        } else if converts {
-            let events = stream::start(self.store.clone(), spec).await?;
-            crate::watch::convert::converted(events, self.conversions.clone(), &r.version, convert)
-        } else {
-            stream::start(self.store.clone(), spec).await?
-        };
-        Ok(crate::watch::metered::metered(events, &labels.0, &labels.1, &labels.2))
-    }
-}
-
-/// Resolves when the definition behind `served` is deleted or its spec or
-/// accepted names change. `changes` must be subscribed before the check
-/// below, so a change in between is not missed.
-async fn definition_changed(
-    store: Arc<dyn Storage>,
-    catalog: Arc<Catalog>,
-    served: Arc<Served>,
-    mut changes: tokio::sync::watch::Receiver<u64>,
-) {
-    loop {
-        match catalog.resolve_any(store.as_ref(), &served.group, &served.plural) {
-            Some(now) if now.shape == served.shape => {}
-            _ => return,
-        }
-        if changes.changed().await.is_err() {
-            return;
-        }
     }
 }

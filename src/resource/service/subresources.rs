@@ -22,6 +22,7 @@ impl Resources {
     /// body; a current resourceVersion is required. NotFound unless the
     /// version enables the status subresource.
     pub async fn update_status(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
+        super::apply::check_field_manager("UpdateOptions", options)?;
         let served = self.served_object(r)?;
         Self::require_status(&served, r)?;
         let (obj, duplicates) = decode::object(body)?;
@@ -29,7 +30,15 @@ impl Resources {
         let current = self.load(&served, r)?;
         let status = StatusStrategy(&ResourceStrategy { served: &served, version: &r.version });
         require_resource_version(&status, &Self::subject(&served, r), &obj, current.mod_revision)?;
-        let target = Target { served: &served, r, current: &current, endpoint: Endpoint::Status, options, read: None };
+        let target = Target {
+            served: &served,
+            r,
+            current: &current,
+            endpoint: Endpoint::Status,
+            options,
+            read: None,
+            applied: false,
+        };
         self.write_over(target, obj, &duplicates)
             .await?
             .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
@@ -51,8 +60,15 @@ impl Resources {
             let main = ResourceStrategy { served: &served, version: &r.version };
             require_resource_version(&main, &Self::subject(&served, r), &obj, current.mod_revision)?;
         }
-        let target =
-            Target { served: &served, r, current: &current, endpoint: Endpoint::Finalize, options, read: None };
+        let target = Target {
+            served: &served,
+            r,
+            current: &current,
+            endpoint: Endpoint::Finalize,
+            options,
+            read: None,
+            applied: false,
+        };
         self.write_over(target, obj, &duplicates)
             .await?
             .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
@@ -141,7 +157,8 @@ impl Resources {
         let replicas = scale::desired_replicas(wanted, &r.name)?;
         let read = stored::read(served, &r.version, current).await?;
         let obj = scale::apply(&read, paths, replicas);
-        let target = Target { served, r, current, endpoint: Endpoint::Main, options, read: Some(&read) };
+        let target =
+            Target { served, r, current, endpoint: Endpoint::Main, options, read: Some(&read), applied: false };
         match self.write_over(target, obj, &[]).await? {
             Some(written) => {
                 let object = scale::read(&written.object, paths)?;

@@ -1,0 +1,502 @@
+//! `metadata.managedFields` as k8s.io/apiserver's fieldmanager keeps them:
+//! decoding (invalid ones reset, as `decodeLiveOrNew`), the Update
+//! operation (changed fields to the updater, taken from the others; entries
+//! of one manager, apiVersion and subresource merged), the Apply operation
+//! (merge, removal of what the applier no longer applies, conflicts, force),
+//! stripping of the server's metadata, the endpoint's reset fields, the cap
+//! of ten Update entries (`ancient-changes`), and the encoding in
+//! Kubernetes' order.
+
+use serde_json::{Map, Value};
+
+use super::path::{show_path, PathElement, Set};
+use super::typed::{self, Ty};
+use crate::error::{CauseType, Error, FieldError, Result};
+
+/// At most this many Update entries are kept, as `DefaultMaxUpdateManagers`.
+pub const MAX_UPDATE_MANAGERS: usize = 10;
+
+/// The Update manager of the fields an object had before its first apply.
+const BEFORE_FIRST_APPLY: &str = "before-first-apply";
+
+/// The manager the oldest Update entries are merged into.
+const ANCIENT: &str = "ancient-changes";
+
+/// An operation of a managedFields entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Operation {
+    Apply,
+    Update,
+}
+
+impl Operation {
+    fn as_str(self) -> &'static str {
+        match self {
+            Operation::Apply => "Apply",
+            Operation::Update => "Update",
+        }
+    }
+}
+
+/// One decoded managedFields entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub manager: String,
+    pub operation: Operation,
+    pub api_version: String,
+    pub time: Option<String>,
+    pub subresource: String,
+    pub set: Set,
+}
+
+impl Entry {
+    /// Whether `other` is the same manager (apiserver's manager identifier:
+    /// an Apply entry's apiVersion is not part of it).
+    fn same(&self, manager: &str, operation: Operation, api_version: &str, subresource: &str) -> bool {
+        self.manager == manager
+            && self.operation == operation
+            && self.subresource == subresource
+            && (operation == Operation::Apply || self.api_version == api_version)
+    }
+
+    /// How a conflict names this manager, as the apiserver's `printManager`
+    /// of a manager identifier (which never holds the time).
+    fn shown(&self) -> String {
+        let mut s = format!("{:?}", self.manager);
+        if !self.subresource.is_empty() {
+            s = format!("{s} with subresource {:?}", self.subresource);
+        }
+        if self.operation == Operation::Update {
+            s = format!("{s} using {}", self.api_version);
+        }
+        s
+    }
+}
+
+/// Decodes managedFields; any invalid entry fails the whole list.
+pub fn decode(list: &Value) -> std::result::Result<Vec<Entry>, String> {
+    let items = match list {
+        Value::Null => return Ok(Vec::new()),
+        Value::Array(items) => items,
+        _ => return Err("managedFields must be a list".into()),
+    };
+    let mut out: Vec<Entry> = Vec::with_capacity(items.len());
+    for item in items {
+        let map = item.as_object().ok_or("a managedFields entry must be an object")?;
+        let text = |k: &str| map.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let operation = match text("operation").as_str() {
+            "Apply" => Operation::Apply,
+            "Update" => Operation::Update,
+            other => return Err(format!("operation must be `Apply` or `Update`, not {other:?}")),
+        };
+        if text("fieldsType") != "FieldsV1" {
+            return Err(format!("invalid fieldsType {:?}", text("fieldsType")));
+        }
+        let set = Set::from_fields_v1(map.get("fieldsV1").unwrap_or(&Value::Object(Map::new())))?;
+        let entry = Entry {
+            manager: text("manager"),
+            operation,
+            api_version: text("apiVersion"),
+            time: map.get("time").and_then(Value::as_str).map(String::from),
+            subresource: text("subresource"),
+            set,
+        };
+        if out.iter().any(|e| e.same(&entry.manager, operation, &entry.api_version, &entry.subresource)) {
+            return Err(format!("duplicate manager {:?}", entry.manager));
+        }
+        out.push(entry);
+    }
+    Ok(out)
+}
+
+/// Encodes entries sorted as the apiserver sorts them: operation, time,
+/// manager, apiVersion, subresource.
+pub fn encode(mut entries: Vec<Entry>) -> Option<Value> {
+    if entries.is_empty() {
+        return None;
+    }
+    entries.sort_by(|p, q| {
+        p.operation
+            .cmp(&q.operation)
+            .then_with(|| p.time.as_deref().unwrap_or("").cmp(q.time.as_deref().unwrap_or("")))
+            .then_with(|| p.manager.cmp(&q.manager))
+            .then_with(|| p.api_version.cmp(&q.api_version))
+            .then_with(|| p.subresource.cmp(&q.subresource))
+    });
+    let items = entries
+        .into_iter()
+        .map(|e| {
+            let mut map = Map::new();
+            map.insert("manager".into(), Value::String(e.manager));
+            map.insert("operation".into(), Value::String(e.operation.as_str().into()));
+            map.insert("apiVersion".into(), Value::String(e.api_version));
+            if let Some(time) = e.time {
+                map.insert("time".into(), Value::String(time));
+            }
+            map.insert("fieldsType".into(), Value::String("FieldsV1".into()));
+            map.insert("fieldsV1".into(), e.set.to_fields_v1());
+            if !e.subresource.is_empty() {
+                map.insert("subresource".into(), Value::String(e.subresource));
+            }
+            Value::Object(map)
+        })
+        .collect();
+    Some(Value::Array(items))
+}
+
+/// What the apiserver strips from every manager's set: `stripmeta.go`.
+fn strip_set() -> &'static Set {
+    static STRIP: std::sync::OnceLock<Set> = std::sync::OnceLock::new();
+    STRIP.get_or_init(|| {
+        let mut set = Set::new();
+        let f = |s: &str| PathElement::Field(s.into());
+        set.insert(&[f("apiVersion")]);
+        set.insert(&[f("kind")]);
+        set.insert(&[f("metadata")]);
+        for name in [
+            "name",
+            "namespace",
+            "creationTimestamp",
+            "selfLink",
+            "uid",
+            "clusterName",
+            "generation",
+            "managedFields",
+            "resourceVersion",
+        ] {
+            set.insert(&[f("metadata"), f(name)]);
+        }
+        set
+    })
+}
+
+fn managed_fields_of(obj: &Value) -> Option<&Value> {
+    obj.get("metadata").and_then(|m| m.get("managedFields"))
+}
+
+fn remove_managed_fields(obj: &mut Value) {
+    if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.remove("managedFields");
+    }
+}
+
+/// Sets (or removes) `metadata.managedFields`.
+pub fn set_managed_fields(obj: &mut Value, entries: Vec<Entry>) {
+    match encode(entries) {
+        Some(list) => {
+            if let Some(map) = obj.as_object_mut() {
+                let meta = map.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+                if let Some(meta) = meta.as_object_mut() {
+                    meta.insert("managedFields".into(), list);
+                }
+            }
+        }
+        None => remove_managed_fields(obj),
+    }
+}
+
+/// The field manager of one kind at one version and endpoint.
+pub struct FieldManager<'s> {
+    pub ty: Ty<'s>,
+    /// `group/version` (or `v1` style) of the endpoint.
+    pub api_version: String,
+    pub kind: String,
+    /// "" or "status".
+    pub subresource: String,
+    /// The fields the endpoint resets (never owned through it), as
+    /// prefixes: `status` on a main endpoint with a status subresource,
+    /// `spec` (and `metadata` for definitions) on the status endpoint.
+    pub reset: Set,
+    /// The time recorded for this operation (RFC 3339, seconds).
+    pub now: String,
+}
+
+impl FieldManager<'_> {
+    /// The managedFields an update starts from: the request's when it
+    /// carries valid non-empty ones (an empty list clears them), else the
+    /// live object's; on a subresource always the live object's.
+    fn live_or_new(&self, live: &Value, new: &Value) -> Vec<Entry> {
+        let live_entries = || decode(managed_fields_of(live).unwrap_or(&Value::Null)).unwrap_or_default();
+        if !self.subresource.is_empty() {
+            return live_entries();
+        }
+        match managed_fields_of(new) {
+            Some(Value::Array(items)) if items.is_empty() => return Vec::new(),
+            Some(Value::Array(items)) if items.len() == 1 && items[0] == Value::Object(Map::new()) => {
+                return Vec::new()
+            }
+            _ => {}
+        }
+        match decode(managed_fields_of(new).unwrap_or(&Value::Null)) {
+            Ok(entries) if !entries.is_empty() => entries,
+            _ => live_entries(),
+        }
+    }
+
+    /// Records an Update by `manager` of `live` (None: a create) into
+    /// `new`'s managedFields.
+    pub fn update(&self, live: Option<&Value>, new: &mut Value, manager: &str) {
+        let empty = Value::Object(Map::new());
+        let live = live.unwrap_or(&empty);
+        let mut entries = self.live_or_new(live, new);
+        remove_managed_fields(new);
+        let mut live_clean = live.clone();
+        remove_managed_fields(&mut live_clean);
+        self.record_update(&mut entries, &live_clean, new, manager);
+        cap(&mut entries);
+        set_managed_fields(new, entries);
+    }
+
+    /// The Update of `old` into `new` by `manager`, over `entries`: the
+    /// changed fields become the manager's and leave the others.
+    fn record_update(&self, entries: &mut Vec<Entry>, old: &Value, new: &Value, manager: &str) {
+        let compare = typed::compare(old, new, self.ty);
+        let added = compare.added.exclude_prefixes(&self.reset);
+        let modified = compare.modified.exclude_prefixes(&self.reset);
+        let removed = compare.removed.exclude_prefixes(&self.reset);
+        let changed = added.union(&modified);
+        for entry in entries.iter_mut() {
+            entry.set = entry.set.difference(&changed).difference(&removed);
+        }
+        entries.retain(|e| !e.set.is_empty());
+        let set = changed.difference(strip_set());
+        let manager = if manager.is_empty() { "unknown" } else { manager };
+        if set.is_empty() {
+            return;
+        }
+        match entries.iter_mut().find(|e| e.same(manager, Operation::Update, &self.api_version, &self.subresource)) {
+            Some(previous) => {
+                previous.set = set.union(&previous.set);
+                previous.time = Some(self.now.clone());
+            }
+            None => entries.push(Entry {
+                manager: manager.to_string(),
+                operation: Operation::Update,
+                api_version: self.api_version.clone(),
+                time: Some(self.now.clone()),
+                subresource: self.subresource.clone(),
+                set,
+            }),
+        }
+    }
+
+    /// Applies `config` by `manager` over `live` (None: the object does not
+    /// exist yet): the merged object with its managedFields, or a Conflict
+    /// listing each field another manager owns with another value.
+    pub fn apply(&self, live: Option<&Value>, config: &Value, manager: &str, force: bool) -> Result<Value> {
+        let api_version = config.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
+        if api_version != self.api_version || kind != self.kind {
+            let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+            return Err(Error::bad_request(format!("invalid object type: {group}/{version}, Kind={kind}")));
+        }
+        if managed_fields_of(config).is_some_and(|m| !m.is_null()) {
+            return Err(Error::bad_request("metadata.managedFields must be nil"));
+        }
+        let empty = Value::Object(Map::new());
+        let live = live.unwrap_or(&empty);
+        let mut entries = decode(managed_fields_of(live).unwrap_or(&Value::Null))
+            .map_err(|e| Error::internal(format!("failed to decode managed fields: {e}")))?;
+        let mut live_clean = live.clone();
+        remove_managed_fields(&mut live_clean);
+        if entries.is_empty() && live_clean != empty {
+            // An object nobody manages yet: its fields become an Update of
+            // `before-first-apply`, as the apiserver's skipNonApplied does.
+            let mut typed_empty = Map::new();
+            for field in ["apiVersion", "kind"] {
+                if let Some(v) = live_clean.get(field) {
+                    typed_empty.insert(field.into(), v.clone());
+                }
+            }
+            self.record_update(&mut entries, &Value::Object(typed_empty), &live_clean, BEFORE_FIRST_APPLY);
+        }
+        let merged = typed::merge(&live_clean, config, self.ty);
+        let at = entries.iter().position(|e| e.same(manager, Operation::Apply, "", &self.subresource));
+        let last = at.map(|i| entries[i].set.clone());
+        let applied = typed::to_field_set(config, self.ty).exclude_prefixes(&self.reset);
+        let me = match at {
+            Some(i) => i,
+            None => {
+                entries.push(Entry {
+                    manager: manager.to_string(),
+                    operation: Operation::Apply,
+                    api_version: self.api_version.clone(),
+                    time: None,
+                    subresource: self.subresource.clone(),
+                    set: Set::new(),
+                });
+                entries.len() - 1
+            }
+        };
+        entries[me].set = applied;
+        entries[me].api_version = self.api_version.clone();
+        let merged = match last.filter(|l| !l.is_empty()) {
+            Some(last) => self.prune(merged, &entries, &last),
+            None => merged,
+        };
+        // smd's update: conflicts with, and removals from, the others.
+        let compare = typed::compare(&live_clean, &merged, self.ty);
+        let changed = compare.added.union(&compare.modified).exclude_prefixes(&self.reset);
+        let removed = compare.removed.exclude_prefixes(&self.reset);
+        let mut conflicts: Vec<(usize, Set)> = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            if i == me {
+                continue;
+            }
+            let conflict = entry.set.intersection(&changed);
+            if !conflict.is_empty() {
+                conflicts.push((i, conflict));
+            }
+        }
+        if !force && !conflicts.is_empty() {
+            return Err(conflict_error(&entries, &conflicts));
+        }
+        for (i, conflict) in &conflicts {
+            entries[*i].set = entries[*i].set.difference(conflict);
+        }
+        for (i, entry) in entries.iter_mut().enumerate() {
+            if i != me {
+                entry.set = entry.set.difference(&removed);
+            }
+        }
+        entries[me].set = entries[me].set.difference(strip_set());
+        let unchanged = merged == live_clean;
+        if !unchanged || entries[me].time.is_none() {
+            entries[me].time = Some(self.now.clone());
+        }
+        entries.retain(|e| !e.set.is_empty());
+        let mut out = if unchanged { live_clean } else { merged };
+        cap(&mut entries);
+        set_managed_fields(&mut out, entries);
+        Ok(out)
+    }
+
+    /// smd's `prune`: removes from the merged object what the applier
+    /// owned before and no longer applies, unless someone owns it.
+    fn prune(&self, merged: Value, entries: &[Entry], last: &Set) -> Value {
+        let ty = self.ty;
+        let named = |set: &Set, v: &Value| typed::ensure_named_fields(set, Some(v), ty);
+        let last = named(last, &merged);
+        let merged_set = named(&typed::to_field_set(&merged, ty), &merged);
+        let pruned = typed::remove_items(&merged, &last, ty);
+        let mut owned = Set::new();
+        for e in entries {
+            owned.union_in(&e.set);
+        }
+        let owned = named(&owned, &merged);
+        let pruned_set = named(&typed::to_field_set(&pruned, ty), &merged);
+        let pruned = typed::remove_items(&merged, &merged_set.difference(&pruned_set.union(&owned)), ty);
+        let pruned_set = named(&typed::to_field_set(&pruned, ty), &merged);
+        typed::remove_items(&merged, &merged_set.difference(&pruned_set).intersection(&last), ty)
+    }
+}
+
+/// The 409 of an apply that conflicts, worded as the apiserver's.
+fn conflict_error(entries: &[Entry], conflicts: &[(usize, Set)]) -> Error {
+    let mut all: Vec<(&Entry, String)> = Vec::new();
+    let mut sorted: Vec<&(usize, Set)> = conflicts.iter().collect();
+    sorted.sort_by(|a, b| entries[a.0].manager.cmp(&entries[b.0].manager));
+    for (i, set) in sorted {
+        for path in set.paths() {
+            all.push((&entries[*i], show_path(&path)));
+        }
+    }
+    let message = if all.len() == 1 {
+        format!("Apply failed with 1 conflict: conflict with {}: {}", all[0].0.shown(), all[0].1)
+    } else {
+        let mut lines = Vec::new();
+        let mut last: Option<String> = None;
+        for (entry, path) in &all {
+            let shown = entry.shown();
+            if last.as_ref() != Some(&shown) {
+                lines.push(format!("conflicts with {shown}:"));
+                last = Some(shown);
+            }
+            lines.push(format!("- {path}"));
+        }
+        format!("Apply failed with {} conflicts: {}", all.len(), lines.join("\n"))
+    };
+    let causes = all
+        .iter()
+        .map(|(entry, path)| FieldError {
+            cause: CauseType::FieldManagerConflict,
+            field: path.clone(),
+            value: None,
+            shown: None,
+            detail: format!("conflict with {}", entry.shown()),
+        })
+        .collect();
+    let mut err = Error::conflict_message(message);
+    err.details.causes = causes;
+    err
+}
+
+/// Merges the oldest Update entries into `ancient-changes` while there are
+/// more than `MAX_UPDATE_MANAGERS`, as `capmanagers.go`.
+fn cap(entries: &mut Vec<Entry>) {
+    loop {
+        let mut updaters: Vec<usize> =
+            (0..entries.len()).filter(|&i| entries[i].operation == Operation::Update).collect();
+        if updaters.len() <= MAX_UPDATE_MANAGERS {
+            return;
+        }
+        updaters.sort_by(|&a, &b| {
+            let (p, q) = (&entries[a], &entries[b]);
+            p.time.as_deref().unwrap_or("").cmp(q.time.as_deref().unwrap_or("")).then_with(|| p.manager.cmp(&q.manager))
+        });
+        let Some(&oldest) = updaters.iter().find(|&&i| entries[i].manager != ANCIENT) else { return };
+        let old = entries.remove(oldest);
+        match entries.iter_mut().find(|e| e.same(ANCIENT, Operation::Update, &old.api_version, "")) {
+            Some(bucket) => {
+                bucket.set = bucket.set.union(&old.set);
+                bucket.time = old.time;
+            }
+            None => entries.push(Entry { manager: ANCIENT.into(), subresource: String::new(), ..old }),
+        }
+    }
+}
+
+/// The manager of a request: `fieldManager`, else the User-Agent up to its
+/// first `/`, printable characters only, at most 128 (`prefixFromUserAgent`).
+pub fn manager_from(field_manager: &str, user_agent: &str) -> String {
+    if !field_manager.is_empty() {
+        return field_manager.to_string();
+    }
+    let prefix = user_agent.split('/').next().unwrap_or("");
+    let mut out = String::new();
+    for c in prefix.chars().filter(|c| !c.is_control()) {
+        if out.len() >= 128 {
+            break;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Kubernetes' `ValidateFieldManager`: at most 128 bytes, printable.
+pub fn validate_field_manager(field_manager: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if field_manager.len() > 128 {
+        errs.push(FieldError {
+            cause: CauseType::TooLong,
+            field: "fieldManager".into(),
+            value: None,
+            shown: None,
+            detail: "may not be more than 128 bytes".into(),
+        });
+    }
+    for (i, c) in field_manager.chars().enumerate() {
+        if c.is_control() {
+            errs.push(FieldError::invalid(
+                "fieldManager",
+                field_manager,
+                format!("invalid character U+{:04X} (at position {i})", c as u32),
+            ));
+        }
+    }
+    errs
+}
+
+#[cfg(test)]
+#[path = "managed_tests.rs"]
+mod tests;
