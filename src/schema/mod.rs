@@ -6,6 +6,7 @@
 //! algorithms; `structural` checks a schema when a definition is written.
 
 pub mod cel;
+mod correlate;
 mod default;
 pub mod embedded;
 pub mod formats;

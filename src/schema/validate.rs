@@ -4,6 +4,7 @@
 //! CRDValidationRatcheting); then, unless a blocking error was found, the
 //! CEL rules run.
 
+use super::correlate::{correlated_item, unchanged};
 use serde_json::Value;
 
 use super::cel::{self, Findings, Subject};
@@ -98,7 +99,7 @@ fn run_rules(schema: &Schema, subject: &Subject<'_>, findings: &mut Findings) {
     }
     // A node equal to its old value ratchets its own failures and, as the
     // nearest correlated ancestor, those of everything below it.
-    let ratcheted = subject.ratcheted || subject.old.is_some_and(|old| old == subject.value);
+    let ratcheted = subject.ratcheted || subject.old.is_some_and(|old| unchanged(schema, subject.value, old));
     let here = Subject { ratcheted, ..*subject };
     cel::evaluate(schema, &here, findings);
     match subject.value {
@@ -125,17 +126,6 @@ fn run_rules(schema: &Schema, subject: &Subject<'_>, findings: &mut Findings) {
         }
         _ => {}
     }
-}
-
-/// The old item a new item of a list corresponds to: only `map` lists
-/// correlate (by their keys); items of other lists have no old value.
-fn correlated_item<'v>(schema: &Schema, item: &Value, old: Option<&'v Value>) -> Option<&'v Value> {
-    if schema.list_type.as_deref() != Some("map") || schema.list_map_keys.is_empty() {
-        return None;
-    }
-    let same_keys =
-        |candidate: &&Value| schema.list_map_keys.iter().all(|k| field_of(candidate, k) == field_of(item, k));
-    old?.as_array()?.iter().find(same_keys)
 }
 
 fn child(path: &str, name: &str) -> String {
@@ -242,7 +232,7 @@ impl Checker {
     /// Checks `value`; `old` is its correlated old value on update. An
     /// unchanged value is not checked: its errors would all be ratcheted.
     fn check(&mut self, value: &Value, schema: &Schema, path: &Path<'_>, old: Option<&Value>) {
-        if old.is_some_and(|old| old == value) {
+        if old.is_some_and(|old| unchanged(schema, value, old)) {
             return;
         }
         if value.is_null() {

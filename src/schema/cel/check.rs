@@ -343,6 +343,12 @@ impl<'s, 'z> Walk<'s, 'z> {
                 let cost = scan(self, args.get(1).copied());
                 (Ty::Bool, cost)
             }
+            // cel-go's estimate prices a prefix or suffix test by the
+            // prefix's size, not the string's (checker/cost.go).
+            "startsWith" | "endsWith" if target.is_some() => {
+                let cost = scan(self, args.first().copied());
+                (Ty::Bool, cost)
+            }
             "matches" | "contains" | "startsWith" | "endsWith" => {
                 let subject = target.or_else(|| args.first().copied());
                 let cost = scan(self, subject);

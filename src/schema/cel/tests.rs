@@ -128,6 +128,22 @@ fn old_self_only_where_old_and_new_correlate() {
     ), "{got:?}");
 }
 
+/// cel-go prices `startsWith` and `endsWith` by the prefix's size, so a
+/// prefix test of an unbounded string in an unbounded map is cheap (the
+/// upstream suite's ratcheting "CEL Add Change Rule"); `contains` still
+/// scans the whole string.
+#[test]
+fn a_prefix_test_costs_its_prefix_not_its_string() {
+    let schema = json!({"type": "object", "properties": {"field": {"type": "object",
+        "additionalProperties": {"type": "object", "properties": {"stringField": {"type": "string",
+            "x-kubernetes-validations": [{"rule": "self.startsWith('k8s') && self.endsWith('x')"}]}}}}}});
+    assert!(problems(schema).is_empty());
+    let schema = json!({"type": "object", "properties": {"field": {"type": "object",
+        "additionalProperties": {"type": "object", "properties": {"stringField": {"type": "string",
+            "x-kubernetes-validations": [{"rule": "self.contains('k8s')"}]}}}}}});
+    assert!(!problems(schema).is_empty());
+}
+
 #[test]
 fn unbounded_nested_loops_are_too_expensive() {
     let got =
