@@ -225,6 +225,16 @@ func TestOperatorAgainstCrdstore(t *testing.T) {
 		_, c := a.do("GET", "/apis/ops.example.com/v1/namespaces/default/children/p2-child", nil)
 		return get(c, "spec", "data", "reconciler") == "b"
 	})
-	// Garbage collection of the children when the parent is deleted is
-	// another branch's (issue 21's gc): asserted there once merged.
+	// Deleting a parent (background, the default) collects its child; the
+	// other parent's child stays.
+	if code, out := a.do("DELETE", "/apis/ops.example.com/v1/namespaces/default/parents/p1", nil); code != http.StatusOK {
+		t.Fatalf("deleting p1: %d %v", code, out)
+	}
+	eventually(t, "p1's child to be garbage-collected", func() bool {
+		code, _ := a.do("GET", "/apis/ops.example.com/v1/namespaces/default/children/p1-child", nil)
+		return code == http.StatusNotFound
+	})
+	if code, _ := a.do("GET", "/apis/ops.example.com/v1/namespaces/default/children/p2-child", nil); code != http.StatusOK {
+		t.Fatalf("p2's child was collected with p1's: %d", code)
+	}
 }
