@@ -1,8 +1,11 @@
 package crdstore
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -64,6 +67,51 @@ func (e *StatusError) Is(target error) bool {
 	return errors.As(target, &t) && t.Reason == e.Reason && (t.Message == "" || t.Message == e.Message)
 }
 
+// FieldConflict is one field a server-side apply would take from another
+// manager: its path (.spec.replicas), that manager, and the server's message
+// (`conflict with "m1"`, or `conflict with "m1" using v1` for a manager
+// that wrote it with an update).
+type FieldConflict struct {
+	Field   string
+	Manager string
+	Message string
+}
+
+// ApplyConflict is an apply that changed fields other managers own: a
+// Conflict (errors.Is(err, ErrConflict) holds, and errors.As finds the
+// *StatusError) that lists each field. Apply again with Force to take them
+// over, or leave them out of the configuration.
+type ApplyConflict struct {
+	*StatusError
+	Conflicts []FieldConflict
+}
+
+// Unwrap is the underlying *StatusError.
+func (e *ApplyConflict) Unwrap() error { return e.StatusError }
+
+var conflictManager = regexp.MustCompile(`^conflicts? with ("(?:[^"\\]|\\.)*")`)
+
+// fieldConflicts are the FieldManagerConflict causes of the ErrorInfo's
+// "causes" entry.
+func fieldConflicts(metadata map[string]string) []FieldConflict {
+	var causes []struct{ Reason, Field, Message string }
+	if json.Unmarshal([]byte(metadata["causes"]), &causes) != nil {
+		return nil
+	}
+	var out []FieldConflict
+	for _, c := range causes {
+		if c.Reason != "FieldManagerConflict" {
+			continue
+		}
+		manager := ""
+		if m := conflictManager.FindStringSubmatch(c.Message); m != nil {
+			manager, _ = strconv.Unquote(m[1])
+		}
+		out = append(out, FieldConflict{Field: c.Field, Manager: manager, Message: c.Message})
+	}
+	return out
+}
+
 var reasonOfCode = map[codes.Code]string{
 	codes.NotFound:         "NotFound",
 	codes.AlreadyExists:    "AlreadyExists",
@@ -110,6 +158,11 @@ func fromRPC(err error) error {
 	}
 	if out.Reason == "" {
 		out.Reason = fmt.Sprintf("Unknown(%s)", st.Code())
+	}
+	if out.Reason == "Conflict" {
+		if conflicts := fieldConflicts(out.Metadata); len(conflicts) > 0 {
+			return &ApplyConflict{StatusError: out, Conflicts: conflicts}
+		}
 	}
 	return out
 }

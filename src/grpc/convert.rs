@@ -75,6 +75,12 @@ pub fn write_options(options: Option<pb::WriteOptions>) -> Result<WriteOptions, 
     Ok(WriteOptions { dry_run: options.dry_run, field_validation, field_manager: options.field_manager, force: false })
 }
 
+/// An Apply call's options: its manager, force and dry run, with the
+/// default field validation (Warn), as Kubernetes' when none is given.
+pub fn apply_options(field_manager: String, force: bool, dry_run: bool) -> WriteOptions {
+    WriteOptions { dry_run, field_validation: FieldValidation::Warn, field_manager, force }
+}
+
 /// A list's options, sent in the request field `field`; an unknown
 /// `resource_version_match` is refused.
 pub fn list_options(options: Option<pb::ListOptions>, field: &str) -> Result<ListOptions, tonic::Status> {

@@ -163,7 +163,8 @@ impl CustomResources for ResourcesService {
             // the default, which would patch the main resource.
             let subresource: pb::Subresource =
                 convert::known_enum("PatchResourceRequest", "subresource", req.subresource)?;
-            let options = convert::write_options(req.options)?;
+            let mut options = convert::write_options(req.options)?;
+            options.force = req.force;
             let patched = match subresource {
                 pb::Subresource::Unspecified => {
                     self.resources.patch(&r, Endpoint::Main, kind, &req.patch, &options).await?
@@ -248,6 +249,35 @@ impl CustomResources for ResourcesService {
             let written = self.resources.update_scale(&r, &req.scale, &convert::write_options(req.options)?).await?;
             Ok(convert::with_warnings(
                 pb::UpdateScaleResponse { scale: convert::json(&written.object) },
+                &written.warnings,
+            ))
+        };
+        self.warned(&r, result.await)
+    }
+
+    async fn apply(
+        &self,
+        request: Request<pb::ApplyResourceRequest>,
+    ) -> Result<Response<pb::ApplyResourceResponse>, Status> {
+        let req = request.into_inner();
+        let r = reference(req.r#ref);
+        let result = async {
+            let endpoint = match convert::known_enum("ApplyResourceRequest", "subresource", req.subresource)? {
+                pb::Subresource::Unspecified => Endpoint::Main,
+                pb::Subresource::Status => Endpoint::Status,
+                pb::Subresource::Scale => {
+                    return Err(convert::unsupported_enum(
+                        "ApplyResourceRequest",
+                        "subresource",
+                        req.subresource,
+                        &["SUBRESOURCE_UNSPECIFIED", "SUBRESOURCE_STATUS"],
+                    ))
+                }
+            };
+            let options = convert::apply_options(req.field_manager, req.force, req.dry_run);
+            let (written, created) = self.resources.apply(&r, endpoint, &req.object, &options).await?;
+            Ok(convert::with_warnings(
+                pb::ApplyResourceResponse { object: convert::json(&written.object), created },
                 &written.warnings,
             ))
         };

@@ -108,6 +108,7 @@ impl RequestInfo {
             "Watch" => ("watch", ""),
             "Update" => ("update", ""),
             "Patch" => ("patch", ""),
+            "Apply" => ("patch", ""),
             "Delete" => ("delete", ""),
             "DeleteCollection" => ("deletecollection", ""),
             "UpdateStatus" => ("update", "status"),

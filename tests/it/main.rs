@@ -17,6 +17,7 @@ mod deprecation;
 mod gates;
 mod gateway;
 mod gc;
+mod grpc_apply;
 mod hostile;
 mod kubectl;
 mod lifecycle;

@@ -98,7 +98,10 @@ const (
 	// Kubernetes strategic merge patch. Refused: custom resources have no
 	// strategy metadata, as in Kubernetes.
 	PatchType_PATCH_TYPE_STRATEGIC_MERGE PatchType = 3
-	// Server-side apply (`application/apply-patch+yaml`). Reserved.
+	// Server-side apply (`application/apply-patch+yaml`), with the patch as
+	// JSON: the same as the Apply call, which also says whether it created.
+	// `options.field_manager` is required; `force` takes over conflicting
+	// fields.
 	PatchType_PATCH_TYPE_APPLY PatchType = 4
 )
 
@@ -757,7 +760,9 @@ type PatchResourceRequest struct {
 	Subresource Subresource `protobuf:"varint,4,opt,name=subresource,proto3,enum=crdstore.v1.Subresource" json:"subresource,omitempty"`
 	// Dry run, field validation and field manager.
 	Options *WriteOptions `protobuf:"bytes,5,opt,name=options,proto3" json:"options,omitempty"`
-	// For PATCH_TYPE_APPLY only: take over fields owned by other managers.
+	// For PATCH_TYPE_APPLY only: take over fields owned by other managers
+	// instead of failing with a conflict. Set with another patch type, it is
+	// refused (INVALID_ARGUMENT, field `force`).
 	Force         bool `protobuf:"varint,6,opt,name=force,proto3" json:"force,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1537,6 +1542,163 @@ func (x *ConvertResponse) GetObjects() [][]byte {
 	return nil
 }
 
+// Apply a configuration to an object or its status.
+type ApplyResourceRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The object to apply to; `name` is required and must equal the
+	// configuration's `metadata.name`.
+	Ref *ResourceRef `protobuf:"bytes,1,opt,name=ref,proto3" json:"ref,omitempty"`
+	// The applied configuration as JSON: apiVersion, kind, metadata.name and
+	// the fields this manager has an opinion on. Fields it applied before and
+	// leaves out here are removed unless another manager owns them too.
+	Object []byte `protobuf:"bytes,2,opt,name=object,proto3" json:"object,omitempty"`
+	// The manager the applied fields belong to. Required: empty gives
+	// INVALID_ARGUMENT ("fieldManager: Required value: is required for apply
+	// patch"); at most 128 characters.
+	FieldManager string `protobuf:"bytes,3,opt,name=field_manager,json=fieldManager,proto3" json:"field_manager,omitempty"`
+	// Take over fields another manager owns instead of failing with ABORTED
+	// (reason Conflict, one FieldManagerConflict cause per field).
+	Force bool `protobuf:"varint,4,opt,name=force,proto3" json:"force,omitempty"`
+	// Validate and merge without storing anything; the response shows the
+	// object as it would be.
+	DryRun bool `protobuf:"varint,5,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// What the configuration addresses: unspecified means the object itself,
+	// SUBRESOURCE_STATUS only its status (the object must exist, and the
+	// version must enable the status subresource). SUBRESOURCE_SCALE is
+	// refused (INVALID_ARGUMENT, field `subresource`).
+	Subresource   Subresource `protobuf:"varint,6,opt,name=subresource,proto3,enum=crdstore.v1.Subresource" json:"subresource,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApplyResourceRequest) Reset() {
+	*x = ApplyResourceRequest{}
+	mi := &file_crdstore_v1_resources_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApplyResourceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApplyResourceRequest) ProtoMessage() {}
+
+func (x *ApplyResourceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_crdstore_v1_resources_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApplyResourceRequest.ProtoReflect.Descriptor instead.
+func (*ApplyResourceRequest) Descriptor() ([]byte, []int) {
+	return file_crdstore_v1_resources_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ApplyResourceRequest) GetRef() *ResourceRef {
+	if x != nil {
+		return x.Ref
+	}
+	return nil
+}
+
+func (x *ApplyResourceRequest) GetObject() []byte {
+	if x != nil {
+		return x.Object
+	}
+	return nil
+}
+
+func (x *ApplyResourceRequest) GetFieldManager() string {
+	if x != nil {
+		return x.FieldManager
+	}
+	return ""
+}
+
+func (x *ApplyResourceRequest) GetForce() bool {
+	if x != nil {
+		return x.Force
+	}
+	return false
+}
+
+func (x *ApplyResourceRequest) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+func (x *ApplyResourceRequest) GetSubresource() Subresource {
+	if x != nil {
+		return x.Subresource
+	}
+	return Subresource_SUBRESOURCE_UNSPECIFIED
+}
+
+// The object after an apply.
+type ApplyResourceResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The object as stored (or as it would be, on a dry run), at
+	// `ref.version`, as JSON.
+	Object []byte `protobuf:"bytes,1,opt,name=object,proto3" json:"object,omitempty"`
+	// True when the apply created the object.
+	Created       bool `protobuf:"varint,2,opt,name=created,proto3" json:"created,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApplyResourceResponse) Reset() {
+	*x = ApplyResourceResponse{}
+	mi := &file_crdstore_v1_resources_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApplyResourceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApplyResourceResponse) ProtoMessage() {}
+
+func (x *ApplyResourceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_crdstore_v1_resources_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApplyResourceResponse.ProtoReflect.Descriptor instead.
+func (*ApplyResourceResponse) Descriptor() ([]byte, []int) {
+	return file_crdstore_v1_resources_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *ApplyResourceResponse) GetObject() []byte {
+	if x != nil {
+		return x.Object
+	}
+	return nil
+}
+
+func (x *ApplyResourceResponse) GetCreated() bool {
+	if x != nil {
+		return x.Created
+	}
+	return false
+}
+
 var File_crdstore_v1_resources_proto protoreflect.FileDescriptor
 
 const file_crdstore_v1_resources_proto_rawDesc = "" +
@@ -1620,7 +1782,17 @@ const file_crdstore_v1_resources_proto_rawDesc = "" +
 	"\x0fdesired_version\x18\x03 \x01(\tR\x0edesiredVersion\x12\x18\n" +
 	"\aobjects\x18\x04 \x03(\fR\aobjects\"+\n" +
 	"\x0fConvertResponse\x12\x18\n" +
-	"\aobjects\x18\x01 \x03(\fR\aobjects*Y\n" +
+	"\aobjects\x18\x01 \x03(\fR\aobjects\"\xea\x01\n" +
+	"\x14ApplyResourceRequest\x12*\n" +
+	"\x03ref\x18\x01 \x01(\v2\x18.crdstore.v1.ResourceRefR\x03ref\x12\x16\n" +
+	"\x06object\x18\x02 \x01(\fR\x06object\x12#\n" +
+	"\rfield_manager\x18\x03 \x01(\tR\ffieldManager\x12\x14\n" +
+	"\x05force\x18\x04 \x01(\bR\x05force\x12\x17\n" +
+	"\adry_run\x18\x05 \x01(\bR\x06dryRun\x12:\n" +
+	"\vsubresource\x18\x06 \x01(\x0e2\x18.crdstore.v1.SubresourceR\vsubresource\"I\n" +
+	"\x15ApplyResourceResponse\x12\x16\n" +
+	"\x06object\x18\x01 \x01(\fR\x06object\x12\x18\n" +
+	"\acreated\x18\x02 \x01(\bR\acreated*Y\n" +
 	"\vSubresource\x12\x1b\n" +
 	"\x17SUBRESOURCE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12SUBRESOURCE_STATUS\x10\x01\x12\x15\n" +
@@ -1630,7 +1802,7 @@ const file_crdstore_v1_resources_proto_rawDesc = "" +
 	"\x10PATCH_TYPE_MERGE\x10\x01\x12\x13\n" +
 	"\x0fPATCH_TYPE_JSON\x10\x02\x12\x1e\n" +
 	"\x1aPATCH_TYPE_STRATEGIC_MERGE\x10\x03\x12\x14\n" +
-	"\x10PATCH_TYPE_APPLY\x10\x042\xd2\a\n" +
+	"\x10PATCH_TYPE_APPLY\x10\x042\xa2\b\n" +
 	"\x0fCustomResources\x12Q\n" +
 	"\x06Create\x12\".crdstore.v1.CreateResourceRequest\x1a#.crdstore.v1.CreateResourceResponse\x12H\n" +
 	"\x03Get\x12\x1f.crdstore.v1.GetResourceRequest\x1a .crdstore.v1.GetResourceResponse\x12M\n" +
@@ -1643,7 +1815,8 @@ const file_crdstore_v1_resources_proto_rawDesc = "" +
 	"\fUpdateStatus\x12 .crdstore.v1.UpdateStatusRequest\x1a!.crdstore.v1.UpdateStatusResponse\x12G\n" +
 	"\bGetScale\x12\x1c.crdstore.v1.GetScaleRequest\x1a\x1d.crdstore.v1.GetScaleResponse\x12P\n" +
 	"\vUpdateScale\x12\x1f.crdstore.v1.UpdateScaleRequest\x1a .crdstore.v1.UpdateScaleResponse\x12D\n" +
-	"\aConvert\x12\x1b.crdstore.v1.ConvertRequest\x1a\x1c.crdstore.v1.ConvertResponseB?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3"
+	"\aConvert\x12\x1b.crdstore.v1.ConvertRequest\x1a\x1c.crdstore.v1.ConvertResponse\x12N\n" +
+	"\x05Apply\x12!.crdstore.v1.ApplyResourceRequest\x1a\".crdstore.v1.ApplyResourceResponseB?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3"
 
 var (
 	file_crdstore_v1_resources_proto_rawDescOnce sync.Once
@@ -1658,7 +1831,7 @@ func file_crdstore_v1_resources_proto_rawDescGZIP() []byte {
 }
 
 var file_crdstore_v1_resources_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_crdstore_v1_resources_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_crdstore_v1_resources_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_crdstore_v1_resources_proto_goTypes = []any{
 	(Subresource)(0),                 // 0: crdstore.v1.Subresource
 	(PatchType)(0),                   // 1: crdstore.v1.PatchType
@@ -1686,65 +1859,71 @@ var file_crdstore_v1_resources_proto_goTypes = []any{
 	(*UpdateScaleResponse)(nil),      // 23: crdstore.v1.UpdateScaleResponse
 	(*ConvertRequest)(nil),           // 24: crdstore.v1.ConvertRequest
 	(*ConvertResponse)(nil),          // 25: crdstore.v1.ConvertResponse
-	(*WriteOptions)(nil),             // 26: crdstore.v1.WriteOptions
-	(*ListOptions)(nil),              // 27: crdstore.v1.ListOptions
-	(*WatchOptions)(nil),             // 28: crdstore.v1.WatchOptions
-	(*DeleteOptions)(nil),            // 29: crdstore.v1.DeleteOptions
-	(*WatchEvent)(nil),               // 30: crdstore.v1.WatchEvent
+	(*ApplyResourceRequest)(nil),     // 26: crdstore.v1.ApplyResourceRequest
+	(*ApplyResourceResponse)(nil),    // 27: crdstore.v1.ApplyResourceResponse
+	(*WriteOptions)(nil),             // 28: crdstore.v1.WriteOptions
+	(*ListOptions)(nil),              // 29: crdstore.v1.ListOptions
+	(*WatchOptions)(nil),             // 30: crdstore.v1.WatchOptions
+	(*DeleteOptions)(nil),            // 31: crdstore.v1.DeleteOptions
+	(*WatchEvent)(nil),               // 32: crdstore.v1.WatchEvent
 }
 var file_crdstore_v1_resources_proto_depIdxs = []int32{
 	2,  // 0: crdstore.v1.CreateResourceRequest.ref:type_name -> crdstore.v1.ResourceRef
-	26, // 1: crdstore.v1.CreateResourceRequest.options:type_name -> crdstore.v1.WriteOptions
+	28, // 1: crdstore.v1.CreateResourceRequest.options:type_name -> crdstore.v1.WriteOptions
 	2,  // 2: crdstore.v1.GetResourceRequest.ref:type_name -> crdstore.v1.ResourceRef
 	2,  // 3: crdstore.v1.ListResourcesRequest.ref:type_name -> crdstore.v1.ResourceRef
-	27, // 4: crdstore.v1.ListResourcesRequest.options:type_name -> crdstore.v1.ListOptions
+	29, // 4: crdstore.v1.ListResourcesRequest.options:type_name -> crdstore.v1.ListOptions
 	2,  // 5: crdstore.v1.WatchResourcesRequest.ref:type_name -> crdstore.v1.ResourceRef
-	28, // 6: crdstore.v1.WatchResourcesRequest.options:type_name -> crdstore.v1.WatchOptions
+	30, // 6: crdstore.v1.WatchResourcesRequest.options:type_name -> crdstore.v1.WatchOptions
 	2,  // 7: crdstore.v1.UpdateResourceRequest.ref:type_name -> crdstore.v1.ResourceRef
-	26, // 8: crdstore.v1.UpdateResourceRequest.options:type_name -> crdstore.v1.WriteOptions
+	28, // 8: crdstore.v1.UpdateResourceRequest.options:type_name -> crdstore.v1.WriteOptions
 	2,  // 9: crdstore.v1.PatchResourceRequest.ref:type_name -> crdstore.v1.ResourceRef
 	1,  // 10: crdstore.v1.PatchResourceRequest.patch_type:type_name -> crdstore.v1.PatchType
 	0,  // 11: crdstore.v1.PatchResourceRequest.subresource:type_name -> crdstore.v1.Subresource
-	26, // 12: crdstore.v1.PatchResourceRequest.options:type_name -> crdstore.v1.WriteOptions
+	28, // 12: crdstore.v1.PatchResourceRequest.options:type_name -> crdstore.v1.WriteOptions
 	2,  // 13: crdstore.v1.DeleteResourceRequest.ref:type_name -> crdstore.v1.ResourceRef
-	29, // 14: crdstore.v1.DeleteResourceRequest.options:type_name -> crdstore.v1.DeleteOptions
+	31, // 14: crdstore.v1.DeleteResourceRequest.options:type_name -> crdstore.v1.DeleteOptions
 	2,  // 15: crdstore.v1.DeleteCollectionRequest.ref:type_name -> crdstore.v1.ResourceRef
-	27, // 16: crdstore.v1.DeleteCollectionRequest.list_options:type_name -> crdstore.v1.ListOptions
-	29, // 17: crdstore.v1.DeleteCollectionRequest.options:type_name -> crdstore.v1.DeleteOptions
+	29, // 16: crdstore.v1.DeleteCollectionRequest.list_options:type_name -> crdstore.v1.ListOptions
+	31, // 17: crdstore.v1.DeleteCollectionRequest.options:type_name -> crdstore.v1.DeleteOptions
 	2,  // 18: crdstore.v1.UpdateStatusRequest.ref:type_name -> crdstore.v1.ResourceRef
-	26, // 19: crdstore.v1.UpdateStatusRequest.options:type_name -> crdstore.v1.WriteOptions
+	28, // 19: crdstore.v1.UpdateStatusRequest.options:type_name -> crdstore.v1.WriteOptions
 	2,  // 20: crdstore.v1.GetScaleRequest.ref:type_name -> crdstore.v1.ResourceRef
 	2,  // 21: crdstore.v1.UpdateScaleRequest.ref:type_name -> crdstore.v1.ResourceRef
-	26, // 22: crdstore.v1.UpdateScaleRequest.options:type_name -> crdstore.v1.WriteOptions
-	3,  // 23: crdstore.v1.CustomResources.Create:input_type -> crdstore.v1.CreateResourceRequest
-	5,  // 24: crdstore.v1.CustomResources.Get:input_type -> crdstore.v1.GetResourceRequest
-	7,  // 25: crdstore.v1.CustomResources.List:input_type -> crdstore.v1.ListResourcesRequest
-	9,  // 26: crdstore.v1.CustomResources.Watch:input_type -> crdstore.v1.WatchResourcesRequest
-	10, // 27: crdstore.v1.CustomResources.Update:input_type -> crdstore.v1.UpdateResourceRequest
-	12, // 28: crdstore.v1.CustomResources.Patch:input_type -> crdstore.v1.PatchResourceRequest
-	14, // 29: crdstore.v1.CustomResources.Delete:input_type -> crdstore.v1.DeleteResourceRequest
-	16, // 30: crdstore.v1.CustomResources.DeleteCollection:input_type -> crdstore.v1.DeleteCollectionRequest
-	18, // 31: crdstore.v1.CustomResources.UpdateStatus:input_type -> crdstore.v1.UpdateStatusRequest
-	20, // 32: crdstore.v1.CustomResources.GetScale:input_type -> crdstore.v1.GetScaleRequest
-	22, // 33: crdstore.v1.CustomResources.UpdateScale:input_type -> crdstore.v1.UpdateScaleRequest
-	24, // 34: crdstore.v1.CustomResources.Convert:input_type -> crdstore.v1.ConvertRequest
-	4,  // 35: crdstore.v1.CustomResources.Create:output_type -> crdstore.v1.CreateResourceResponse
-	6,  // 36: crdstore.v1.CustomResources.Get:output_type -> crdstore.v1.GetResourceResponse
-	8,  // 37: crdstore.v1.CustomResources.List:output_type -> crdstore.v1.ListResourcesResponse
-	30, // 38: crdstore.v1.CustomResources.Watch:output_type -> crdstore.v1.WatchEvent
-	11, // 39: crdstore.v1.CustomResources.Update:output_type -> crdstore.v1.UpdateResourceResponse
-	13, // 40: crdstore.v1.CustomResources.Patch:output_type -> crdstore.v1.PatchResourceResponse
-	15, // 41: crdstore.v1.CustomResources.Delete:output_type -> crdstore.v1.DeleteResourceResponse
-	17, // 42: crdstore.v1.CustomResources.DeleteCollection:output_type -> crdstore.v1.DeleteCollectionResponse
-	19, // 43: crdstore.v1.CustomResources.UpdateStatus:output_type -> crdstore.v1.UpdateStatusResponse
-	21, // 44: crdstore.v1.CustomResources.GetScale:output_type -> crdstore.v1.GetScaleResponse
-	23, // 45: crdstore.v1.CustomResources.UpdateScale:output_type -> crdstore.v1.UpdateScaleResponse
-	25, // 46: crdstore.v1.CustomResources.Convert:output_type -> crdstore.v1.ConvertResponse
-	35, // [35:47] is the sub-list for method output_type
-	23, // [23:35] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	28, // 22: crdstore.v1.UpdateScaleRequest.options:type_name -> crdstore.v1.WriteOptions
+	2,  // 23: crdstore.v1.ApplyResourceRequest.ref:type_name -> crdstore.v1.ResourceRef
+	0,  // 24: crdstore.v1.ApplyResourceRequest.subresource:type_name -> crdstore.v1.Subresource
+	3,  // 25: crdstore.v1.CustomResources.Create:input_type -> crdstore.v1.CreateResourceRequest
+	5,  // 26: crdstore.v1.CustomResources.Get:input_type -> crdstore.v1.GetResourceRequest
+	7,  // 27: crdstore.v1.CustomResources.List:input_type -> crdstore.v1.ListResourcesRequest
+	9,  // 28: crdstore.v1.CustomResources.Watch:input_type -> crdstore.v1.WatchResourcesRequest
+	10, // 29: crdstore.v1.CustomResources.Update:input_type -> crdstore.v1.UpdateResourceRequest
+	12, // 30: crdstore.v1.CustomResources.Patch:input_type -> crdstore.v1.PatchResourceRequest
+	14, // 31: crdstore.v1.CustomResources.Delete:input_type -> crdstore.v1.DeleteResourceRequest
+	16, // 32: crdstore.v1.CustomResources.DeleteCollection:input_type -> crdstore.v1.DeleteCollectionRequest
+	18, // 33: crdstore.v1.CustomResources.UpdateStatus:input_type -> crdstore.v1.UpdateStatusRequest
+	20, // 34: crdstore.v1.CustomResources.GetScale:input_type -> crdstore.v1.GetScaleRequest
+	22, // 35: crdstore.v1.CustomResources.UpdateScale:input_type -> crdstore.v1.UpdateScaleRequest
+	24, // 36: crdstore.v1.CustomResources.Convert:input_type -> crdstore.v1.ConvertRequest
+	26, // 37: crdstore.v1.CustomResources.Apply:input_type -> crdstore.v1.ApplyResourceRequest
+	4,  // 38: crdstore.v1.CustomResources.Create:output_type -> crdstore.v1.CreateResourceResponse
+	6,  // 39: crdstore.v1.CustomResources.Get:output_type -> crdstore.v1.GetResourceResponse
+	8,  // 40: crdstore.v1.CustomResources.List:output_type -> crdstore.v1.ListResourcesResponse
+	32, // 41: crdstore.v1.CustomResources.Watch:output_type -> crdstore.v1.WatchEvent
+	11, // 42: crdstore.v1.CustomResources.Update:output_type -> crdstore.v1.UpdateResourceResponse
+	13, // 43: crdstore.v1.CustomResources.Patch:output_type -> crdstore.v1.PatchResourceResponse
+	15, // 44: crdstore.v1.CustomResources.Delete:output_type -> crdstore.v1.DeleteResourceResponse
+	17, // 45: crdstore.v1.CustomResources.DeleteCollection:output_type -> crdstore.v1.DeleteCollectionResponse
+	19, // 46: crdstore.v1.CustomResources.UpdateStatus:output_type -> crdstore.v1.UpdateStatusResponse
+	21, // 47: crdstore.v1.CustomResources.GetScale:output_type -> crdstore.v1.GetScaleResponse
+	23, // 48: crdstore.v1.CustomResources.UpdateScale:output_type -> crdstore.v1.UpdateScaleResponse
+	25, // 49: crdstore.v1.CustomResources.Convert:output_type -> crdstore.v1.ConvertResponse
+	27, // 50: crdstore.v1.CustomResources.Apply:output_type -> crdstore.v1.ApplyResourceResponse
+	38, // [38:51] is the sub-list for method output_type
+	25, // [25:38] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_crdstore_v1_resources_proto_init() }
@@ -1759,7 +1938,7 @@ func file_crdstore_v1_resources_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_crdstore_v1_resources_proto_rawDesc), len(file_crdstore_v1_resources_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   24,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

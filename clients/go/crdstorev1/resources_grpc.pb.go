@@ -41,6 +41,7 @@ const (
 	CustomResources_GetScale_FullMethodName         = "/crdstore.v1.CustomResources/GetScale"
 	CustomResources_UpdateScale_FullMethodName      = "/crdstore.v1.CustomResources/UpdateScale"
 	CustomResources_Convert_FullMethodName          = "/crdstore.v1.CustomResources/Convert"
+	CustomResources_Apply_FullMethodName            = "/crdstore.v1.CustomResources/Apply"
 )
 
 // CustomResourcesClient is the client API for CustomResources service.
@@ -64,7 +65,7 @@ type CustomResourcesClient interface {
 	// gives ABORTED. Never creates.
 	Update(ctx context.Context, in *UpdateResourceRequest, opts ...grpc.CallOption) (*UpdateResourceResponse, error)
 	// Patches an object (or its status or scale subresource) with a JSON merge
-	// patch or a JSON patch.
+	// patch, a JSON patch or an apply patch.
 	Patch(ctx context.Context, in *PatchResourceRequest, opts ...grpc.CallOption) (*PatchResourceResponse, error)
 	// Deletes an object, or marks it for deletion while it has finalizers.
 	Delete(ctx context.Context, in *DeleteResourceRequest, opts ...grpc.CallOption) (*DeleteResourceResponse, error)
@@ -81,6 +82,14 @@ type CustomResourcesClient interface {
 	// Converts objects between the served versions of a definition without
 	// storing anything. Not served yet: answers UNIMPLEMENTED.
 	Convert(ctx context.Context, in *ConvertRequest, opts ...grpc.CallOption) (*ConvertResponse, error)
+	// Server-side apply, as Kubernetes' PATCH of type
+	// `application/apply-patch+yaml`: merges the applied configuration into
+	// the object (or its status), recording which fields `field_manager` owns
+	// in `metadata.managedFields`, and creates the object when it does not
+	// exist. Changing a field another manager owns, to another value, gives
+	// ABORTED (reason Conflict) with one FieldManagerConflict cause per field
+	// (its `field`, and a message naming the manager) unless `force` is set.
+	Apply(ctx context.Context, in *ApplyResourceRequest, opts ...grpc.CallOption) (*ApplyResourceResponse, error)
 }
 
 type customResourcesClient struct {
@@ -220,6 +229,16 @@ func (c *customResourcesClient) Convert(ctx context.Context, in *ConvertRequest,
 	return out, nil
 }
 
+func (c *customResourcesClient) Apply(ctx context.Context, in *ApplyResourceRequest, opts ...grpc.CallOption) (*ApplyResourceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ApplyResourceResponse)
+	err := c.cc.Invoke(ctx, CustomResources_Apply_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CustomResourcesServer is the server API for CustomResources service.
 // All implementations must embed UnimplementedCustomResourcesServer
 // for forward compatibility.
@@ -241,7 +260,7 @@ type CustomResourcesServer interface {
 	// gives ABORTED. Never creates.
 	Update(context.Context, *UpdateResourceRequest) (*UpdateResourceResponse, error)
 	// Patches an object (or its status or scale subresource) with a JSON merge
-	// patch or a JSON patch.
+	// patch, a JSON patch or an apply patch.
 	Patch(context.Context, *PatchResourceRequest) (*PatchResourceResponse, error)
 	// Deletes an object, or marks it for deletion while it has finalizers.
 	Delete(context.Context, *DeleteResourceRequest) (*DeleteResourceResponse, error)
@@ -258,6 +277,14 @@ type CustomResourcesServer interface {
 	// Converts objects between the served versions of a definition without
 	// storing anything. Not served yet: answers UNIMPLEMENTED.
 	Convert(context.Context, *ConvertRequest) (*ConvertResponse, error)
+	// Server-side apply, as Kubernetes' PATCH of type
+	// `application/apply-patch+yaml`: merges the applied configuration into
+	// the object (or its status), recording which fields `field_manager` owns
+	// in `metadata.managedFields`, and creates the object when it does not
+	// exist. Changing a field another manager owns, to another value, gives
+	// ABORTED (reason Conflict) with one FieldManagerConflict cause per field
+	// (its `field`, and a message naming the manager) unless `force` is set.
+	Apply(context.Context, *ApplyResourceRequest) (*ApplyResourceResponse, error)
 	mustEmbedUnimplementedCustomResourcesServer()
 }
 
@@ -303,6 +330,9 @@ func (UnimplementedCustomResourcesServer) UpdateScale(context.Context, *UpdateSc
 }
 func (UnimplementedCustomResourcesServer) Convert(context.Context, *ConvertRequest) (*ConvertResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Convert not implemented")
+}
+func (UnimplementedCustomResourcesServer) Apply(context.Context, *ApplyResourceRequest) (*ApplyResourceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Apply not implemented")
 }
 func (UnimplementedCustomResourcesServer) mustEmbedUnimplementedCustomResourcesServer() {}
 func (UnimplementedCustomResourcesServer) testEmbeddedByValue()                         {}
@@ -534,6 +564,24 @@ func _CustomResources_Convert_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CustomResources_Apply_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ApplyResourceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CustomResourcesServer).Apply(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CustomResources_Apply_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CustomResourcesServer).Apply(ctx, req.(*ApplyResourceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // CustomResources_ServiceDesc is the grpc.ServiceDesc for CustomResources service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -584,6 +632,10 @@ var CustomResources_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Convert",
 			Handler:    _CustomResources_Convert_Handler,
+		},
+		{
+			MethodName: "Apply",
+			Handler:    _CustomResources_Apply_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

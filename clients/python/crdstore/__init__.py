@@ -7,9 +7,12 @@
 
 Objects go in and out as dicts; failures raise the classes of
 :mod:`crdstore.errors` (``NotFound``, ``Conflict``, ``Invalid``...).
+``widgets.apply(obj, field_manager="me")`` is server-side apply; a conflict
+with another manager raises ``ApplyConflict`` listing each field.
 """
 
 from crdstore.client import (
+    Applied,
     Client,
     Definitions,
     Deleted,
@@ -25,11 +28,13 @@ from crdstore.client import (
 )
 from crdstore.errors import (
     AlreadyExists,
+    ApplyConflict,
     BadRequest,
     Cause,
     Conflict,
     CrdstoreError,
     Expired,
+    FieldConflict,
     Forbidden,
     InternalError,
     Invalid,
@@ -44,6 +49,7 @@ from crdstore.errors import (
 )
 
 __all__ = [
+    "Applied",
     "Client",
     "Definitions",
     "Deleted",
@@ -57,11 +63,13 @@ __all__ = [
     "Watch",
     "retry_on_conflict",
     "AlreadyExists",
+    "ApplyConflict",
     "BadRequest",
     "Cause",
     "Conflict",
     "CrdstoreError",
     "Expired",
+    "FieldConflict",
     "Forbidden",
     "InternalError",
     "Invalid",

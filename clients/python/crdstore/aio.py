@@ -22,6 +22,7 @@ from crdstore.client import (
     _FIELD_VALIDATION,
     _PATCH_TYPES,
     _SUBRESOURCES,
+    Applied,
     Deleted,
     Event,
     FeatureGate,
@@ -31,6 +32,7 @@ from crdstore.client import (
     _decode,
     _encode,
     _key,
+    _apply_request,
     _replace,
     _write_options,
 )
@@ -273,6 +275,22 @@ class AsyncResources:
             options=_write_options(dry_run, field_validation, ""),
         )
         return _decode((await self._client._call(self._client._resources.Patch, request)).object)
+
+    async def apply(
+        self,
+        obj: Object,
+        *,
+        field_manager: str,
+        force: bool = False,
+        dry_run: bool = False,
+        subresource: Optional[str] = None,
+        namespace: Optional[str] = None,
+    ) -> Applied:
+        """Server-side apply, as :meth:`crdstore.Resources.apply`: conflicts
+        with other managers raise :class:`ApplyConflict` unless ``force``."""
+        request = _apply_request(self._of(obj, namespace), obj, field_manager, force, dry_run, subresource)
+        response = await self._client._call(self._client._resources.Apply, request)
+        return Applied(_decode(response.object), response.created)
 
     async def delete(
         self,

@@ -91,6 +91,15 @@ class Deleted:
 
 
 @dataclass
+class Applied:
+    """A server-side apply's outcome: the object as stored (or as it would
+    be, on a dry run), and whether the apply created it."""
+
+    object: Object
+    created: bool
+
+
+@dataclass
 class Migration:
     """A storage-version migration: ``phase`` is Running, Succeeded or Failed;
     ``migrated`` objects rewritten at ``target_version``; ``scanned`` of
@@ -415,6 +424,24 @@ class Resources:
         )
         return _decode(self._client._call(self._client._resources.Patch, request).object)
 
+    def apply(
+        self,
+        obj: Object,
+        *,
+        field_manager: str,
+        force: bool = False,
+        dry_run: bool = False,
+        subresource: Optional[str] = None,
+        namespace: Optional[str] = None,
+    ) -> Applied:
+        """Server-side apply of ``obj`` (the fields ``field_manager`` has an
+        opinion on) to the object or its ``status``; creates the object when
+        it does not exist. Changing fields another manager owns raises
+        :class:`ApplyConflict` listing them, unless ``force`` takes them over."""
+        request = _apply_request(self._of(obj, namespace), obj, field_manager, force, dry_run, subresource)
+        response = self._client._call(self._client._resources.Apply, request)
+        return Applied(_decode(response.object), response.created)
+
     def delete(
         self,
         name: str,
@@ -614,6 +641,26 @@ def _replace(known: Dict[str, Object], listed: List[Object]) -> List[Event]:
     for key in [k for k in known if k not in seen]:
         events.append(Event("DELETED", known.pop(key)))
     return events
+
+
+def _apply_request(
+    ref: resources_pb2.ResourceRef,
+    obj: Object,
+    field_manager: str,
+    force: bool,
+    dry_run: bool,
+    subresource: Optional[str],
+) -> resources_pb2.ApplyResourceRequest:
+    if subresource not in (None, "status"):
+        raise ValueError(f"subresource must be None or 'status', not {subresource!r}")
+    return resources_pb2.ApplyResourceRequest(
+        ref=ref,
+        object=_encode(obj),
+        field_manager=field_manager,
+        force=force,
+        dry_run=dry_run,
+        subresource=_SUBRESOURCES[subresource],
+    )
 
 
 def retry_on_conflict(update: Callable[[], T], *, attempts: int = 5, backoff: float = 0.01) -> T:

@@ -9,6 +9,8 @@ exception, so callers write ``except crdstore.Conflict``.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Type
 
@@ -60,6 +62,28 @@ class Conflict(CrdstoreError):
     """A stale resourceVersion or a failed precondition: read again and retry."""
 
     reason = "Conflict"
+
+
+@dataclass(frozen=True)
+class FieldConflict:
+    """One field a server-side apply would take from another manager: its
+    path (``.spec.replicas``), that manager, and the server's message
+    (``conflict with "m1"``, or ``conflict with "m1" using v1`` for a
+    manager that wrote it with an update)."""
+
+    field: str
+    manager: str
+    message: str
+
+
+class ApplyConflict(Conflict):
+    """An apply changed fields other managers own: ``conflicts`` lists each.
+    Apply again with ``force=True`` to take them over, or leave them out of
+    the configuration."""
+
+    def __init__(self, message: str, *, conflicts: Optional[List[FieldConflict]] = None, **kwargs: object) -> None:
+        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+        self.conflicts: List[FieldConflict] = conflicts or []
 
 
 class Invalid(CrdstoreError):
@@ -176,4 +200,29 @@ def from_rpc_error(error: grpc.RpcError) -> CrdstoreError:
             if detail.Unpack(bad):
                 causes.extend(Cause(v.field, v.description) for v in bad.field_violations)
     cls = _BY_REASON.get(reason or "") or _BY_CODE.get(code) or CrdstoreError
+    conflicts = _field_conflicts(metadata)
+    if cls is Conflict and conflicts:
+        return ApplyConflict(
+            message or "", conflicts=conflicts, code=code, reason=reason, causes=causes, metadata=metadata
+        )
     return cls(message or "", code=code, reason=reason, causes=causes, metadata=metadata)
+
+
+_MANAGER = re.compile(r'^conflicts? with "((?:[^"\\]|\\.)*)"')
+
+
+def _field_conflicts(metadata: Dict[str, str]) -> List[FieldConflict]:
+    """The FieldManagerConflict causes of the ErrorInfo's ``causes`` entry."""
+    try:
+        entries = json.loads(metadata.get("causes", "[]"))
+    except ValueError:
+        return []
+    conflicts = []
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or entry.get("reason") != "FieldManagerConflict":
+            continue
+        text = str(entry.get("message", ""))
+        found = _MANAGER.match(text)
+        manager = json.loads(f'"{found.group(1)}"') if found else ""
+        conflicts.append(FieldConflict(str(entry.get("field", "")), manager, text))
+    return conflicts

@@ -165,3 +165,18 @@ def test_watch_that_expires_while_objects_are_deleted_reports_the_deletions(shor
             assert [o["metadata"]["name"] for o in (await widgets.list()).items] == ["change", "new"]
 
     run(main())
+
+
+def test_apply_by_two_managers_conflicts_then_forces(server):
+    async def main():
+        client, widgets = await setup(server)
+        async with client:
+            assert (await widgets.apply(widget("a1", 2), field_manager="m1")).created
+            with pytest.raises(crdstore.ApplyConflict) as conflict:
+                await widgets.apply(widget("a1", 5), field_manager="m2")
+            assert conflict.value.conflicts == [crdstore.FieldConflict(".spec.size", "m1", 'conflict with "m1"')]
+            forced = await widgets.apply(widget("a1", 5), field_manager="m2", force=True)
+            assert not forced.created and forced.object["spec"]["size"] == 5
+            assert (await widgets.get("a1"))["spec"]["size"] == 5
+
+    run(main())

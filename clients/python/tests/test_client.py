@@ -379,3 +379,32 @@ def test_convert_between_versions(server):
     with pytest.raises(crdstore.BadRequest) as refused:
         client.resources("example.com", "v1", "gadgets").convert([at("v1", "a"), at("v9", "b")])
     assert str(refused.value.message).startswith("objects[1]: ")
+
+
+def test_apply_by_two_managers_conflicts_then_forces(widgets):
+    applied = widgets.apply(widget("a1", 2), field_manager="m1")
+    assert applied.created and applied.object["spec"] == {"size": 2}
+    assert not widgets.apply(widget("a1", 2), field_manager="m1").created
+    # A second manager with an opinion on another field shares the object.
+    color = {**widget("a1"), "spec": {"color": "red"}}
+    assert widgets.apply(color, field_manager="m2").object["spec"] == {"size": 2, "color": "red"}
+    with pytest.raises(crdstore.ApplyConflict) as conflict:
+        widgets.apply(widget("a1", 5), field_manager="m2")
+    assert isinstance(conflict.value, crdstore.Conflict), "an apply conflict is a Conflict too"
+    assert conflict.value.conflicts == [crdstore.FieldConflict(".spec.size", "m1", 'conflict with "m1"')]
+    assert widgets.get("a1")["spec"]["size"] == 2
+    dry = widgets.apply(widget("a1", 5), field_manager="m2", force=True, dry_run=True)
+    assert dry.object["spec"]["size"] == 5 and widgets.get("a1")["spec"]["size"] == 2
+    forced = widgets.apply(widget("a1", 5), field_manager="m2", force=True)
+    # m2 took size and no longer applies color, which only it owned: gone.
+    assert forced.object["spec"] == {"size": 5}
+    assert "m2" in [e["manager"] for e in forced.object["metadata"]["managedFields"]]
+    with pytest.raises(crdstore.Invalid) as invalid:
+        widgets.apply(widget("a1", 5), field_manager="")
+    assert [c.field for c in invalid.value.causes] == ["fieldManager"]
+    with pytest.raises(ValueError):
+        widgets.apply(widget("a1", 5), field_manager="m2", subresource="scale")
+    # A stale update is still a plain Conflict.
+    with pytest.raises(crdstore.Conflict) as stale:
+        widgets.update({**forced.object, "metadata": {**forced.object["metadata"], "resourceVersion": "1"}})
+    assert not isinstance(stale.value, crdstore.ApplyConflict)

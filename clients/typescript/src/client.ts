@@ -92,6 +92,23 @@ export interface Deleted {
   deleted: boolean;
 }
 
+/** A server-side apply's options: `fieldManager` is required. */
+export interface ApplyOptions {
+  fieldManager: string;
+  /** Take over fields other managers own instead of throwing ApplyConflict. */
+  force?: boolean;
+  dryRun?: boolean;
+  /** The object itself (unset) or its "status". */
+  subresource?: "status";
+}
+
+/** A server-side apply's outcome: the object as stored (or as it would be,
+ * on a dry run), and whether the apply created it. */
+export interface Applied {
+  object: KubeObject;
+  created: boolean;
+}
+
 /** A field-level feature gate of a definition (`spec.customFeatureGates`). */
 export interface FeatureGate {
   definition: string;
@@ -454,6 +471,30 @@ export class Resources {
       ),
     );
     return decode(r.object);
+  }
+
+  /** Server-side apply of `obj` (the fields `fieldManager` has an opinion
+   * on) to the object, created when missing, or its "status". Changing
+   * fields another manager owns throws ApplyConflict (a Conflict) listing
+   * them, unless `force` takes them over. */
+  async apply(obj: KubeObject, options: ApplyOptions): Promise<Applied> {
+    if (options.subresource !== undefined && options.subresource !== "status") {
+      throw new Error(`an apply's subresource must be unset or "status", not ${JSON.stringify(options.subresource)}`);
+    }
+    const r = await this.client.call((o) =>
+      this.client.rpcResources.apply(
+        {
+          ref: this.refOf(obj),
+          object: encode(obj),
+          fieldManager: options.fieldManager,
+          force: options.force ?? false,
+          dryRun: options.dryRun ?? false,
+          subresource: options.subresource === "status" ? Subresource.STATUS : Subresource.UNSPECIFIED,
+        },
+        o,
+      ),
+    );
+    return { object: decode(r.object), created: r.created };
   }
 
   async delete(

@@ -50,6 +50,60 @@ export class NotFound extends CrdstoreError {}
 export class AlreadyExists extends CrdstoreError {}
 /** A stale resourceVersion or a failed precondition: read again and retry. */
 export class Conflict extends CrdstoreError {}
+/** One field a server-side apply would take from another manager: its path
+ * (".spec.replicas"), that manager, and the server's message
+ * (`conflict with "m1"`, or `conflict with "m1" using v1` for a manager that
+ * wrote it with an update). */
+export interface FieldConflict {
+  field: string;
+  manager: string;
+  message: string;
+}
+
+/** An apply changed fields other managers own: `conflicts` lists each.
+ * Apply again with `force` to take them over, or leave them out. */
+export class ApplyConflict extends Conflict {
+  readonly conflicts: FieldConflict[];
+
+  constructor(
+    message: string,
+    reason: string,
+    code?: Code,
+    causes: Cause[] = [],
+    metadata: Record<string, string> = {},
+    status?: Status,
+  ) {
+    super(message, reason, code, causes, metadata, status);
+    this.conflicts = fieldConflicts(metadata);
+  }
+}
+
+const conflictManager = /^conflicts? with ("(?:[^"\\]|\\.)*")/;
+
+/** The FieldManagerConflict causes of the ErrorInfo's "causes" entry. */
+function fieldConflicts(metadata: Record<string, string>): FieldConflict[] {
+  let entries: unknown;
+  try {
+    entries = JSON.parse(metadata.causes ?? "[]");
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(entries)) return [];
+  return entries
+    .filter((c) => c?.reason === "FieldManagerConflict")
+    .map((c) => {
+      const message = String(c.message ?? "");
+      const found = conflictManager.exec(message);
+      let manager = "";
+      try {
+        manager = found ? String(JSON.parse(found[1])) : "";
+      } catch {
+        manager = "";
+      }
+      return { field: String(c.field ?? ""), manager, message };
+    });
+}
+
 /** The object is invalid; `causes` names each invalid field. */
 export class Invalid extends CrdstoreError {}
 /** The requested revision is older than the server's history: list again. */
@@ -128,6 +182,9 @@ export function fromConnectError(error: unknown): Error {
     ),
   });
   const reason = info?.reason || undefined;
-  const cls = (reason && byReason[reason]) || byCode[error.code] || CrdstoreError;
+  let cls = (reason && byReason[reason]) || byCode[error.code] || CrdstoreError;
+  if (cls === Conflict && fieldConflicts({ ...info?.metadata }).length > 0) {
+    cls = ApplyConflict;
+  }
   return new cls(error.rawMessage, reason ?? Code[error.code], error.code, causes, { ...info?.metadata }, status);
 }

@@ -6,6 +6,8 @@ export {
   Migrations,
   Resources,
   retryOnConflict,
+  type Applied,
+  type ApplyOptions,
   type ClientOptions,
   type Deleted,
   type FeatureGate,
@@ -21,6 +23,7 @@ export {
 export type { Interceptor, Transport } from "@connectrpc/connect";
 export {
   AlreadyExists,
+  ApplyConflict,
   BadRequest,
   Conflict,
   CrdstoreError,
@@ -37,4 +40,5 @@ export {
   Unavailable,
   UnsupportedMediaType,
   type Cause,
+  type FieldConflict,
 } from "./errors.js";

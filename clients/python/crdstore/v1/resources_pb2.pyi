@@ -233,3 +233,27 @@ class ConvertResponse(_message.Message):
     OBJECTS_FIELD_NUMBER: _ClassVar[int]
     objects: _containers.RepeatedScalarFieldContainer[bytes]
     def __init__(self, objects: _Optional[_Iterable[bytes]] = ...) -> None: ...
+
+class ApplyResourceRequest(_message.Message):
+    __slots__ = ("ref", "object", "field_manager", "force", "dry_run", "subresource")
+    REF_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_FIELD_NUMBER: _ClassVar[int]
+    FIELD_MANAGER_FIELD_NUMBER: _ClassVar[int]
+    FORCE_FIELD_NUMBER: _ClassVar[int]
+    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
+    SUBRESOURCE_FIELD_NUMBER: _ClassVar[int]
+    ref: ResourceRef
+    object: bytes
+    field_manager: str
+    force: bool
+    dry_run: bool
+    subresource: Subresource
+    def __init__(self, ref: _Optional[_Union[ResourceRef, _Mapping]] = ..., object: _Optional[bytes] = ..., field_manager: _Optional[str] = ..., force: _Optional[bool] = ..., dry_run: _Optional[bool] = ..., subresource: _Optional[_Union[Subresource, str]] = ...) -> None: ...
+
+class ApplyResourceResponse(_message.Message):
+    __slots__ = ("object", "created")
+    OBJECT_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    object: bytes
+    created: bool
+    def __init__(self, object: _Optional[bytes] = ..., created: _Optional[bool] = ...) -> None: ...

@@ -97,6 +97,11 @@ class CustomResourcesStub:
                 request_serializer=crdstore_dot_v1_dot_resources__pb2.ConvertRequest.SerializeToString,
                 response_deserializer=crdstore_dot_v1_dot_resources__pb2.ConvertResponse.FromString,
                 _registered_method=True)
+        self.Apply = channel.unary_unary(
+                '/crdstore.v1.CustomResources/Apply',
+                request_serializer=crdstore_dot_v1_dot_resources__pb2.ApplyResourceRequest.SerializeToString,
+                response_deserializer=crdstore_dot_v1_dot_resources__pb2.ApplyResourceResponse.FromString,
+                _registered_method=True)
 
 
 class CustomResourcesServicer:
@@ -144,7 +149,7 @@ class CustomResourcesServicer:
 
     def Patch(self, request, context):
         """Patches an object (or its status or scale subresource) with a JSON merge
-        patch or a JSON patch.
+        patch, a JSON patch or an apply patch.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -190,6 +195,19 @@ class CustomResourcesServicer:
     def Convert(self, request, context):
         """Converts objects between the served versions of a definition without
         storing anything. Not served yet: answers UNIMPLEMENTED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Apply(self, request, context):
+        """Server-side apply, as Kubernetes' PATCH of type
+        `application/apply-patch+yaml`: merges the applied configuration into
+        the object (or its status), recording which fields `field_manager` owns
+        in `metadata.managedFields`, and creates the object when it does not
+        exist. Changing a field another manager owns, to another value, gives
+        ABORTED (reason Conflict) with one FieldManagerConflict cause per field
+        (its `field`, and a message naming the manager) unless `force` is set.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -257,6 +275,11 @@ def add_CustomResourcesServicer_to_server(servicer, server):
                     servicer.Convert,
                     request_deserializer=crdstore_dot_v1_dot_resources__pb2.ConvertRequest.FromString,
                     response_serializer=crdstore_dot_v1_dot_resources__pb2.ConvertResponse.SerializeToString,
+            ),
+            'Apply': grpc.unary_unary_rpc_method_handler(
+                    servicer.Apply,
+                    request_deserializer=crdstore_dot_v1_dot_resources__pb2.ApplyResourceRequest.FromString,
+                    response_serializer=crdstore_dot_v1_dot_resources__pb2.ApplyResourceResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -585,6 +608,33 @@ class CustomResources:
             '/crdstore.v1.CustomResources/Convert',
             crdstore_dot_v1_dot_resources__pb2.ConvertRequest.SerializeToString,
             crdstore_dot_v1_dot_resources__pb2.ConvertResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Apply(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/crdstore.v1.CustomResources/Apply',
+            crdstore_dot_v1_dot_resources__pb2.ApplyResourceRequest.SerializeToString,
+            crdstore_dot_v1_dot_resources__pb2.ApplyResourceResponse.FromString,
             options,
             channel_credentials,
             insecure,

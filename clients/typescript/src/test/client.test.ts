@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 
 import {
   AlreadyExists,
+  ApplyConflict,
   BadRequest,
   Client,
   Conflict,
@@ -130,6 +131,37 @@ describe("crdstore client", () => {
 
     assert.equal((await widgets.delete("w1")).deleted, true);
     await assert.rejects(widgets.get("w1"), NotFound);
+  });
+
+  test("apply by two managers: the typed conflict, then force", async () => {
+    const widgets = client.resources("example.com", "v1", "widgets", "apply");
+    const first = await widgets.apply(widget("a1", 2), { fieldManager: "m1" });
+    assert.equal(first.created, true);
+    assert.deepEqual(first.object.spec, { size: 2 });
+    assert.equal((await widgets.apply(widget("a1", 2), { fieldManager: "m1" })).created, false);
+
+    await assert.rejects(widgets.apply(widget("a1", 5), { fieldManager: "m2" }), (e: unknown) => {
+      assert.ok(e instanceof ApplyConflict, String(e));
+      assert.ok(e instanceof Conflict, "an apply conflict is a Conflict too");
+      assert.deepEqual(e.conflicts, [{ field: ".spec.size", manager: "m1", message: 'conflict with "m1"' }]);
+      return true;
+    });
+    assert.equal((await widgets.get("a1")).spec.size, 2);
+
+    const dry = await widgets.apply(widget("a1", 5), { fieldManager: "m2", force: true, dryRun: true });
+    assert.equal(dry.object.spec.size, 5);
+    assert.equal((await widgets.get("a1")).spec.size, 2);
+    const forced = await widgets.apply(widget("a1", 5), { fieldManager: "m2", force: true });
+    assert.equal(forced.created, false);
+    assert.equal((await widgets.get("a1")).spec.size, 5);
+
+    await assert.rejects(widgets.apply(widget("a1", 5), { fieldManager: "" }), (e: unknown) => {
+      assert.ok(e instanceof Invalid);
+      assert.deepEqual(e.causes.map((c) => c.field), ["fieldManager"]);
+      return true;
+    });
+    const stale = { ...forced.object, metadata: { ...forced.object.metadata, resourceVersion: "1" } };
+    await assert.rejects(widgets.update(stale), (e: unknown) => e instanceof Conflict && !(e instanceof ApplyConflict));
   });
 
   test("delete takes the propagation policy", async () => {

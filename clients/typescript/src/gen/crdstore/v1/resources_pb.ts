@@ -22,7 +22,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file crdstore/v1/resources.proto.
  */
 export const file_crdstore_v1_resources: GenFile = /*@__PURE__*/
-  fileDesc("ChtjcmRzdG9yZS92MS9yZXNvdXJjZXMucHJvdG8SC2NyZHN0b3JlLnYxImAKC1Jlc291cmNlUmVmEg0KBWdyb3VwGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSEAoIcmVzb3VyY2UYAyABKAkSEQoJbmFtZXNwYWNlGAQgASgJEgwKBG5hbWUYBSABKAkiegoVQ3JlYXRlUmVzb3VyY2VSZXF1ZXN0EiUKA3JlZhgBIAEoCzIYLmNyZHN0b3JlLnYxLlJlc291cmNlUmVmEg4KBm9iamVjdBgCIAEoDBIqCgdvcHRpb25zGAMgASgLMhkuY3Jkc3RvcmUudjEuV3JpdGVPcHRpb25zIigKFkNyZWF0ZVJlc291cmNlUmVzcG9uc2USDgoGb2JqZWN0GAEgASgMIlUKEkdldFJlc291cmNlUmVxdWVzdBIlCgNyZWYYASABKAsyGC5jcmRzdG9yZS52MS5SZXNvdXJjZVJlZhIYChByZXNvdXJjZV92ZXJzaW9uGAIgASgJIiUKE0dldFJlc291cmNlUmVzcG9uc2USDgoGb2JqZWN0GAEgASgMImgKFExpc3RSZXNvdXJjZXNSZXF1ZXN0EiUKA3JlZhgBIAEoCzIYLmNyZHN0b3JlLnYxLlJlc291cmNlUmVmEikKB29wdGlvbnMYAiABKAsyGC5jcmRzdG9yZS52MS5MaXN0T3B0aW9ucyJ2ChVMaXN0UmVzb3VyY2VzUmVzcG9uc2USDQoFaXRlbXMYASADKAwSGAoQcmVzb3VyY2VfdmVyc2lvbhgCIAEoCRIWCg5jb250aW51ZV90b2tlbhgDIAEoCRIcChRyZW1haW5pbmdfaXRlbV9jb3VudBgEIAEoAyJqChVXYXRjaFJlc291cmNlc1JlcXVlc3QSJQoDcmVmGAEgASgLMhguY3Jkc3RvcmUudjEuUmVzb3VyY2VSZWYSKgoHb3B0aW9ucxgCIAEoCzIZLmNyZHN0b3JlLnYxLldhdGNoT3B0aW9ucyJ6ChVVcGRhdGVSZXNvdXJjZVJlcXVlc3QSJQoDcmVmGAEgASgLMhguY3Jkc3RvcmUudjEuUmVzb3VyY2VSZWYSDgoGb2JqZWN0GAIgASgMEioKB29wdGlvbnMYAyABKAsyGS5jcmRzdG9yZS52MS5Xcml0ZU9wdGlvbnMiKAoWVXBkYXRlUmVzb3VyY2VSZXNwb25zZRIOCgZvYmplY3QYASABKAwi4gEKFFBhdGNoUmVzb3VyY2VSZXF1ZXN0EiUKA3JlZhgBIAEoCzIYLmNyZHN0b3JlLnYxLlJlc291cmNlUmVmEioKCnBhdGNoX3R5cGUYAiABKA4yFi5jcmRzdG9yZS52MS5QYXRjaFR5cGUSDQoFcGF0Y2gYAyABKAwSLQoLc3VicmVzb3VyY2UYBCABKA4yGC5jcmRzdG9yZS52MS5TdWJyZXNvdXJjZRIqCgdvcHRpb25zGAUgASgLMhkuY3Jkc3RvcmUudjEuV3JpdGVPcHRpb25zEg0KBWZvcmNlGAYgASgIIicKFVBhdGNoUmVzb3VyY2VSZXNwb25zZRIOCgZvYmplY3QYASABKAwiawoVRGVsZXRlUmVzb3VyY2VSZXF1ZXN0EiUKA3JlZhgBIAEoCzIYLmNyZHN0b3JlLnYxLlJlc291cmNlUmVmEisKB29wdGlvbnMYAiABKAsyGi5jcmRzdG9yZS52MS5EZWxldGVPcHRpb25zIjkKFkRlbGV0ZVJlc291cmNlUmVzcG9uc2USDgoGb2JqZWN0GAEgASgMEg8KB2RlbGV0ZWQYAiABKAginQEKF0RlbGV0ZUNvbGxlY3Rpb25SZXF1ZXN0EiUKA3JlZhgBIAEoCzIYLmNyZHN0b3JlLnYxLlJlc291cmNlUmVmEi4KDGxpc3Rfb3B0aW9ucxgCIAEoCzIYLmNyZHN0b3JlLnYxLkxpc3RPcHRpb25zEisKB29wdGlvbnMYAyABKAsyGi5jcmRzdG9yZS52MS5EZWxldGVPcHRpb25zIikKGERlbGV0ZUNvbGxlY3Rpb25SZXNwb25zZRINCgVpdGVtcxgBIAMoDCJ4ChNVcGRhdGVTdGF0dXNSZXF1ZXN0EiUKA3JlZhgBIAEoCzIYLmNyZHN0b3JlLnYxLlJlc291cmNlUmVmEg4KBm9iamVjdBgCIAEoDBIqCgdvcHRpb25zGAMgASgLMhkuY3Jkc3RvcmUudjEuV3JpdGVPcHRpb25zIiYKFFVwZGF0ZVN0YXR1c1Jlc3BvbnNlEg4KBm9iamVjdBgBIAEoDCI4Cg9HZXRTY2FsZVJlcXVlc3QSJQoDcmVmGAEgASgLMhguY3Jkc3RvcmUudjEuUmVzb3VyY2VSZWYiIQoQR2V0U2NhbGVSZXNwb25zZRINCgVzY2FsZRgBIAEoDCJ2ChJVcGRhdGVTY2FsZVJlcXVlc3QSJQoDcmVmGAEgASgLMhguY3Jkc3RvcmUudjEuUmVzb3VyY2VSZWYSDQoFc2NhbGUYAiABKAwSKgoHb3B0aW9ucxgDIAEoCzIZLmNyZHN0b3JlLnYxLldyaXRlT3B0aW9ucyIkChNVcGRhdGVTY2FsZVJlc3BvbnNlEg0KBXNjYWxlGAEgASgMIlsKDkNvbnZlcnRSZXF1ZXN0Eg0KBWdyb3VwGAEgASgJEhAKCHJlc291cmNlGAIgASgJEhcKD2Rlc2lyZWRfdmVyc2lvbhgDIAEoCRIPCgdvYmplY3RzGAQgAygMIiIKD0NvbnZlcnRSZXNwb25zZRIPCgdvYmplY3RzGAEgAygMKlkKC1N1YnJlc291cmNlEhsKF1NVQlJFU09VUkNFX1VOU1BFQ0lGSUVEEAASFgoSU1VCUkVTT1VSQ0VfU1RBVFVTEAESFQoRU1VCUkVTT1VSQ0VfU0NBTEUQAiqIAQoJUGF0Y2hUeXBlEhoKFlBBVENIX1RZUEVfVU5TUEVDSUZJRUQQABIUChBQQVRDSF9UWVBFX01FUkdFEAESEwoPUEFUQ0hfVFlQRV9KU09OEAISHgoaUEFUQ0hfVFlQRV9TVFJBVEVHSUNfTUVSR0UQAxIUChBQQVRDSF9UWVBFX0FQUExZEAQy0gcKD0N1c3RvbVJlc291cmNlcxJRCgZDcmVhdGUSIi5jcmRzdG9yZS52MS5DcmVhdGVSZXNvdXJjZVJlcXVlc3QaIy5jcmRzdG9yZS52MS5DcmVhdGVSZXNvdXJjZVJlc3BvbnNlEkgKA0dldBIfLmNyZHN0b3JlLnYxLkdldFJlc291cmNlUmVxdWVzdBogLmNyZHN0b3JlLnYxLkdldFJlc291cmNlUmVzcG9uc2USTQoETGlzdBIhLmNyZHN0b3JlLnYxLkxpc3RSZXNvdXJjZXNSZXF1ZXN0GiIuY3Jkc3RvcmUudjEuTGlzdFJlc291cmNlc1Jlc3BvbnNlEkYKBVdhdGNoEiIuY3Jkc3RvcmUudjEuV2F0Y2hSZXNvdXJjZXNSZXF1ZXN0GhcuY3Jkc3RvcmUudjEuV2F0Y2hFdmVudDABElEKBlVwZGF0ZRIiLmNyZHN0b3JlLnYxLlVwZGF0ZVJlc291cmNlUmVxdWVzdBojLmNyZHN0b3JlLnYxLlVwZGF0ZVJlc291cmNlUmVzcG9uc2USTgoFUGF0Y2gSIS5jcmRzdG9yZS52MS5QYXRjaFJlc291cmNlUmVxdWVzdBoiLmNyZHN0b3JlLnYxLlBhdGNoUmVzb3VyY2VSZXNwb25zZRJRCgZEZWxldGUSIi5jcmRzdG9yZS52MS5EZWxldGVSZXNvdXJjZVJlcXVlc3QaIy5jcmRzdG9yZS52MS5EZWxldGVSZXNvdXJjZVJlc3BvbnNlEl8KEERlbGV0ZUNvbGxlY3Rpb24SJC5jcmRzdG9yZS52MS5EZWxldGVDb2xsZWN0aW9uUmVxdWVzdBolLmNyZHN0b3JlLnYxLkRlbGV0ZUNvbGxlY3Rpb25SZXNwb25zZRJTCgxVcGRhdGVTdGF0dXMSIC5jcmRzdG9yZS52MS5VcGRhdGVTdGF0dXNSZXF1ZXN0GiEuY3Jkc3RvcmUudjEuVXBkYXRlU3RhdHVzUmVzcG9uc2USRwoIR2V0U2NhbGUSHC5jcmRzdG9yZS52MS5HZXRTY2FsZVJlcXVlc3QaHS5jcmRzdG9yZS52MS5HZXRTY2FsZVJlc3BvbnNlElAKC1VwZGF0ZVNjYWxlEh8uY3Jkc3RvcmUudjEuVXBkYXRlU2NhbGVSZXF1ZXN0GiAuY3Jkc3RvcmUudjEuVXBkYXRlU2NhbGVSZXNwb25zZRJECgdDb252ZXJ0EhsuY3Jkc3RvcmUudjEuQ29udmVydFJlcXVlc3QaHC5jcmRzdG9yZS52MS5Db252ZXJ0UmVzcG9uc2VCP1o9Z2l0aHViLmNvbS9jcmRzdG9yZS9jcmRzdG9yZS9jbGllbnRzL2dvL2NyZHN0b3JldjE7Y3Jkc3RvcmV2MWIGcHJvdG8z", [file_crdstore_v1_common]);
+  fileDesc("ChtjcmRzdG9yZS92MS9yZXNvdXJjZXMucHJvdG8SC2NyZHN0b3JlLnYxImAKC1Jlc291cmNlUmVmEg0KBWdyb3VwGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSEAoIcmVzb3VyY2UYAyABKAkSEQoJbmFtZXNwYWNlGAQgASgJEgwKBG5hbWUYBSABKAkiegoVQ3JlYXRlUmVzb3VyY2VSZXF1ZXN0EiUKA3JlZhgBIAEoCzIYLmNyZHN0b3JlLnYxLlJlc291cmNlUmVmEg4KBm9iamVjdBgCIAEoDBIqCgdvcHRpb25zGAMgASgLMhkuY3Jkc3RvcmUudjEuV3JpdGVPcHRpb25zIigKFkNyZWF0ZVJlc291cmNlUmVzcG9uc2USDgoGb2JqZWN0GAEgASgMIlUKEkdldFJlc291cmNlUmVxdWVzdBIlCgNyZWYYASABKAsyGC5jcmRzdG9yZS52MS5SZXNvdXJjZVJlZhIYChByZXNvdXJjZV92ZXJzaW9uGAIgASgJIiUKE0dldFJlc291cmNlUmVzcG9uc2USDgoGb2JqZWN0GAEgASgMImgKFExpc3RSZXNvdXJjZXNSZXF1ZXN0EiUKA3JlZhgBIAEoCzIYLmNyZHN0b3JlLnYxLlJlc291cmNlUmVmEikKB29wdGlvbnMYAiABKAsyGC5jcmRzdG9yZS52MS5MaXN0T3B0aW9ucyJ2ChVMaXN0UmVzb3VyY2VzUmVzcG9uc2USDQoFaXRlbXMYASADKAwSGAoQcmVzb3VyY2VfdmVyc2lvbhgCIAEoCRIWCg5jb250aW51ZV90b2tlbhgDIAEoCRIcChRyZW1haW5pbmdfaXRlbV9jb3VudBgEIAEoAyJqChVXYXRjaFJlc291cmNlc1JlcXVlc3QSJQoDcmVmGAEgASgLMhguY3Jkc3RvcmUudjEuUmVzb3VyY2VSZWYSKgoHb3B0aW9ucxgCIAEoCzIZLmNyZHN0b3JlLnYxLldhdGNoT3B0aW9ucyJ6ChVVcGRhdGVSZXNvdXJjZVJlcXVlc3QSJQoDcmVmGAEgASgLMhguY3Jkc3RvcmUudjEuUmVzb3VyY2VSZWYSDgoGb2JqZWN0GAIgASgMEioKB29wdGlvbnMYAyABKAsyGS5jcmRzdG9yZS52MS5Xcml0ZU9wdGlvbnMiKAoWVXBkYXRlUmVzb3VyY2VSZXNwb25zZRIOCgZvYmplY3QYASABKAwi4gEKFFBhdGNoUmVzb3VyY2VSZXF1ZXN0EiUKA3JlZhgBIAEoCzIYLmNyZHN0b3JlLnYxLlJlc291cmNlUmVmEioKCnBhdGNoX3R5cGUYAiABKA4yFi5jcmRzdG9yZS52MS5QYXRjaFR5cGUSDQoFcGF0Y2gYAyABKAwSLQoLc3VicmVzb3VyY2UYBCABKA4yGC5jcmRzdG9yZS52MS5TdWJyZXNvdXJjZRIqCgdvcHRpb25zGAUgASgLMhkuY3Jkc3RvcmUudjEuV3JpdGVPcHRpb25zEg0KBWZvcmNlGAYgASgIIicKFVBhdGNoUmVzb3VyY2VSZXNwb25zZRIOCgZvYmplY3QYASABKAwiawoVRGVsZXRlUmVzb3VyY2VSZXF1ZXN0EiUKA3JlZhgBIAEoCzIYLmNyZHN0b3JlLnYxLlJlc291cmNlUmVmEisKB29wdGlvbnMYAiABKAsyGi5jcmRzdG9yZS52MS5EZWxldGVPcHRpb25zIjkKFkRlbGV0ZVJlc291cmNlUmVzcG9uc2USDgoGb2JqZWN0GAEgASgMEg8KB2RlbGV0ZWQYAiABKAginQEKF0RlbGV0ZUNvbGxlY3Rpb25SZXF1ZXN0EiUKA3JlZhgBIAEoCzIYLmNyZHN0b3JlLnYxLlJlc291cmNlUmVmEi4KDGxpc3Rfb3B0aW9ucxgCIAEoCzIYLmNyZHN0b3JlLnYxLkxpc3RPcHRpb25zEisKB29wdGlvbnMYAyABKAsyGi5jcmRzdG9yZS52MS5EZWxldGVPcHRpb25zIikKGERlbGV0ZUNvbGxlY3Rpb25SZXNwb25zZRINCgVpdGVtcxgBIAMoDCJ4ChNVcGRhdGVTdGF0dXNSZXF1ZXN0EiUKA3JlZhgBIAEoCzIYLmNyZHN0b3JlLnYxLlJlc291cmNlUmVmEg4KBm9iamVjdBgCIAEoDBIqCgdvcHRpb25zGAMgASgLMhkuY3Jkc3RvcmUudjEuV3JpdGVPcHRpb25zIiYKFFVwZGF0ZVN0YXR1c1Jlc3BvbnNlEg4KBm9iamVjdBgBIAEoDCI4Cg9HZXRTY2FsZVJlcXVlc3QSJQoDcmVmGAEgASgLMhguY3Jkc3RvcmUudjEuUmVzb3VyY2VSZWYiIQoQR2V0U2NhbGVSZXNwb25zZRINCgVzY2FsZRgBIAEoDCJ2ChJVcGRhdGVTY2FsZVJlcXVlc3QSJQoDcmVmGAEgASgLMhguY3Jkc3RvcmUudjEuUmVzb3VyY2VSZWYSDQoFc2NhbGUYAiABKAwSKgoHb3B0aW9ucxgDIAEoCzIZLmNyZHN0b3JlLnYxLldyaXRlT3B0aW9ucyIkChNVcGRhdGVTY2FsZVJlc3BvbnNlEg0KBXNjYWxlGAEgASgMIlsKDkNvbnZlcnRSZXF1ZXN0Eg0KBWdyb3VwGAEgASgJEhAKCHJlc291cmNlGAIgASgJEhcKD2Rlc2lyZWRfdmVyc2lvbhgDIAEoCRIPCgdvYmplY3RzGAQgAygMIiIKD0NvbnZlcnRSZXNwb25zZRIPCgdvYmplY3RzGAEgAygMIrMBChRBcHBseVJlc291cmNlUmVxdWVzdBIlCgNyZWYYASABKAsyGC5jcmRzdG9yZS52MS5SZXNvdXJjZVJlZhIOCgZvYmplY3QYAiABKAwSFQoNZmllbGRfbWFuYWdlchgDIAEoCRINCgVmb3JjZRgEIAEoCBIPCgdkcnlfcnVuGAUgASgIEi0KC3N1YnJlc291cmNlGAYgASgOMhguY3Jkc3RvcmUudjEuU3VicmVzb3VyY2UiOAoVQXBwbHlSZXNvdXJjZVJlc3BvbnNlEg4KBm9iamVjdBgBIAEoDBIPCgdjcmVhdGVkGAIgASgIKlkKC1N1YnJlc291cmNlEhsKF1NVQlJFU09VUkNFX1VOU1BFQ0lGSUVEEAASFgoSU1VCUkVTT1VSQ0VfU1RBVFVTEAESFQoRU1VCUkVTT1VSQ0VfU0NBTEUQAiqIAQoJUGF0Y2hUeXBlEhoKFlBBVENIX1RZUEVfVU5TUEVDSUZJRUQQABIUChBQQVRDSF9UWVBFX01FUkdFEAESEwoPUEFUQ0hfVFlQRV9KU09OEAISHgoaUEFUQ0hfVFlQRV9TVFJBVEVHSUNfTUVSR0UQAxIUChBQQVRDSF9UWVBFX0FQUExZEAQyoggKD0N1c3RvbVJlc291cmNlcxJRCgZDcmVhdGUSIi5jcmRzdG9yZS52MS5DcmVhdGVSZXNvdXJjZVJlcXVlc3QaIy5jcmRzdG9yZS52MS5DcmVhdGVSZXNvdXJjZVJlc3BvbnNlEkgKA0dldBIfLmNyZHN0b3JlLnYxLkdldFJlc291cmNlUmVxdWVzdBogLmNyZHN0b3JlLnYxLkdldFJlc291cmNlUmVzcG9uc2USTQoETGlzdBIhLmNyZHN0b3JlLnYxLkxpc3RSZXNvdXJjZXNSZXF1ZXN0GiIuY3Jkc3RvcmUudjEuTGlzdFJlc291cmNlc1Jlc3BvbnNlEkYKBVdhdGNoEiIuY3Jkc3RvcmUudjEuV2F0Y2hSZXNvdXJjZXNSZXF1ZXN0GhcuY3Jkc3RvcmUudjEuV2F0Y2hFdmVudDABElEKBlVwZGF0ZRIiLmNyZHN0b3JlLnYxLlVwZGF0ZVJlc291cmNlUmVxdWVzdBojLmNyZHN0b3JlLnYxLlVwZGF0ZVJlc291cmNlUmVzcG9uc2USTgoFUGF0Y2gSIS5jcmRzdG9yZS52MS5QYXRjaFJlc291cmNlUmVxdWVzdBoiLmNyZHN0b3JlLnYxLlBhdGNoUmVzb3VyY2VSZXNwb25zZRJRCgZEZWxldGUSIi5jcmRzdG9yZS52MS5EZWxldGVSZXNvdXJjZVJlcXVlc3QaIy5jcmRzdG9yZS52MS5EZWxldGVSZXNvdXJjZVJlc3BvbnNlEl8KEERlbGV0ZUNvbGxlY3Rpb24SJC5jcmRzdG9yZS52MS5EZWxldGVDb2xsZWN0aW9uUmVxdWVzdBolLmNyZHN0b3JlLnYxLkRlbGV0ZUNvbGxlY3Rpb25SZXNwb25zZRJTCgxVcGRhdGVTdGF0dXMSIC5jcmRzdG9yZS52MS5VcGRhdGVTdGF0dXNSZXF1ZXN0GiEuY3Jkc3RvcmUudjEuVXBkYXRlU3RhdHVzUmVzcG9uc2USRwoIR2V0U2NhbGUSHC5jcmRzdG9yZS52MS5HZXRTY2FsZVJlcXVlc3QaHS5jcmRzdG9yZS52MS5HZXRTY2FsZVJlc3BvbnNlElAKC1VwZGF0ZVNjYWxlEh8uY3Jkc3RvcmUudjEuVXBkYXRlU2NhbGVSZXF1ZXN0GiAuY3Jkc3RvcmUudjEuVXBkYXRlU2NhbGVSZXNwb25zZRJECgdDb252ZXJ0EhsuY3Jkc3RvcmUudjEuQ29udmVydFJlcXVlc3QaHC5jcmRzdG9yZS52MS5Db252ZXJ0UmVzcG9uc2USTgoFQXBwbHkSIS5jcmRzdG9yZS52MS5BcHBseVJlc291cmNlUmVxdWVzdBoiLmNyZHN0b3JlLnYxLkFwcGx5UmVzb3VyY2VSZXNwb25zZUI/Wj1naXRodWIuY29tL2NyZHN0b3JlL2NyZHN0b3JlL2NsaWVudHMvZ28vY3Jkc3RvcmV2MTtjcmRzdG9yZXYxYgZwcm90bzM", [file_crdstore_v1_common]);
 
 /**
  * Names a resource type and, when needed, one object of it.
@@ -385,7 +385,9 @@ export type PatchResourceRequest = Message<"crdstore.v1.PatchResourceRequest"> &
   options?: WriteOptions | undefined;
 
   /**
-   * For PATCH_TYPE_APPLY only: take over fields owned by other managers.
+   * For PATCH_TYPE_APPLY only: take over fields owned by other managers
+   * instead of failing with a conflict. Set with another patch type, it is
+   * refused (INVALID_ARGUMENT, field `force`).
    *
    * @generated from field: bool force = 6;
    */
@@ -755,6 +757,101 @@ export const ConvertResponseSchema: GenMessage<ConvertResponse> = /*@__PURE__*/
   messageDesc(file_crdstore_v1_resources, 23);
 
 /**
+ * Apply a configuration to an object or its status.
+ *
+ * @generated from message crdstore.v1.ApplyResourceRequest
+ */
+export type ApplyResourceRequest = Message<"crdstore.v1.ApplyResourceRequest"> & {
+  /**
+   * The object to apply to; `name` is required and must equal the
+   * configuration's `metadata.name`.
+   *
+   * @generated from field: crdstore.v1.ResourceRef ref = 1;
+   */
+  ref?: ResourceRef | undefined;
+
+  /**
+   * The applied configuration as JSON: apiVersion, kind, metadata.name and
+   * the fields this manager has an opinion on. Fields it applied before and
+   * leaves out here are removed unless another manager owns them too.
+   *
+   * @generated from field: bytes object = 2;
+   */
+  object: Uint8Array;
+
+  /**
+   * The manager the applied fields belong to. Required: empty gives
+   * INVALID_ARGUMENT ("fieldManager: Required value: is required for apply
+   * patch"); at most 128 characters.
+   *
+   * @generated from field: string field_manager = 3;
+   */
+  fieldManager: string;
+
+  /**
+   * Take over fields another manager owns instead of failing with ABORTED
+   * (reason Conflict, one FieldManagerConflict cause per field).
+   *
+   * @generated from field: bool force = 4;
+   */
+  force: boolean;
+
+  /**
+   * Validate and merge without storing anything; the response shows the
+   * object as it would be.
+   *
+   * @generated from field: bool dry_run = 5;
+   */
+  dryRun: boolean;
+
+  /**
+   * What the configuration addresses: unspecified means the object itself,
+   * SUBRESOURCE_STATUS only its status (the object must exist, and the
+   * version must enable the status subresource). SUBRESOURCE_SCALE is
+   * refused (INVALID_ARGUMENT, field `subresource`).
+   *
+   * @generated from field: crdstore.v1.Subresource subresource = 6;
+   */
+  subresource: Subresource;
+};
+
+/**
+ * Describes the message crdstore.v1.ApplyResourceRequest.
+ * Use `create(ApplyResourceRequestSchema)` to create a new message.
+ */
+export const ApplyResourceRequestSchema: GenMessage<ApplyResourceRequest> = /*@__PURE__*/
+  messageDesc(file_crdstore_v1_resources, 24);
+
+/**
+ * The object after an apply.
+ *
+ * @generated from message crdstore.v1.ApplyResourceResponse
+ */
+export type ApplyResourceResponse = Message<"crdstore.v1.ApplyResourceResponse"> & {
+  /**
+   * The object as stored (or as it would be, on a dry run), at
+   * `ref.version`, as JSON.
+   *
+   * @generated from field: bytes object = 1;
+   */
+  object: Uint8Array;
+
+  /**
+   * True when the apply created the object.
+   *
+   * @generated from field: bool created = 2;
+   */
+  created: boolean;
+};
+
+/**
+ * Describes the message crdstore.v1.ApplyResourceResponse.
+ * Use `create(ApplyResourceResponseSchema)` to create a new message.
+ */
+export const ApplyResourceResponseSchema: GenMessage<ApplyResourceResponse> = /*@__PURE__*/
+  messageDesc(file_crdstore_v1_resources, 25);
+
+/**
  * The subresource a patch addresses.
  *
  * @generated from enum crdstore.v1.Subresource
@@ -825,7 +922,10 @@ export enum PatchType {
   STRATEGIC_MERGE = 3,
 
   /**
-   * Server-side apply (`application/apply-patch+yaml`). Reserved.
+   * Server-side apply (`application/apply-patch+yaml`), with the patch as
+   * JSON: the same as the Apply call, which also says whether it created.
+   * `options.field_manager` is required; `force` takes over conflicting
+   * fields.
    *
    * @generated from enum value: PATCH_TYPE_APPLY = 4;
    */
@@ -900,7 +1000,7 @@ export const CustomResources: GenService<{
   },
   /**
    * Patches an object (or its status or scale subresource) with a JSON merge
-   * patch or a JSON patch.
+   * patch, a JSON patch or an apply patch.
    *
    * @generated from rpc crdstore.v1.CustomResources.Patch
    */
@@ -971,6 +1071,22 @@ export const CustomResources: GenService<{
     methodKind: "unary";
     input: typeof ConvertRequestSchema;
     output: typeof ConvertResponseSchema;
+  },
+  /**
+   * Server-side apply, as Kubernetes' PATCH of type
+   * `application/apply-patch+yaml`: merges the applied configuration into
+   * the object (or its status), recording which fields `field_manager` owns
+   * in `metadata.managedFields`, and creates the object when it does not
+   * exist. Changing a field another manager owns, to another value, gives
+   * ABORTED (reason Conflict) with one FieldManagerConflict cause per field
+   * (its `field`, and a message naming the manager) unless `force` is set.
+   *
+   * @generated from rpc crdstore.v1.CustomResources.Apply
+   */
+  apply: {
+    methodKind: "unary";
+    input: typeof ApplyResourceRequestSchema;
+    output: typeof ApplyResourceResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_crdstore_v1_resources, 0);
