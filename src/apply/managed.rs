@@ -349,7 +349,18 @@ impl FieldManager<'_> {
             }
         }
         if !force && !conflicts.is_empty() {
-            return Err(conflict_error(&entries, &conflicts));
+            // lastAppliedManager: kubectl's server-side apply takes over
+            // what client-side apply last applied, when it still holds.
+            let allowed = match manager {
+                KUBECTL => allowed_from_last_applied(&live_clean, &self.api_version, self.ty),
+                _ => None,
+            };
+            let Some(allowed) = allowed else { return Err(conflict_error(&entries, &conflicts)) };
+            let left: Vec<(usize, Set)> =
+                conflicts.iter().map(|(i, c)| (*i, c.difference(&allowed))).filter(|(_, c)| !c.is_empty()).collect();
+            if !left.is_empty() {
+                return Err(conflict_error(&entries, &left));
+            }
         }
         for (i, conflict) in &conflicts {
             entries[*i].set = entries[*i].set.difference(conflict);
@@ -366,6 +377,9 @@ impl FieldManager<'_> {
         }
         entries.retain(|e| !e.set.is_empty());
         let mut out = if unchanged { live_clean } else { merged };
+        if manager == KUBECTL {
+            update_last_applied(&mut out, config);
+        }
         cap(&mut entries);
         set_managed_fields(&mut out, entries);
         Ok(out)
@@ -388,6 +402,59 @@ impl FieldManager<'_> {
         let pruned = typed::remove_items(&merged, &merged_set.difference(&pruned_set.union(&owned)), ty);
         let pruned_set = named(&typed::to_field_set(&pruned, ty), &merged);
         typed::remove_items(&merged, &merged_set.difference(&pruned_set).intersection(&last), ty)
+    }
+}
+
+/// The manager whose applies upgrade client-side apply, as the apiserver's
+/// lastAppliedManager and lastAppliedUpdater.
+const KUBECTL: &str = "kubectl";
+/// kubectl's client-side apply annotation.
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// lastAppliedManager's `allowedConflictsFromLastApplied`: the fields of
+/// the last-applied annotation of `live` that still hold there (None when
+/// there is no usable annotation).
+fn allowed_from_last_applied(live: &Value, api_version: &str, ty: Ty<'_>) -> Option<Set> {
+    let text = live.pointer("/metadata/annotations")?.get(LAST_APPLIED)?.as_str().filter(|t| !t.is_empty())?;
+    let last: Value = serde_json::from_str(text).ok().filter(Value::is_object)?;
+    if last.get("apiVersion").and_then(Value::as_str) != Some(api_version) {
+        return None;
+    }
+    let c = typed::compare(&last, live, ty);
+    Some(typed::to_field_set(&last, ty).difference(&c.modified).difference(&c.added).difference(&c.removed))
+}
+
+/// lastAppliedUpdater: an object that carries the last-applied annotation
+/// gets kubectl's applied configuration there (without the annotation), so
+/// a later client-side apply diffs against it; dropped when the
+/// annotations would pass their 256 KiB total.
+fn update_last_applied(out: &mut Value, config: &Value) {
+    let has = out.pointer("/metadata/annotations").and_then(|a| a.get(LAST_APPLIED)).and_then(Value::as_str);
+    if has.is_none_or(str::is_empty) {
+        return;
+    }
+    let mut applied = config.clone();
+    if let Some(a) = applied.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) {
+        a.remove(LAST_APPLIED);
+    }
+    let Some(annotations) = out.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) else { return };
+    annotations.insert(LAST_APPLIED.into(), Value::String(sorted(applied).to_string()));
+    let size: usize = annotations.iter().map(|(k, v)| k.len() + v.as_str().map_or(0, str::len)).sum();
+    if size > 256 * 1024 {
+        annotations.remove(LAST_APPLIED);
+    }
+}
+
+/// `value` with its maps' keys in order, as Go encodes a map.
+fn sorted(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
     }
 }
 

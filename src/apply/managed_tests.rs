@@ -21,7 +21,7 @@ fn manager(s: &Schema) -> FieldManager<'_> {
         api_version: "x.io/v1".into(),
         kind: "K".into(),
         subresource: String::new(),
-        reset: crate::apply::reset_fields(true, false, false),
+        reset: crate::apply::reset_fields(true, false),
         now: "2026-01-01T00:00:00Z".into(),
     }
 }

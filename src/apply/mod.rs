@@ -24,16 +24,15 @@ pub fn now() -> String {
 }
 
 /// The reset fields of an endpoint, as prefixes: `status` on the main
-/// endpoint of a kind with a status subresource; on the status endpoint
-/// `spec` (and `metadata` for definitions, as their status strategy).
-pub fn reset_fields(status_subresource: bool, status_endpoint: bool, definitions: bool) -> Set {
+/// endpoint of a kind with a status subresource; `metadata` and `spec` on
+/// the status endpoint (the status strategies keep the stored metadata, and
+/// Kubernetes 1.36 resets `metadata` there for custom resources too).
+pub fn reset_fields(status_subresource: bool, status_endpoint: bool) -> Set {
     let mut set = Set::new();
     let f = |s: &str| PathElement::Field(s.into());
     if status_endpoint {
+        set.insert(&[f("metadata")]);
         set.insert(&[f("spec")]);
-        if definitions {
-            set.insert(&[f("metadata")]);
-        }
     } else if status_subresource {
         set.insert(&[f("status")]);
     }

@@ -1,9 +1,12 @@
 //! Server-side apply of definitions (`kubectl apply --server-side -f
 //! crd.yaml`) and the managed-fields phase of their other writes. A
-//! definition is typed as an object whose fields are deduced (maps
-//! granular, lists atomic), with ObjectMeta's schema for its metadata.
+//! definition is typed by `definition_schema`, the list and map types of
+//! apiextensions v1's `+listType`/`+listMapKey` markers (`versions` atomic,
+//! `status.conditions` keyed by `type`), with ObjectMeta's for its metadata.
 
-use serde_json::Value;
+use std::sync::OnceLock;
+
+use serde_json::{json, Value};
 
 use super::{Registry, GROUP, RESOURCE};
 use crate::apimachinery::options::{WriteOptions, Written};
@@ -11,19 +14,59 @@ use crate::apimachinery::strategy::retry;
 use crate::apimachinery::strategy::Endpoint;
 use crate::apply::{self, FieldManager, Tracking, Ty};
 use crate::error::{Error, Reason, Result};
+use crate::schema::Schema;
 
 pub use crate::apply::{check_field_manager, check_patch_options};
 
 fn field_manager(endpoint: Endpoint) -> FieldManager<'static> {
     let status = endpoint == Endpoint::Status;
     FieldManager {
-        ty: Ty::root(None),
+        ty: Ty::root(Some(definition_schema())),
         api_version: format!("{GROUP}/v1"),
         kind: "CustomResourceDefinition".into(),
         subresource: if status { "status".into() } else { String::new() },
-        reset: apply::reset_fields(true, status, true),
+        reset: apply::reset_fields(true, status),
         now: apply::now(),
     }
+}
+
+/// The typed schema of a CustomResourceDefinition as the generated
+/// OpenAPI of k8s.io/apiextensions-apiserver's v1 types marks it: lists are
+/// atomic unless marked (`versions`, `additionalPrinterColumns`,
+/// `selectableFields`, `shortNames`, `categories`,
+/// `conversionReviewVersions` and `storedVersions` are `+listType=atomic`;
+/// `status.conditions` is `+listType=map` keyed by `type`), structs are
+/// granular. The items of `versions` are left untyped: the list is owned
+/// whole, so nothing below it is tracked on its own.
+pub fn definition_schema() -> &'static Schema {
+    static SCHEMA: OnceLock<Schema> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let s = json!({"type": "string"});
+        let strings = json!({"type": "array", "items": s, "x-kubernetes-list-type": "atomic"});
+        let atomic = json!({"type": "array", "x-kubernetes-list-type": "atomic",
+            "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}});
+        let names = json!({"type": "object", "properties": {
+            "plural": s, "singular": s, "shortNames": strings, "kind": s, "listKind": s, "categories": strings}});
+        let service = json!({"type": "object", "properties": {
+            "namespace": s, "name": s, "path": s, "port": {"type": "integer"}}});
+        let conversion = json!({"type": "object", "properties": {
+            "strategy": s,
+            "webhook": {"type": "object", "properties": {
+                "clientConfig": {"type": "object", "properties": {"url": s, "service": service, "caBundle": s}},
+                "conversionReviewVersions": strings}}}});
+        let condition = json!({"type": "object", "properties": {
+            "type": s, "status": s, "lastTransitionTime": s, "reason": s, "message": s}});
+        let definition = json!({"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {
+                "group": s, "names": names, "scope": s, "versions": atomic, "conversion": conversion,
+                "preserveUnknownFields": {"type": "boolean"}}},
+            "status": {"type": "object", "properties": {
+                "conditions": {"type": "array", "items": condition,
+                    "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"]},
+                "acceptedNames": names,
+                "storedVersions": strings}}}});
+        Schema::compile(&definition).expect("the definition schema compiles")
+    })
 }
 
 /// How a definition write records its managedFields.

@@ -352,3 +352,136 @@ async fn definitions_apply_and_record_managers() {
     assert_eq!(err["details"]["causes"][0]["field"], ".metadata.labels.a");
     http.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions").await;
 }
+
+/// A definition is typed as apiextensions v1 marks it: `spec.versions` is
+/// `+listType=atomic` (owned whole, so a second manager's versions
+/// conflict), `status.conditions` a map keyed by `type` (two managers own
+/// one condition each).
+#[tokio::test]
+async fn definitions_are_typed_by_their_list_types() {
+    let t = TestServer::start().await;
+    let http = Http::new(&t);
+    let crd = Crd::new("ssa.example.com", "Gizmo");
+    let path = format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{}", crd.name());
+    let (status, created) = http.apply(&path, "first", false, &crd.value).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    // What a real apiserver records for it: names granular, versions whole.
+    let fields = &managers(&created)[0].2;
+    assert_eq!(fields["f:spec"]["f:versions"], json!({}), "{fields}");
+    assert_eq!(fields["f:spec"]["f:names"]["f:plural"], json!({}), "{fields}");
+    let v2 = version("v2", false);
+    let (status, err) = http
+        .apply(
+            &path,
+            "second",
+            false,
+            &json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "metadata": {"name": crd.name()}, "spec": {"versions": [v2]}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{err}");
+    assert_eq!(err["details"]["causes"][0]["field"], ".spec.versions", "{err}");
+
+    let condition = |kind: &str| {
+        json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": crd.name()}, "status": {"conditions": [{"type": kind, "status": "True",
+                "lastTransitionTime": "2024-01-01T00:00:00Z", "reason": "R", "message": "m"}]}})
+    };
+    let status_path = format!("{path}/status");
+    let (status, body) = http.apply(&status_path, "a", false, &condition("A")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = http.apply(&status_path, "b", false, &condition("B")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let b = managers(&body).into_iter().find(|m| m.0 == "b").unwrap().2;
+    assert_eq!(
+        b,
+        json!({"f:status": {"f:conditions": {"k:{\"type\":\"B\"}": {".": {}, "f:lastTransitionTime": {},
+            "f:message": {}, "f:reason": {}, "f:status": {}, "f:type": {}}}}})
+    );
+    http.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions").await;
+}
+
+/// The apiserver's lastAppliedManager and lastAppliedUpdater: kubectl's
+/// server-side apply takes over the fields client-side apply last applied
+/// (while they still hold) without a conflict, and keeps the
+/// last-applied annotation in step with what it applied.
+#[tokio::test]
+async fn kubectl_upgrades_client_side_apply() {
+    let t = TestServer::start().await;
+    let http = Http::new(&t);
+    register(&http).await;
+    const LAST: &str = "kubectl.kubernetes.io/last-applied-configuration";
+    let config = widget(json!({"replicas": 1, "image": "a"}));
+    let mut created = config.clone();
+    created["metadata"]["annotations"] = json!({LAST: config.to_string()});
+    let query = format!("{WIDGETS}?fieldManager=kubectl-client-side-apply");
+    let (status, body) =
+        http.send(Method::POST, &query, "application/json", serde_json::to_vec(&created).unwrap(), "kubectl").await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    // Another manager takes the image: that field no longer holds.
+    let (status, body) = http
+        .send(
+            Method::PATCH,
+            &format!("{WIDGETS}/w?fieldManager=other"),
+            "application/merge-patch+json",
+            br#"{"spec":{"image":"b"}}"#.to_vec(),
+            "t",
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let applied = widget(json!({"replicas": 2, "image": "c"}));
+    let (status, err) = http.apply(&format!("{WIDGETS}/w"), "kubectl", false, &applied).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{err}");
+    let fields: Vec<&Value> = err["details"]["causes"].as_array().unwrap().iter().map(|c| &c["field"]).collect();
+    assert_eq!(fields, vec![&json!(".spec.image")], "{err}");
+    // Another manager than kubectl gets no upgrade.
+    let (status, err) = http.apply(&format!("{WIDGETS}/w"), "mine", false, &widget(json!({"replicas": 2}))).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{err}");
+
+    let applied = widget(json!({"replicas": 2, "image": "b"}));
+    let (status, body) = http.apply(&format!("{WIDGETS}/w"), "kubectl", false, &applied).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["spec"]["replicas"], 2, "{body}");
+    let last: Value = serde_json::from_str(body["metadata"]["annotations"][LAST].as_str().unwrap()).unwrap();
+    assert_eq!(last, applied, "{body}");
+    let kubectl = managers(&body).into_iter().find(|m| m.0 == "kubectl").unwrap();
+    assert_eq!(kubectl.1, "Apply");
+    assert_eq!(kubectl.2["f:spec"], json!({"f:replicas": {}, "f:image": {}}), "{body}");
+    // Another manager's apply leaves the annotation as it was.
+    let (status, body) = http.apply(&format!("{WIDGETS}/w"), "mine", true, &widget(json!({"replicas": 3}))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        serde_json::from_str::<Value>(body["metadata"]["annotations"][LAST].as_str().unwrap()).unwrap(),
+        applied
+    );
+    still_serves(&http).await;
+}
+
+/// Metadata sent to the status endpoint is reset there, as Kubernetes
+/// 1.36's custom resource status strategy resets `metadata` and `spec`:
+/// neither an apply nor an update of /status owns (or writes) labels.
+#[tokio::test]
+async fn the_status_endpoint_owns_no_metadata() {
+    let t = TestServer::start().await;
+    let http = Http::new(&t);
+    register(&http).await;
+    let path = format!("{WIDGETS}/w");
+    let (status, body) = http.apply(&path, "m1", false, &widget(json!({"replicas": 1}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let mut obj = widget(json!({"replicas": 1}));
+    obj["metadata"]["labels"] = json!({"x": "y"});
+    obj["status"] = json!({"ready": true});
+    let (status, body) = http.apply(&format!("{path}/status"), "op", false, &obj).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body["metadata"].get("labels").is_none(), "{body}");
+    let op = managers(&body).into_iter().find(|m| m.0 == "op").unwrap();
+    assert_eq!(op.2, json!({"f:status": {"f:ready": {}}}), "{body}");
+    let patch = br#"{"metadata":{"labels":{"u":"v"}},"status":{"ready":false}}"#.to_vec();
+    let (status, body) = http
+        .send(Method::PATCH, &format!("{path}/status?fieldManager=up"), "application/merge-patch+json", patch, "t")
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let up = managers(&body).into_iter().find(|m| m.0 == "up").unwrap();
+    assert_eq!(up.2, json!({"f:status": {"f:ready": {}}}), "{body}");
+    still_serves(&http).await;
+}

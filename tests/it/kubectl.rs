@@ -473,3 +473,37 @@ async fn kubectl_applies_server_side() {
     assert_eq!(spec, r#"{"replicas":1}"#, "the upgraded manager's omitted field goes");
     k.ok(&["get", "widgets"]).await;
 }
+
+/// A client-side `kubectl apply`, a server-side one without
+/// `--force-conflicts`, then a client-side one again (issue 20): the
+/// server keeps the last-applied annotation in step with the server-side
+/// apply, so the last client-side apply removes what it no longer names.
+#[tokio::test]
+async fn kubectl_switches_between_client_and_server_side_apply() {
+    let server = TestServer::start().await;
+    let k = Kubectl::new(&server);
+    let crd = k.file("crd.yaml", DEFINITION);
+    k.ok(&["apply", "--server-side", "-f", &crd]).await;
+    k.ok(&["wait", "--for", "condition=established", "crd/widgets.example.com", "--timeout=20s"]).await;
+    let widget =
+        |spec: &str| format!("apiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: m1}}\nspec: {spec}\n");
+    let csa = k.file("m1.yaml", &widget("{replicas: 1}"));
+    k.ok(&["apply", "-f", &csa]).await;
+    let ssa = k.file("m1-ssa.yaml", &widget("{replicas: 2, color: blue}"));
+    k.ok(&["apply", "--server-side", "-f", &ssa]).await;
+    let last = k
+        .ok(&[
+            "get",
+            "widget",
+            "m1",
+            "-o",
+            r"jsonpath={.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}",
+        ])
+        .await;
+    assert!(last.contains(r#""color":"blue""#) && last.contains(r#""replicas":2"#), "{last}");
+    let csa = k.file("m1-again.yaml", &widget("{replicas: 3}"));
+    k.ok(&["apply", "-f", &csa]).await;
+    let spec = k.ok(&["get", "widget", "m1", "-o", "jsonpath={.spec}"]).await;
+    assert_eq!(spec, r#"{"replicas":3}"#, "color, last applied server-side, goes");
+    k.ok(&["get", "widgets"]).await;
+}

@@ -29,7 +29,7 @@ pub(super) fn field_manager<'s>(served: &'s Served, version: &str, endpoint: End
             Endpoint::Status => "status".into(),
             Endpoint::Finalize => "finalize".into(),
         },
-        reset: apply::reset_fields(served.has_status(version), status, false),
+        reset: apply::reset_fields(served.has_status(version), status),
         now: apply::now(),
     }
 }
