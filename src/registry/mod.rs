@@ -302,9 +302,9 @@ impl Registry {
 
     /// Deletes a definition. It is first marked terminating (deletionTimestamp,
     /// the cleanup finalizer, the `Terminating` condition), which stops new
-    /// instances; without instances it is then removed at once, otherwise the
-    /// cleanup task deletes them and removes it (`finish_deletion`). Returns
-    /// its last state and whether it is gone.
+    /// instances; without instances or other finalizers it is then removed at
+    /// once, otherwise the cleanup task deletes the instances and releases it
+    /// (`finish_deletion`). Returns its last state and whether it is gone.
     pub async fn delete(&self, name: &str, options: &DeleteOptions) -> Result<(Value, bool)> {
         let _serial = self.writes.lock().await;
         let old = self.load(name)?;
@@ -344,6 +344,14 @@ impl Registry {
             self.cleanup.notify_one();
             return Ok((definition::to_json(&terminating.crd), false));
         }
+        // Held by other finalizers, it stays whatever the cleanup does, so
+        // the cleanup is left to the cleanup task's next pass, as
+        // Kubernetes' asynchronous finalizer controller: meanwhile it reads
+        // `Terminating=True` (InstanceDeletionPending), as clients wait for
+        // (TestApplyCRDuringCRDFinalization).
+        if Self::held_by_others(&terminating.crd) {
+            return Ok((definition::to_json(&terminating.crd), false));
+        }
         self.release(terminating).await
     }
 
@@ -353,9 +361,7 @@ impl Registry {
     /// finalizers hold it, as Kubernetes' store deletes an object only once
     /// its finalizers are all gone. Returns its state and whether it is gone.
     async fn release(&self, terminating: Stored) -> Result<(Value, bool)> {
-        let others =
-            |crd: &CustomResourceDefinition| crd.metadata.finalizers.iter().flatten().any(|f| f != CLEANUP_FINALIZER);
-        if !others(&terminating.crd) {
+        if !Self::held_by_others(&terminating.crd) {
             let last = definition::to_json(&terminating.crd);
             self.remove(terminating).await?;
             return Ok((last, true));
@@ -381,6 +387,11 @@ impl Registry {
         let current = committed.current(0).ok_or_else(|| Error::internal("release left no definition"))?;
         tracing::info!(definition = %name, "definition held by finalizers");
         Ok((definition::decode_json(current)?, false))
+    }
+
+    /// Whether finalizers other than the cleanup one hold `crd`.
+    fn held_by_others(crd: &CustomResourceDefinition) -> bool {
+        crd.metadata.finalizers.iter().flatten().any(|f| f != CLEANUP_FINALIZER)
     }
 
     /// Removes a terminating definition whose instances are all gone, and

@@ -5,9 +5,11 @@
 
 use serde_json::{json, Map, Value};
 
-use super::served::ScalePaths;
+use super::served::{ScalePaths, Served};
 use crate::apimachinery::meta;
 use crate::apimachinery::selector::LabelSelector;
+use crate::apply::managed::{Entry, Operation};
+use crate::apply::{PathElement, Set};
 use crate::error::{Error, FieldError, Result};
 
 /// The segments of a `.spec.replicas`-style path.
@@ -115,6 +117,78 @@ pub fn apply(obj: &Value, paths: &ScalePaths, replicas: i64) -> Value {
     obj
 }
 
+/// The field path of a replicas path, as Kubernetes' scale handler splits
+/// it: on dots, each segment a field name (`.spec.replicas[0]` is the field
+/// `replicas[0]` of `spec`).
+fn field_path(path: &str) -> Vec<PathElement> {
+    segments(path).map(|s| PathElement::Field(s.to_string())).collect()
+}
+
+/// The replicas path of every version of `served`, by apiVersion (None for
+/// a version without the scale subresource): Kubernetes'
+/// `ResourcePathMappings` of a custom resource.
+pub fn path_mappings(served: &Served) -> Vec<(String, Option<Vec<PathElement>>)> {
+    let path = |v: &super::served::Version| v.scale.as_ref().map(|p| field_path(&p.spec_replicas));
+    served.versions.iter().map(|v| (served.api_version(&v.name), path(v))).collect()
+}
+
+/// The managedFields of an object after `manager` wrote its Scale through
+/// `api_version`, as apimachinery's `ScaleHandler` (`ToSubresource`, the
+/// Scale's Update, `ToParent`): when the replicas changed, every entry that
+/// owned its version's replicas path loses it (and goes when left empty),
+/// and `manager` owns the request version's path in an Update entry at
+/// subresource `scale`; a new such entry has no time, as the handler takes
+/// times from the object's entries. Entries of apiVersions the definition
+/// does not have are dropped.
+pub fn managed_fields(
+    entries: Vec<Entry>,
+    mappings: &[(String, Option<Vec<PathElement>>)],
+    api_version: &str,
+    manager: &str,
+    changed: bool,
+) -> Vec<Entry> {
+    let manager = if manager.is_empty() { "unknown" } else { manager };
+    let mapping = |v: &str| mappings.iter().find(|(api, _)| api == v).map(|(_, path)| path.as_ref());
+    let own = |e: &Entry| {
+        e.manager == manager
+            && e.operation == Operation::Update
+            && e.subresource == "scale"
+            && e.api_version == api_version
+    };
+    let mut out = Vec::with_capacity(entries.len() + 1);
+    for mut entry in entries {
+        let Some(path) = mapping(&entry.api_version) else { continue };
+        if let Some(path) = path.filter(|p| changed && !own(&entry) && entry.set.has(p)) {
+            let mut stolen = Set::new();
+            stolen.insert(path);
+            entry.set = entry.set.difference(&stolen);
+            if entry.set.is_empty() {
+                continue;
+            }
+        }
+        out.push(entry);
+    }
+    let Some(Some(path)) = mapping(api_version) else { return out };
+    if changed {
+        match out.iter_mut().find(|e| own(e)) {
+            Some(entry) => entry.set.insert(path),
+            None => {
+                let mut set = Set::new();
+                set.insert(path);
+                out.push(Entry {
+                    manager: manager.to_string(),
+                    operation: Operation::Update,
+                    api_version: api_version.to_string(),
+                    time: None,
+                    subresource: "scale".into(),
+                    set,
+                });
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,5 +224,52 @@ mod tests {
         assert!(errs[0].to_string().ends_with("should be less than or equal to 2147483647"));
         assert!(errs[1].to_string().ends_with("should be a non-negative integer"));
         assert!(validate(&json!({"spec": {"replicas": 1}}), &paths()).is_empty());
+    }
+
+    fn entry(manager: &str, operation: Operation, api_version: &str, fields: Value) -> Entry {
+        Entry {
+            manager: manager.into(),
+            operation,
+            api_version: api_version.into(),
+            time: Some("2026-01-01T00:00:00Z".into()),
+            subresource: String::new(),
+            set: Set::from_fields_v1(&fields).unwrap(),
+        }
+    }
+
+    #[test]
+    fn a_scale_write_moves_the_replicas_of_every_version_to_its_manager() {
+        let mappings = vec![
+            ("g/v1beta1".to_string(), Some(field_path(".spec.replicas[0]"))),
+            ("g/v1".to_string(), Some(field_path(".spec.replicas"))),
+            ("g/v0".to_string(), None),
+        ];
+        let entries = vec![
+            entry("applier", Operation::Apply, "g/v1", json!({"f:spec": {".": {}, "f:replicas": {}}})),
+            entry("creator", Operation::Update, "g/v1beta1", json!({"f:spec": {"f:num": {}, "f:replicas[0]": {}}})),
+            entry("lone", Operation::Update, "g/v1", json!({"f:spec": {"f:replicas": {}}})),
+            entry("old", Operation::Update, "g/v0", json!({"f:spec": {"f:replicas": {}}})),
+            entry("gone", Operation::Update, "other/v1", json!({"f:spec": {}})),
+        ];
+        let out = managed_fields(entries.clone(), &mappings, "g/v1", "scaler", true);
+        let shown: Vec<_> = out.iter().map(|e| (e.manager.as_str(), e.set.to_fields_v1())).collect();
+        assert_eq!(
+            shown,
+            [
+                ("applier", json!({"f:spec": {}})),
+                ("creator", json!({"f:spec": {"f:num": {}}})),
+                ("old", json!({"f:spec": {"f:replicas": {}}})),
+                ("scaler", json!({"f:spec": {"f:replicas": {}}})),
+            ]
+        );
+        let scaler = &out[3];
+        assert_eq!(
+            (scaler.operation, scaler.subresource.as_str(), scaler.time.as_deref()),
+            (Operation::Update, "scale", None)
+        );
+        // The same replicas: nobody's fields move.
+        let same = managed_fields(entries, &mappings, "g/v1", "scaler", false);
+        assert_eq!(same.len(), 4);
+        assert!(same.iter().all(|e| e.manager != "scaler"));
     }
 }

@@ -121,3 +121,64 @@ async fn cleanup_resumes_after_a_restart() {
     patch_widget(&mut r, "ns", "held", pb::PatchType::Merge, r#"{"metadata": {"finalizers": []}}"#).await.unwrap();
     wait_until_gone(&mut c).await;
 }
+
+/// TestApplyCRDuringCRDFinalization: a definition held by a custom
+/// finalizer reads `Terminating=True` after its delete, an apply creating
+/// an instance is refused as Kubernetes' forbidCreateAdmission refuses it
+/// (dry-run or not), and the cleanup then releases it to its finalizer;
+/// removing that finalizer removes it.
+#[tokio::test]
+async fn a_held_definition_reads_terminating_and_refuses_applies() {
+    let t = TestServer::start().await;
+    let mut c = t.definitions().await;
+    let mut crd = support::Crd::new("example.com", "Widget");
+    crd.value["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    support::create(&mut c, &crd).await;
+    let reply = c.delete(pb::DeleteDefinitionRequest { name: NAME.into(), options: None }).await.unwrap().into_inner();
+    assert!(!reply.deleted);
+    let read = support::get(&mut c, NAME).await;
+    let terminating = support::condition(&read, "Terminating");
+    assert_eq!(
+        (terminating["status"].as_str(), terminating["reason"].as_str()),
+        (Some("True"), Some("InstanceDeletionPending"))
+    );
+
+    let http = reqwest::Client::new();
+    let url = format!("http://{}/apis/example.com/v1/namespaces/ns/widgets/foo123", t.server().http_addr);
+    let applied = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "foo123"}, "spec": {}});
+    for query in ["fieldManager=manager&dryRun=All", "fieldManager=manager"] {
+        let response = http
+            .patch(format!("{url}?{query}"))
+            .header("Content-Type", "application/apply-patch+yaml")
+            .body(applied.to_string())
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        let body: serde_json::Value = response.json().await.unwrap();
+        assert_eq!((status, body["reason"].as_str()), (403, Some("Forbidden")), "{body}");
+        assert_eq!(
+            body["message"],
+            r#"widgets.example.com "foo123" is forbidden: create not allowed while custom resource definition is terminating"#
+        );
+    }
+
+    // The cleanup releases it to its own finalizer.
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let held = loop {
+        let read = support::get(&mut c, NAME).await;
+        if read["metadata"]["finalizers"] == json!(["example.com/hold"]) {
+            break read;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the cleanup finalizer never went");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(support::condition(&held, "Terminating")["reason"], "InstanceDeletionCompleted");
+    let mut released = held.clone();
+    released["metadata"]["finalizers"] = json!([]);
+    support::update(&mut c, &released).await.unwrap();
+    wait_until_gone(&mut c).await;
+    support::create(&mut c, &support::Crd::new("example.com", "Widget")).await;
+    let mut r = t.resources().await;
+    create_widget(&mut r, "ns", &widget("again", json!({}))).await.unwrap();
+}

@@ -297,3 +297,100 @@ async fn status_writes_are_validated_against_the_status_schema_only() {
         err.message()
     );
 }
+
+/// A Scale write records managedFields as Kubernetes' scale handler does
+/// (TestApplyScaleSubresource): each version's replicas path (a dotted
+/// path whose segments are field names, `.spec.replicas[0]` included) is
+/// taken from whoever owned it, and the scaler owns the request version's
+/// path in an Update entry at subresource `scale` without a time.
+#[tokio::test]
+async fn a_scale_write_takes_the_replicas_of_every_version_for_its_manager() {
+    let t = TestServer::start().await;
+    let mut c = t.definitions().await;
+    let scale = |path: &str| json!({"scale": {"specReplicasPath": path, "statusReplicasPath": ".status.replicas"}});
+    let mut v1beta1 = version("v1beta1", true);
+    v1beta1["subresources"] = scale(".spec.replicas[0]");
+    let mut v1 = version("v1", false);
+    v1["subresources"] = scale(".spec.replicas");
+    support::create(&mut c, &Crd::new("example.com", "Widget").versions(vec![v1beta1, v1])).await;
+    let client = reqwest::Client::new();
+    let base = format!("http://{}/apis/example.com", t.server().http_addr);
+    let send = |method: reqwest::Method, url: String, content_type: &'static str, body: String| {
+        let request = client.request(method, url).header("User-Agent", "creator/1");
+        async move {
+            let response = request.header("Content-Type", content_type).body(body).send().await.unwrap();
+            (response.status().as_u16(), response.json::<Value>().await.unwrap())
+        }
+    };
+    let created = json!({"apiVersion": "example.com/v1beta1", "kind": "Widget",
+        "metadata": {"name": "a"}, "spec": {"num": 1, "replicas[0]": 1}});
+    let (code, body) = send(
+        reqwest::Method::POST,
+        format!("{base}/v1beta1/namespaces/ns/widgets"),
+        "application/json",
+        created.to_string(),
+    )
+    .await;
+    assert_eq!(code, 201, "{body}");
+    let applied =
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "a"}, "spec": {"replicas": 3}});
+    let url = format!("{base}/v1/namespaces/ns/widgets/a");
+    let (code, body) = send(
+        reqwest::Method::PATCH,
+        format!("{url}?fieldManager=applier"),
+        "application/apply-patch+yaml",
+        applied.to_string(),
+    )
+    .await;
+    assert_eq!((code, body["metadata"]["managedFields"].as_array().map(Vec::len)), (200, Some(2)), "{body}");
+
+    let (code, body) = send(
+        reqwest::Method::PATCH,
+        format!("{url}/scale?fieldManager=scaler"),
+        "application/merge-patch+json",
+        r#"{"spec": {"replicas": 5}}"#.into(),
+    )
+    .await;
+    assert_eq!((code, body["spec"]["replicas"].as_i64()), (200, Some(5)), "{body}");
+    let (code, obj) = send(reqwest::Method::GET, url.clone(), "application/json", String::new()).await;
+    assert_eq!((code, obj["spec"]["replicas"].as_i64()), (200, Some(5)));
+    let entries: Vec<_> = obj["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let mut e = e.clone();
+            let timed = e.as_object_mut().unwrap().remove("time").is_some();
+            (e, timed)
+        })
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            (
+                json!({"manager": "applier", "operation": "Apply", "apiVersion": "example.com/v1",
+                    "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {}}}),
+                true
+            ),
+            (
+                json!({"manager": "scaler", "operation": "Update", "apiVersion": "example.com/v1",
+                    "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}, "subresource": "scale"}),
+                false
+            ),
+            (
+                json!({"manager": "creator", "operation": "Update", "apiVersion": "example.com/v1beta1",
+                    "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {".": {}, "f:num": {}}}}),
+                true
+            ),
+        ]
+    );
+    // The server still serves: the scaler scales again.
+    let (code, body) = send(
+        reqwest::Method::PATCH,
+        format!("{url}/scale?fieldManager=scaler"),
+        "application/merge-patch+json",
+        r#"{"spec": {"replicas": 6}}"#.into(),
+    )
+    .await;
+    assert_eq!((code, body["spec"]["replicas"].as_i64()), (200, Some(6)), "{body}");
+}

@@ -1,7 +1,8 @@
 //! The status and scale subresources of the resource service
 //! (`subresources.md`): the main write path plus one override each. Status
 //! writes go through `write_over` with `Endpoint::Status`; scale writes turn
-//! a Scale's `spec.replicas` into a main-endpoint write.
+//! a Scale's `spec.replicas` into a main-endpoint write whose managedFields
+//! are the Scale's mapped onto the object's (`scale::managed_fields`).
 
 use serde_json::Value;
 
@@ -10,6 +11,7 @@ use crate::apimachinery::options::WriteOptions;
 use crate::apimachinery::patch::{self, PatchType};
 use crate::apimachinery::strategy::{require_resource_version, retry, Operation, StatusStrategy};
 use crate::apimachinery::{decode, meta, Written};
+use crate::apply::managed;
 use crate::error::{Error, Result};
 use crate::resource::scale;
 use crate::resource::served::{ScalePaths, Served};
@@ -156,9 +158,20 @@ impl Resources {
         }
         let replicas = scale::desired_replicas(wanted, &r.name)?;
         let read = stored::read(served, &r.version, current).await?;
-        let obj = scale::apply(&read, paths, replicas);
-        let target =
-            Target { served, r, current, endpoint: Endpoint::Main, options, read: Some(&read), applied: false };
+        let mut obj = scale::apply(&read, paths, replicas);
+        // The Scale's managedFields mapped onto the object's, as Kubernetes'
+        // scale handler does; written as they are (as an apply's).
+        let entries = read.get("metadata").and_then(|m| m.get("managedFields")).unwrap_or(&Value::Null);
+        let changed = scale::get(&read, &paths.spec_replicas).and_then(Value::as_i64) != Some(replicas);
+        let entries = scale::managed_fields(
+            managed::decode(entries).unwrap_or_default(),
+            &scale::path_mappings(served),
+            &served.api_version(&r.version),
+            &options.field_manager,
+            changed,
+        );
+        managed::set_managed_fields(&mut obj, entries);
+        let target = Target { served, r, current, endpoint: Endpoint::Main, options, read: Some(&read), applied: true };
         match self.write_over(target, obj, &[]).await? {
             Some(written) => {
                 let object = scale::read(&written.object, paths)?;
