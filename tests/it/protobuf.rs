@@ -470,7 +470,7 @@ async fn core_events_are_served_in_protobuf() {
         reason: Some("Started".into()),
         message: Some("started".into()),
         source: Some(core::EventSource { component: Some("kubelet".into()), host: None }),
-        first_timestamp: at.clone(),
+        first_timestamp: at,
         last_timestamp: at,
         count: Some(1),
         r#type: Some("Normal".into()),
