@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 
-use super::codec::{failure_as, json_body, respond, respond_json, unsupported, Output, Reply};
+use super::codec::{failure_as, json_body, respond_json, unsupported, Output, Reply};
 use super::discovery::{self, CRD_GROUP};
 use super::query::Params;
 use super::{protobuf, watch, Api};
@@ -339,10 +339,8 @@ async fn definitions(
     let registry = &api.registry;
     // Protobuf when the client asked for it first (client-go's clientsets).
     let proto = protobuf::negotiated(headers);
-    let respond = |code, value: &Value, output, warnings: &[String]| match proto {
-        true => protobuf::respond(code, value, warnings),
-        false => respond(code, value, output, warnings),
-    };
+    let respond =
+        |code, value: &Value, output, warnings: &[String]| protobuf::respond_as(proto, code, value, output, warnings);
     let ok = |value: &Value, warnings: &[String]| respond(StatusCode::OK, value, output, warnings);
     match (method, name) {
         (&Method::GET, None) if params.watch() => {
@@ -441,10 +439,8 @@ async fn resources(
         protobuf::refuse_protobuf_only(headers)?;
     }
     let proto = proto && protobuf::negotiated(headers);
-    let respond = |code, value: &Value, output, warnings: &[String]| match proto {
-        true => protobuf::respond(code, value, warnings),
-        false => respond(code, value, output, warnings),
-    };
+    let respond =
+        |code, value: &Value, output, warnings: &[String]| protobuf::respond_as(proto, code, value, output, warnings);
     // A table of `objects` when one was asked for.
     let tabled = |objects: &[Value], list: Option<&ListMeta>| {
         shape.map(|shape| table(&served, &r.version, objects, list, jiff::Timestamp::now(), shape))

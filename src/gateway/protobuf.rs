@@ -245,6 +245,14 @@ pub fn respond(code: StatusCode, value: &Value, warnings: &[String]) -> Response
     response
 }
 
+/// A response in protobuf when `protobuf` was negotiated, else in `output`.
+pub fn respond_as(protobuf: bool, code: StatusCode, value: &Value, output: Output, warnings: &[String]) -> Response {
+    match protobuf {
+        true => respond(code, value, warnings),
+        false => codec::respond(code, value, output, warnings),
+    }
+}
+
 /// The `Status` of a domain error in protobuf.
 pub fn failure(err: &Error) -> Response {
     let mut response = respond(http_code(err.reason), &status_object(err), &[]);
