@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 
-use super::codec::{failure_as, json_body, respond, respond_json, unsupported, Output, Reply};
+use super::codec::{failure_as, json_body, respond_json, unsupported, Output, Reply};
 use super::discovery::{self, CRD_GROUP};
 use super::query::Params;
 use super::{protobuf, watch, Api};
@@ -339,10 +339,8 @@ async fn definitions(
     let registry = &api.registry;
     // Protobuf when the client asked for it first (client-go's clientsets).
     let proto = protobuf::negotiated(headers);
-    let respond = |code, value: &Value, output, warnings: &[String]| match proto {
-        true => protobuf::respond(code, value, warnings),
-        false => respond(code, value, output, warnings),
-    };
+    let respond =
+        |code, value: &Value, output, warnings: &[String]| protobuf::respond_as(proto, code, value, output, warnings);
     let ok = |value: &Value, warnings: &[String]| respond(StatusCode::OK, value, output, warnings);
     match (method, name) {
         (&Method::GET, None) if params.watch() => {
@@ -434,7 +432,15 @@ async fn resources(
         let why = if served.namespaced() { "a namespace is required" } else { "it is cluster-scoped" };
         return Err(Error::no_resource(what, why).into());
     }
-    protobuf::refuse_protobuf_only(headers)?;
+    // A built-in kind answers in protobuf when the client prefers it; a
+    // custom resource has no protobuf form, as in Kubernetes.
+    let proto = protobuf::serves(&served.api_version(&r.version), &served.kind);
+    if !proto {
+        protobuf::refuse_protobuf_only(headers)?;
+    }
+    let proto = proto && protobuf::negotiated(headers);
+    let respond =
+        |code, value: &Value, output, warnings: &[String]| protobuf::respond_as(proto, code, value, output, warnings);
     // A table of `objects` when one was asked for.
     let tabled = |objects: &[Value], list: Option<&ListMeta>| {
         shape.map(|shape| table(&served, &r.version, objects, list, jiff::Timestamp::now(), shape))
@@ -449,10 +455,13 @@ async fn resources(
             let options = params.watch_options()?;
             let slot = api.limits.watch_slot()?;
             let events = resources.watch(&r, options).await;
+            if proto {
+                return Ok(protobuf::watch(events, slot));
+            }
             let tabulate = shape.map(|shape| watch::resource_tables(served.clone(), r.version.clone(), shape));
             Ok(watch::stream(events, tabulate, slot))
         }
-        (&Method::GET, true, None) if output == Output::Json => {
+        (&Method::GET, true, None) if output == Output::Json && !proto => {
             let page = resources.list_json(&r, &params.list_options()?).await?;
             Ok(respond_json(StatusCode::OK, list_json_bytes(&served.api_version(&r.version), &served.list_kind, &page)))
         }
@@ -485,7 +494,7 @@ async fn resources(
             list["metadata"] = json!({});
             Ok(ok(&list, &[]))
         }
-        (&Method::GET, false, None | Some("status")) if output == Output::Json => {
+        (&Method::GET, false, None | Some("status")) if output == Output::Json && !proto => {
             let found = resources
                 .get_json_at_least(&r, ResourceVersion::parse(params.get("resourceVersion").unwrap_or(""))?)
                 .await?;
@@ -511,13 +520,14 @@ async fn resources(
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PUT, false, Some("status")) => {
-            let written =
-                resources.update_status(&r, &json_body(headers, body).await?, &write_options(params, headers)?).await?;
+            let written = resources
+                .update_status(&r, &protobuf::resource_body(headers, body).await?, &write_options(params, headers)?)
+                .await?;
             Ok(ok(&written.object, &written.warnings))
         }
         (&Method::PUT, false, Some("finalize")) => {
             let written = resources
-                .update_finalize(&r, &json_body(headers, body).await?, &write_options(params, headers)?)
+                .update_finalize(&r, &protobuf::resource_body(headers, body).await?, &write_options(params, headers)?)
                 .await?;
             Ok(ok(&written.object, &written.warnings))
         }

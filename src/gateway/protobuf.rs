@@ -15,6 +15,7 @@ use axum::http::header::{HeaderMap, ACCEPT, CONTENT_TYPE, RETRY_AFTER};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
+use k8s_pb::api::{coordination::v1 as coordination, core::v1 as core, events::v1 as events};
 use k8s_pb::apiextensions_apiserver::pkg::apis::apiextensions::v1 as ext;
 use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
 use k8s_pb::apimachinery::pkg::runtime as rt;
@@ -101,22 +102,11 @@ pub async fn resource_body(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>>
     }
     let (type_meta, raw) = unwrap(body)?;
     let named = |t: &rt::TypeMeta| (t.api_version.clone().unwrap_or_default(), t.kind.clone().unwrap_or_default());
-    let decoded = match type_meta.as_ref().map(named).unwrap_or_default() {
-        (v, k) if v == "v1" && k == "Namespace" => {
-            k8s_pb::api::core::v1::Namespace::decode(raw.as_slice()).map(|m| m.to_json())
-        }
-        (v, k) if v == "v1" && k == "Event" => {
-            k8s_pb::api::core::v1::Event::decode(raw.as_slice()).map(|m| m.to_json())
-        }
-        (v, k) if v == "coordination.k8s.io/v1" && k == "Lease" => {
-            k8s_pb::api::coordination::v1::Lease::decode(raw.as_slice()).map(|m| m.to_json())
-        }
-        (v, k) if v == "events.k8s.io/v1" && k == "Event" => {
-            k8s_pb::api::events::v1::Event::decode(raw.as_slice()).map(|m| m.to_json())
-        }
-        _ => return Err(codec::unsupported(codec::BODY_MEDIA_TYPES)),
+    let (api_version, kind) = type_meta.as_ref().map(named).unwrap_or_default();
+    let Some(message) = message(&api_version, &kind).filter(|m| is_builtin_object(m)) else {
+        return Err(codec::unsupported(codec::BODY_MEDIA_TYPES));
     };
-    json_with_type(type_meta, decoded.map_err(decode_error)?)
+    json_with_type(type_meta, (message.decode)(&raw).map_err(decode_error)?)
 }
 
 /// A DeleteOptions body as JSON: empty when there is none, converted from
@@ -169,18 +159,69 @@ fn json_with_type(type_meta: Option<rt::TypeMeta>, object: Value) -> Result<Vec<
     Ok(serde_json::to_vec(&Value::Object(out)).expect("JSON values serialize"))
 }
 
-/// The protobuf encoding of a JSON object of a kind that has one (a
-/// definition, a list of them, a Status): the magic and the envelope.
-/// `None` for any other kind.
+/// A kind with a protobuf form: its k8s-pb message, converted to and from
+/// the domain's JSON by `messages`.
+pub struct Kind {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    encode: fn(&Value) -> std::result::Result<Vec<u8>, String>,
+    decode: fn(&[u8]) -> std::result::Result<Value, prost::DecodeError>,
+}
+
+fn encode_as<M: Pb + Message>(value: &Value) -> std::result::Result<Vec<u8>, String> {
+    M::from_json(value).map(|m| m.encode_to_vec())
+}
+
+fn decode_as<M: Pb + Message + Default>(raw: &[u8]) -> std::result::Result<Value, prost::DecodeError> {
+    M::decode(raw).map(|m| m.to_json())
+}
+
+macro_rules! kinds {
+    ($($api_version:literal $kind:literal => $ty:ty),* $(,)?) => {
+        &[$(Kind { api_version: $api_version, kind: $kind, encode: encode_as::<$ty>, decode: decode_as::<$ty> }),*]
+    };
+}
+
+/// Every kind served in protobuf, by `apiVersion` and `kind`: definitions,
+/// the built-in kinds (`crate::builtin`), their lists, and Status.
+const KINDS: &[Kind] = kinds![
+    "apiextensions.k8s.io/v1" "CustomResourceDefinition" => ext::CustomResourceDefinition,
+    "apiextensions.k8s.io/v1" "CustomResourceDefinitionList" => ext::CustomResourceDefinitionList,
+    "v1" "Namespace" => core::Namespace,
+    "v1" "NamespaceList" => core::NamespaceList,
+    "v1" "Event" => core::Event,
+    "v1" "EventList" => core::EventList,
+    "coordination.k8s.io/v1" "Lease" => coordination::Lease,
+    "coordination.k8s.io/v1" "LeaseList" => coordination::LeaseList,
+    "events.k8s.io/v1" "Event" => events::Event,
+    "events.k8s.io/v1" "EventList" => events::EventList,
+    "v1" "Status" => meta::Status,
+];
+
+/// Whether `kind` is a built-in kind's object (not a list, a Status or a
+/// definition): what a custom resource's endpoint takes in protobuf.
+fn is_builtin_object(kind: &Kind) -> bool {
+    !kind.kind.ends_with("List") && !matches!(kind.kind, "Status" | "CustomResourceDefinition")
+}
+
+/// Whether objects of `kind` at `api_version` are answered in protobuf when
+/// the client prefers it: the built-in kinds; custom resources have no
+/// protobuf form.
+pub fn serves(api_version: &str, kind: &str) -> bool {
+    message(api_version, kind).is_some_and(is_builtin_object)
+}
+
+/// The protobuf form of `kind` at `api_version`, if it has one.
+pub fn message(api_version: &str, kind: &str) -> Option<&'static Kind> {
+    KINDS.iter().find(|k| k.api_version == api_version && k.kind == kind)
+}
+
+/// The protobuf encoding of a JSON object of a kind that has one (`KINDS`):
+/// the magic and the envelope. `None` for any other kind.
 pub fn encode(value: &Value) -> Option<Vec<u8>> {
     let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
     let (api_version, kind) = (text("apiVersion"), text("kind"));
-    let raw = match kind.as_str() {
-        "CustomResourceDefinition" => ext::CustomResourceDefinition::from_json(value).ok()?.encode_to_vec(),
-        "CustomResourceDefinitionList" => ext::CustomResourceDefinitionList::from_json(value).ok()?.encode_to_vec(),
-        "Status" => meta::Status::from_json(value).ok()?.encode_to_vec(),
-        _ => return None,
-    };
+    let raw = (message(&api_version, &kind)?.encode)(value).ok()?;
     let unknown = rt::Unknown {
         type_meta: Some(rt::TypeMeta { api_version: Some(api_version), kind: Some(kind) }),
         raw: Some(raw),
@@ -202,6 +243,14 @@ pub fn respond(code: StatusCode, value: &Value, warnings: &[String]) -> Response
     let mut response = (code, [(CONTENT_TYPE, MEDIA_TYPE)], Body::from(body)).into_response();
     codec::add_warnings(response.headers_mut(), warnings);
     response
+}
+
+/// A response in protobuf when `protobuf` was negotiated, else in `output`.
+pub fn respond_as(protobuf: bool, code: StatusCode, value: &Value, output: Output, warnings: &[String]) -> Response {
+    match protobuf {
+        true => respond(code, value, warnings),
+        false => codec::respond(code, value, output, warnings),
+    }
 }
 
 /// The `Status` of a domain error in protobuf.

@@ -1,5 +1,6 @@
 //! Kubernetes' protobuf encoding over HTTP, as client-go's clientsets speak
-//! it: definitions written, read, listed, watched and deleted with
+//! it: definitions and the built-in kinds (Namespace, Lease, both Events)
+//! written, read, listed, watched and deleted with
 //! hand-built protobuf bodies (k8s-pb's prost types in the `k8s\0`
 //! envelope), errors as protobuf Statuses, and custom resources answered as
 //! Kubernetes answers them (JSON when protobuf is only preferred, 415 for a
@@ -350,4 +351,158 @@ async fn custom_resources_answer_protobuf_as_kubernetes_does() {
 
     let (status, _) = http.json(Method::GET, widgets, None).await;
     assert_eq!(status, StatusCode::OK);
+}
+
+/// A built-in kind's life in protobuf, as a typed clientset lives it:
+/// listed, watched from the list's revision, created, read, its creation
+/// seen in a watch frame, a missing one a protobuf Status, deleted; every
+/// answer protobuf, and the server still answers JSON afterwards.
+async fn builtin_in_protobuf<M: Message + Default + PartialEq + std::fmt::Debug, L: Message + Default>(
+    collection: &str,
+    api_version: &str,
+    kind: &str,
+    object: M,
+    items: fn(&L) -> usize,
+) {
+    let t = TestServer::start().await;
+    let http = Http::new(&t);
+    let list_kind = format!("{kind}List");
+
+    let (status, content_type, body) = http.proto(Method::GET, collection, None).await;
+    assert_eq!((status, content_type.as_str()), (StatusCode::OK, PROTOBUF), "{}", String::from_utf8_lossy(&body));
+    let (got, list): (_, L) = open(&body);
+    assert_eq!(got, list_kind);
+    let before = items(&list);
+    let mut watch =
+        http.request(Method::GET, &format!("{collection}?watch=true"), CLIENTSET_ACCEPT).send().await.unwrap();
+    assert_eq!(watch.status(), StatusCode::OK);
+    assert_eq!(watch.headers()[CONTENT_TYPE], "application/vnd.kubernetes.protobuf;stream=watch");
+    let initial = frames(&mut watch, before).await;
+    assert!(initial.iter().all(|e| e.r#type.as_deref() == Some("ADDED")));
+
+    let (status, content_type, body) =
+        http.proto(Method::POST, collection, Some(envelope(api_version, kind, &object))).await;
+    assert_eq!((status, content_type.as_str()), (StatusCode::CREATED, PROTOBUF), "{}", String::from_utf8_lossy(&body));
+    let (got, created): (_, M) = open(&body);
+    assert_eq!(got, kind);
+    assert!(created.encoded_len() > object.encoded_len(), "the server adds uid, resourceVersion, ...");
+
+    let name = "pb";
+    let (status, content_type, body) = http.proto(Method::GET, &format!("{collection}/{name}"), None).await;
+    assert_eq!((status, content_type.as_str()), (StatusCode::OK, PROTOBUF));
+    let (got, read): (_, M) = open(&body);
+    assert_eq!(got, kind);
+    assert_eq!(read, created);
+
+    let (status, content_type, body) = http.proto(Method::GET, collection, None).await;
+    assert_eq!((status, content_type.as_str()), (StatusCode::OK, PROTOBUF));
+    let (got, list): (_, L) = open(&body);
+    assert_eq!((got, items(&list)), (list_kind, before + 1));
+
+    let events = frames(&mut watch, 1).await;
+    assert_eq!(events[0].r#type.as_deref(), Some("ADDED"));
+    let (got, added): (_, M) = open(events[0].object.as_ref().unwrap().raw.as_ref().unwrap());
+    assert_eq!((got.as_str(), added), (kind, created));
+
+    let (status, content_type, body) = http.proto(Method::GET, &format!("{collection}/missing"), None).await;
+    assert_eq!((status, content_type.as_str()), (StatusCode::NOT_FOUND, PROTOBUF));
+    let (got, failure): (_, meta::Status) = open(&body);
+    assert_eq!((got.as_str(), failure.reason.as_deref(), failure.code), ("Status", Some("NotFound"), Some(404)));
+
+    let (status, content_type, _) = http.proto(Method::DELETE, &format!("{collection}/{name}"), None).await;
+    assert_eq!((status, content_type.as_str()), (StatusCode::OK, PROTOBUF));
+
+    let (status, _) = http.json(Method::GET, collection, None).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+fn object_meta(namespace: &str) -> Option<meta::ObjectMeta> {
+    let namespace = (!namespace.is_empty()).then(|| namespace.to_string());
+    Some(meta::ObjectMeta { name: Some("pb".into()), namespace, ..Default::default() })
+}
+
+#[tokio::test]
+async fn namespaces_are_served_in_protobuf() {
+    use k8s_pb::api::core::v1 as core;
+    let object = core::Namespace { metadata: object_meta(""), ..Default::default() };
+    builtin_in_protobuf::<_, core::NamespaceList>("/api/v1/namespaces", "v1", "Namespace", object, |l| l.items.len())
+        .await;
+}
+
+#[tokio::test]
+async fn leases_are_served_in_protobuf() {
+    use k8s_pb::api::coordination::v1 as coordination;
+    let object = coordination::Lease {
+        metadata: object_meta("default"),
+        spec: Some(coordination::LeaseSpec {
+            holder_identity: Some("me".into()),
+            lease_duration_seconds: Some(15),
+            ..Default::default()
+        }),
+    };
+    builtin_in_protobuf::<_, coordination::LeaseList>(
+        "/apis/coordination.k8s.io/v1/namespaces/default/leases",
+        "coordination.k8s.io/v1",
+        "Lease",
+        object,
+        |l| l.items.len(),
+    )
+    .await;
+}
+
+fn reference() -> Option<k8s_pb::api::core::v1::ObjectReference> {
+    Some(k8s_pb::api::core::v1::ObjectReference {
+        kind: Some("Pod".into()),
+        namespace: Some("default".into()),
+        name: Some("p".into()),
+        api_version: Some("v1".into()),
+        ..Default::default()
+    })
+}
+
+#[tokio::test]
+async fn core_events_are_served_in_protobuf() {
+    use k8s_pb::api::core::v1 as core;
+    let at = Some(meta::Time { seconds: Some(1_767_225_600), nanos: Some(0) });
+    let object = core::Event {
+        metadata: object_meta("default"),
+        involved_object: reference(),
+        reason: Some("Started".into()),
+        message: Some("started".into()),
+        source: Some(core::EventSource { component: Some("kubelet".into()), host: None }),
+        first_timestamp: at,
+        last_timestamp: at,
+        count: Some(1),
+        r#type: Some("Normal".into()),
+        ..Default::default()
+    };
+    builtin_in_protobuf::<_, core::EventList>("/api/v1/namespaces/default/events", "v1", "Event", object, |l| {
+        l.items.len()
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn events_are_served_in_protobuf() {
+    use k8s_pb::api::events::v1 as events;
+    let object = events::Event {
+        metadata: object_meta("default"),
+        event_time: Some(meta::MicroTime { seconds: Some(1_767_225_600), nanos: Some(5_000) }),
+        reporting_controller: Some("example.com/controller".into()),
+        reporting_instance: Some("controller-1".into()),
+        action: Some("Start".into()),
+        reason: Some("Started".into()),
+        regarding: reference(),
+        note: Some("started".into()),
+        r#type: Some("Normal".into()),
+        ..Default::default()
+    };
+    builtin_in_protobuf::<_, events::EventList>(
+        "/apis/events.k8s.io/v1/namespaces/default/events",
+        "events.k8s.io/v1",
+        "Event",
+        object,
+        |l| l.items.len(),
+    )
+    .await;
 }
