@@ -10,11 +10,12 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::path::RESERVED;
+use crate::conversion::raw::Members as RawMembers;
 use crate::schema::Schema;
 
 /// A JSON value, parsed only where it was reached into.
@@ -30,51 +31,6 @@ pub enum Node<'a> {
 
 /// The members of an object, in order.
 pub type Members<'a> = Vec<(Cow<'a, str>, Node<'a>)>;
-
-/// A key of a JSON object, borrowed unless it has escapes.
-struct Key<'a>(Cow<'a, str>);
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v.to_string())))
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
-    }
-}
-
-/// An object's members, their values unparsed.
-struct RawMembers<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
-
-impl<'de> Deserialize<'de> for RawMembers<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct MembersVisitor;
-        impl<'de> Visitor<'de> for MembersVisitor {
-            type Value = RawMembers<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawMembers<'de>, A::Error> {
-                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(8));
-                while let Some(key) = map.next_key::<Key<'de>>()? {
-                    members.push((key.0, map.next_value::<&'de RawValue>()?));
-                }
-                Ok(RawMembers(members))
-            }
-        }
-        deserializer.deserialize_map(MembersVisitor)
-    }
-}
 
 /// An array's items, unparsed.
 struct RawItems<'a>(Vec<&'a RawValue>);
@@ -100,13 +56,13 @@ impl<'de> Deserialize<'de> for RawItems<'de> {
 }
 
 fn raw_members(raw: &RawValue) -> Option<Vec<(Cow<'_, str>, &RawValue)>> {
-    serde_json::from_str::<RawMembers>(raw.get()).ok().map(|m| m.0)
+    serde_json::from_str::<RawMembers<'_>>(raw.get()).ok().map(|m| m.0)
 }
 
 impl<'a> Node<'a> {
     /// The object `json` is, its members unparsed; None if it is not one.
     pub fn parse(json: &'a str) -> Option<Self> {
-        let members = serde_json::from_str::<RawMembers>(json).ok()?.0;
+        let members = serde_json::from_str::<RawMembers<'_>>(json).ok()?.0;
         Some(Node::Object(members.into_iter().map(|(k, v)| (k, Node::Raw(v))).collect()))
     }
 
