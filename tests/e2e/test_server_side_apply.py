@@ -101,7 +101,7 @@ def test_server_side_apply_merges_by_owner_and_refuses_conflicts(gadgets):
     assert status["reason"] == "Conflict"
     assert status["message"] == 'Apply failed with 1 conflict: conflict with "alice": .spec.replicas'
     assert status["details"]["causes"] == [
-        {"type": "FieldManagerConflict", "message": 'conflict with "alice"', "field": ".spec.replicas"}
+        {"reason": "FieldManagerConflict", "message": 'conflict with "alice"', "field": ".spec.replicas"}
     ]
     assert gadgets.get(name="g1", namespace="default").spec.replicas == 1
 
