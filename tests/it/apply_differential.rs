@@ -187,11 +187,7 @@ fn conflicts(causes: &Value) -> Value {
         .as_array()
         .into_iter()
         .flatten()
-        // A Status cause names its type `reason` on the wire (StatusCause.Type).
-        .map(|c| {
-            let kind = if c["reason"].is_null() { &c["type"] } else { &c["reason"] };
-            json!({"type": kind, "field": c["field"], "message": c["message"]})
-        })
+        .map(|c| json!({"reason": c["reason"], "field": c["field"], "message": c["message"]}))
         .collect();
     out.sort_by_key(|c| (s(&c["field"]).to_owned(), s(&c["message"]).to_owned()));
     Value::Array(out)
@@ -253,7 +249,7 @@ async fn play(http: &Http, case: &Value) -> Result<(), String> {
                     .as_array()
                     .unwrap()
                     .iter()
-                    .map(|c| json!({"type": "FieldManagerConflict", "field": c["field"], "message": c["message"]}))
+                    .map(|c| json!({"reason": "FieldManagerConflict", "field": c["field"], "message": c["message"]}))
                     .collect(),
             ));
             let got = (status, s(&answer["reason"]), &answer["message"], conflicts(&answer["details"]["causes"]));

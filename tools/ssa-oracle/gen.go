@@ -378,7 +378,7 @@ func Generate(seed int64, i int) (*Case, error) {
 		for try := 0; ; try++ {
 			st = cg.step(n == 0)
 			e, err = s.play(st)
-			if !errors.Is(err, errNull) || try == 50 {
+			if !errors.Is(err, errInvalid) || try == 50 {
 				break
 			}
 		}

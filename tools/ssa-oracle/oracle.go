@@ -287,40 +287,53 @@ func (s *server) play(st Step) (Expected, error) {
 		}
 		return Expected{}, err
 	}
-	if path := nullPath(obj.Object, ""); path != "" {
-		return Expected{}, fmt.Errorf("%s: %w", path, errNull)
+	if why := invalid(s.c.Schema, obj.Object, ""); why != "" {
+		return Expected{}, fmt.Errorf("%s: %w", why, errInvalid)
 	}
 	s.live = obj
 	return expectation(obj)
 }
 
-// errNull is a step whose merge leaves a null where the schema allows none
-// (a field whose last owner left it, in an object nobody else owns):
-// Kubernetes refuses it with 422 ("must be of type object: \"null\"",
-// kubernetes/kubernetes#117447), so a differential case, which compares
-// merges only, must not contain it.
-var errNull = errors.New("the merge leaves null, which the apiserver refuses as invalid")
+// errInvalid is a step whose merge leaves an object the apiserver's
+// validation refuses with 422: a null where the schema allows none (a
+// field whose last owner left it, in an object nobody else owns,
+// kubernetes/kubernetes#117447), or an embedded resource whose apiVersion
+// or kind went with their owner. A differential case compares merges
+// only, so it must not contain such a step.
+var errInvalid = errors.New("the merge leaves an object the apiserver refuses as invalid")
 
-// nullPath is the path of the first null in a JSON value, or "".
-func nullPath(v interface{}, at string) string {
+// invalid says where a merged value breaks the schema's validation in one
+// of the ways a merge can, or "".
+func invalid(schema map[string]interface{}, v interface{}, at string) string {
+	sub := func(key string) map[string]interface{} {
+		m, _ := schema[key].(map[string]interface{})
+		return m
+	}
 	switch v := v.(type) {
 	case nil:
-		return at
+		return at + " is null"
 	case map[string]interface{}:
+		if schema["x-kubernetes-embedded-resource"] == true && (v["apiVersion"] == nil || v["kind"] == nil) {
+			return at + " is an embedded resource without apiVersion or kind"
+		}
 		keys := make([]string, 0, len(v))
 		for k := range v {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if p := nullPath(v[k], at+"."+k); p != "" {
-				return p
+			child, _ := sub("properties")[k].(map[string]interface{})
+			if child == nil {
+				child = sub("additionalProperties")
+			}
+			if why := invalid(child, v[k], at+"."+k); why != "" {
+				return why
 			}
 		}
 	case []interface{}:
 		for i, x := range v {
-			if p := nullPath(x, fmt.Sprintf("%s[%d]", at, i)); p != "" {
-				return p
+			if why := invalid(sub("items"), x, fmt.Sprintf("%s[%d]", at, i)); why != "" {
+				return why
 			}
 		}
 	}

@@ -219,8 +219,25 @@ func TestRemovalByOmission(t *testing.T) {
 		apply("m1", false, widget("spec", obj("replicas", 1))),
 		apply("m1", false, widget("spec", obj())),
 	)
-	if err := Expect(c); !errors.Is(err, errNull) || !strings.Contains(err.Error(), ".spec: ") {
+	if err := Expect(c); !errors.Is(err, errInvalid) || !strings.Contains(err.Error(), ".spec is null: ") {
 		t.Fatalf("a merge that leaves null: %v", err)
+	}
+}
+
+func TestAnEmbeddedResourceLosingItsKindIsNoMergeCase(t *testing.T) {
+	spec := obj("template", specFields["template"].schema(), "replicas", integer())
+	tmpl := func(d string) map[string]interface{} {
+		return obj("apiVersion", "v1", "kind", "ConfigMap", "data", obj("d1", d))
+	}
+	c := testCase(false, spec,
+		apply("m1", false, widget("spec", obj("replicas", 1, "template", tmpl("x")))),
+		update("m2", widget("spec", obj("replicas", 1, "template", tmpl("y")))),
+		apply("m1", false, widget("spec", obj("replicas", 1))),
+	)
+	// apiVersion and kind leave with m1, who alone owned them: the
+	// apiserver's validation refuses what remains.
+	if err := Expect(c); !errors.Is(err, errInvalid) || !strings.Contains(err.Error(), ".spec.template is ") {
+		t.Fatalf("an embedded resource without its kind: %v", err)
 	}
 }
 
