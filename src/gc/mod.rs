@@ -41,8 +41,9 @@ const IN_FLIGHT: usize = 64;
 /// Nodes looked at per round, between reading the watch.
 const BATCH: usize = 2_048;
 /// How often every pending node is looked at again, whatever happened
-/// (an owner of a kind not served before, an error).
-const RESYNC: Duration = Duration::from_secs(30);
+/// (an owner of a kind not served before, an error, or a wake-up the
+/// collector missed: a foreground deletion has been seen to wait for it).
+const RESYNC: Duration = Duration::from_secs(5);
 /// How often the note of what a foreground deletion waits for is
 /// rewritten as its dependents go.
 const NOTE_EVERY: Duration = Duration::from_secs(1);
