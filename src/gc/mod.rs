@@ -30,7 +30,7 @@ use crate::apimachinery::patch::PatchType;
 use crate::error::{Reason, Result};
 use crate::resource::service::{Endpoint, Resources};
 use crate::resource::strategy::Ref;
-use crate::storage::{keys, Event, KeyValue, ReadAt, Storage, WatchMessage};
+use crate::storage::{keys, Event, KeyValue, ReadAt, Revision, Storage, WatchMessage};
 use crate::watch::stream::until_stopped;
 
 /// The default `--gc-rate`: requests (deletes and patches) per second.
@@ -40,15 +40,19 @@ pub const DEFAULT_RATE: u32 = 20_000;
 const IN_FLIGHT: usize = 64;
 /// Nodes looked at per round, between reading the watch.
 const BATCH: usize = 2_048;
-/// How often every pending node is looked at again, whatever happened
-/// (an owner of a kind not served before, an error, or a wake-up the
-/// collector missed: a foreground deletion has been seen to wait for it).
-const RESYNC: Duration = Duration::from_secs(5);
+/// How often every pending node is looked at again, whatever happened (an
+/// owner of a kind not served before, a write refused as invalid). Every
+/// other change wakes the nodes it concerns through the watch.
+const RESYNC: Duration = Duration::from_secs(30);
 /// How often the note of what a foreground deletion waits for is
 /// rewritten as its dependents go.
 const NOTE_EVERY: Duration = Duration::from_secs(1);
 /// The pause after an error before trying again.
 const BACKOFF: Duration = Duration::from_millis(200);
+/// How long a round waits for the store to become readable at the revision
+/// of the last event the graph took in (the store publishes to watchers
+/// before readers, so a live read right after an event can be older).
+const CATCH_UP: Duration = Duration::from_secs(5);
 
 /// How the collector runs.
 #[derive(Debug, Clone, Copy)]
@@ -109,6 +113,11 @@ struct Collector {
     noted: HashMap<String, Instant>,
     /// Nodes to look at again at a time.
     later: Vec<(Instant, String)>,
+    /// The revision of the last event the graph took in: live reads
+    /// (owners, definitions) wait until the store is readable there.
+    seen: Revision,
+    /// A definition changed since `kinds` was read.
+    kinds_stale: bool,
 }
 
 impl Collector {
@@ -123,6 +132,8 @@ impl Collector {
             pace: Pace::new(options.rate),
             noted: HashMap::new(),
             later: Vec::new(),
+            seen: Revision::ZERO,
+            kinds_stale: false,
         }
     }
 
@@ -138,6 +149,7 @@ impl Collector {
     /// Returns an error when the watch ends (the caller rebuilds).
     async fn follow(&mut self) -> Result<()> {
         let revision = self.store.current_revision();
+        self.seen = revision;
         self.refresh_kinds();
         let root = keys::REGISTRY_ROOT;
         let definitions = keys::definitions_prefix();
@@ -188,6 +200,7 @@ impl Collector {
             for uid in &round {
                 self.queued.remove(uid);
             }
+            self.catch_up().await;
             let mut actions: Vec<Action> = round.iter().flat_map(|uid| self.decide(uid)).collect();
             self.hold_notes(&mut actions);
             let retry = self.execute(actions).await;
@@ -219,6 +232,24 @@ impl Collector {
         });
     }
 
+    /// Waits until the store is readable at the last event the graph took
+    /// in, so that the live reads of a decision (an owner, the served
+    /// kinds) are never older than the graph: an owner's deletion seen by
+    /// the watch must not read as a solid owner, nor a definition accepted
+    /// since as an unknown kind. Nothing else would wake the decision again.
+    async fn catch_up(&mut self) {
+        if self.store.current_revision() < self.seen {
+            let now = self.store.wait_for_revision(self.seen, CATCH_UP).await;
+            if now < self.seen {
+                tracing::warn!(seen = %self.seen, readable = %now, "garbage collector reads behind its watch");
+            }
+        }
+        if self.kinds_stale {
+            self.kinds_stale = false;
+            self.refresh_kinds();
+        }
+    }
+
     /// Queues the nodes whose time has come.
     fn due(&mut self) {
         let now = Instant::now();
@@ -242,6 +273,7 @@ impl Collector {
         let definitions = keys::definitions_prefix();
         let mut kinds_changed = false;
         for event in events.iter() {
+            self.seen = self.seen.max(event.revision());
             if event.key().starts_with(definitions.as_str()) {
                 kinds_changed = true;
                 continue;
@@ -256,7 +288,8 @@ impl Collector {
             self.enqueue(dirty);
         }
         if kinds_changed {
-            self.refresh_kinds();
+            // Read again once the store is readable at `seen` (`catch_up`).
+            self.kinds_stale = true;
             // An owner of a kind just served may be resolvable now.
             let pending = self.graph.all_pending();
             self.enqueue(pending);

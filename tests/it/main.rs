@@ -17,6 +17,7 @@ mod deprecation;
 mod gates;
 mod gateway;
 mod gc;
+mod gc_races;
 mod grpc_apply;
 mod hostile;
 mod kubectl;
