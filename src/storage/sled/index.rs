@@ -69,9 +69,7 @@ impl Index {
     fn entry(&self, key: &str) -> Option<&Current> {
         // `OrdSet` has no borrowed `get`. A range bounded below only searches
         // the tree once (its open end walks the right edge, comparing
-        // nothing); a one-key range searched it twice, one search per
-        // bound, and the key comparisons of those searches were a tenth of
-        // a get's CPU.
+        // nothing); a one-key range searched it twice, one search per bound.
         let first = self.set.range::<_, str>((Bound::Included(key), Bound::Unbounded)).next();
         first.map(|e| &*e.0).filter(|current| &*current.kv.key == key)
     }
