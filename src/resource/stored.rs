@@ -93,7 +93,12 @@ impl Storing {
     /// The stored form of `obj`: its storage apiVersion, no resourceVersion,
     /// marked when the storage schema as it is now leaves it unchanged.
     pub fn new(served: &Served, obj: &Value) -> Self {
-        let mut stored = obj.clone();
+        Self::from_value(served, obj.clone())
+    }
+
+    /// `new`, over an object the caller no longer needs (one copy fewer).
+    pub fn from_value(served: &Served, obj: Value) -> Self {
+        let mut stored = obj;
         meta::strip_resource_version(&mut stored);
         stored["apiVersion"] = Value::String(served.api_version(&served.storage_version));
         let mut bytes = serde_json::to_vec(&stored).expect("JSON values serialize");

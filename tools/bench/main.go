@@ -36,12 +36,14 @@ type config struct {
 	watchWrites                   int
 	drain                         time.Duration
 	scale                         int
+	only                          []string
 }
 
 func main() {
 	var c config
 	var systems string
 	var quick bool
+	var only string
 	flag.StringVar(&c.crdstoreBin, "crdstore", "target/release/crdstore", "the crdstore binary")
 	flag.StringVar(&c.etcdBin, "etcd", "target/gobin/etcd", "the etcd binary")
 	flag.StringVar(&c.workDir, "dir", "", "where data directories and server logs go (required; removed by scripts/bench)")
@@ -58,11 +60,17 @@ func main() {
 	flag.IntVar(&c.watchWrites, "watch-writes", 10000, "objects written during the watch figure")
 	flag.DurationVar(&c.drain, "drain", 10*time.Second, "how long after the last write watchers may take to receive everything")
 	flag.IntVar(&c.scale, "scale", 0, "instead of the suite: load this many objects and report RSS per object and restart time")
+	flag.StringVar(&only, "only", "", "measure only these parts and stop there: write,get (creates, updates and gets)")
 	flag.BoolVar(&quick, "quick", false, "small counts for a smoke test: 1 round, 1,000 objects, 100 watchers, 1 s figures")
 	flag.Parse()
 	if quick {
 		c.rounds, c.duration, c.listObjects, c.listReps = 1, time.Second, 1000, 3
 		c.watchers, c.watchWrites, c.drain = 100, 1000, 5*time.Second
+	}
+	var err error
+	if c.only, err = parseOnly(only); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
 	}
 	if c.workDir == "" {
 		fmt.Fprintln(os.Stderr, "bench: -dir is required")
@@ -78,7 +86,6 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var err error
 	if c.scale > 0 {
 		err = runScale(ctx, &c)
 	} else {

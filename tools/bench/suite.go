@@ -80,7 +80,7 @@ func etcdReady(ctx context.Context, url string) error {
 }
 
 func runSuite(ctx context.Context, c *config) error {
-	figs := figureList(c)
+	figs := onlyFigures(c, figureList(c))
 	rounds := make([]roundResult, 0, c.rounds)
 	fmt.Printf("bench: %d rounds of %v; %d clients, %d-byte objects, lists of %d, %d watchers at %d writes/s\n",
 		c.rounds, c.systems, c.clients, c.size, c.listObjects, c.watchers, c.watchRate)
@@ -179,6 +179,9 @@ func runSystem(ctx context.Context, c *config, sys, dataDir string, figs []figur
 	}
 	show("get", rate)
 	show("get_p99", ms(percentile(lats, 99)))
+	if len(c.only) > 0 {
+		return v, nil
+	}
 
 	// Lists, whole and paged, with the server's CPU time.
 	for _, l := range []struct {

@@ -270,7 +270,7 @@ impl Resources {
         // Checked and defaulted at the request version, stored at the
         // storage version; the answer converted back (dry run too).
         let obj = stored::to_storage(&served, &r.version, obj).await?;
-        let mut storing = Storing::new(&served, &obj);
+        let mut storing = Storing::from_value(&served, obj);
         // The answer is what a read of the stored bytes shows, made from the
         // object in hand rather than parsed back from them, and converted
         // before anything is committed.
@@ -471,7 +471,9 @@ impl Resources {
         } else {
             // Checked at the request version, stored at the storage version,
             // the answer converted back before anything is committed.
-            let storing = Storing::new(served, &stored::to_storage(served, &r.version, obj.clone()).await?);
+            // `obj` becomes the answer below: moved, not copied.
+            let storing =
+                Storing::from_value(served, stored::to_storage(served, &r.version, std::mem::take(&mut obj)).await?);
             let mut answer = storing.read_at(served, &r.version).await?;
             if options.dry_run {
                 meta::set_resource_version(&mut answer, current.mod_revision);

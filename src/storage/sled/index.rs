@@ -67,8 +67,11 @@ impl Index {
     }
 
     fn entry(&self, key: &str) -> Option<&Current> {
-        // `OrdSet` has no borrowed `get`; a one-key range is the same lookup.
-        self.set.range::<_, str>((Bound::Included(key), Bound::Included(key))).next().map(|e| &*e.0)
+        // `OrdSet` has no borrowed `get`. A range bounded below only searches
+        // the tree once (its open end walks the right edge, comparing
+        // nothing); a one-key range searched it twice, one search per bound.
+        let first = self.set.range::<_, str>((Bound::Included(key), Bound::Unbounded)).next();
+        first.map(|e| &*e.0).filter(|current| &*current.kv.key == key)
     }
 
     /// Sets the current value of its key; `index` is its place among the
@@ -119,5 +122,22 @@ mod tests {
         assert_eq!(index.range_from(Bound::Excluded("/a")).count(), 1);
         assert!(index.get("/b").is_none() && snapshot.get("/b").is_some());
         assert_eq!(snapshot.slot("/b"), Some((Revision::new(1), 0)));
+    }
+
+    #[test]
+    fn a_lookup_finds_only_its_own_key() {
+        let mut index = Index::default();
+        for k in ["/r/a/x", "/r/a/xy", "/r/b", "/r/c"] {
+            index.insert(kv(k), 0);
+        }
+        for k in ["/r/a/x", "/r/a/xy", "/r/b", "/r/c"] {
+            assert_eq!(index.get(k).map(|kv| &*kv.key), Some(k));
+        }
+        // Before the first, between two, a prefix of one, past the last.
+        for k in ["/", "/r/a", "/r/a/", "/r/a/xa", "/r/bb", "/r/d", "/s"] {
+            assert!(index.get(k).is_none(), "{k}");
+            assert!(index.slot(k).is_none(), "{k}");
+        }
+        assert!(Index::default().get("/r/a").is_none());
     }
 }
