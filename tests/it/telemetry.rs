@@ -25,6 +25,8 @@ use tokio::io::AsyncBufReadExt as _;
 
 use crate::support::{create, Crd, TestServer, WAIT};
 
+mod webhook;
+
 // ---------------------------------------------------------------- /metrics
 
 /// The samples of `/metrics`, parsed.
