@@ -25,6 +25,7 @@ use tokio::io::AsyncBufReadExt as _;
 
 use crate::support::{create, Crd, TestServer, WAIT};
 
+mod configs;
 mod webhook;
 
 // ---------------------------------------------------------------- /metrics
