@@ -145,12 +145,15 @@ impl Webhook {
         desired: &str,
         failed: &impl Fn(String) -> Error,
     ) -> Result<bytes::Bytes> {
-        let sent = tracing::debug_span!("conversion.webhook", objects = count, desired).in_scope(|| {
-            self.client.post(&self.url).header(reqwest::header::CONTENT_TYPE, "application/json").body(review).send()
-        });
-        let response = sent.await.map_err(|e| failed(describe(&e)))?;
-        let status = response.status();
-        let body = response.bytes().await.map_err(|e| failed(describe(&e)))?;
+        let span = span(&self.url, count, desired);
+        let exchange = async {
+            let sent = self.client.post(&self.url).header(reqwest::header::CONTENT_TYPE, "application/json");
+            let response = sent.body(review).send().await?;
+            Ok::<_, reqwest::Error>((response.status(), response.bytes().await?))
+        };
+        let exchanged = tracing::Instrument::instrument(exchange, span.clone()).await;
+        outcome(&span, &exchanged);
+        let (status, body) = exchanged.map_err(|e| failed(describe(&e)))?;
         if !status.is_success() {
             let text = String::from_utf8_lossy(&body);
             return Err(failed(format!(
@@ -182,6 +185,55 @@ impl Webhook {
         }
         Ok(converted)
     }
+}
+
+/// The `conversion.webhook` span of one review: the host it goes to, how
+/// many objects it carries, and the version asked for; its outcome is
+/// recorded when the answer is in (`outcome`).
+fn span(url: &str, count: usize, desired: &str) -> tracing::Span {
+    let span = tracing::debug_span!(
+        "conversion.webhook",
+        otel.kind = "client",
+        otel.status_code = tracing::field::Empty,
+        "server.address" = tracing::field::Empty,
+        "crdstore.object_count" = count,
+        "crdstore.desired_api_version" = desired,
+        "crdstore.outcome" = tracing::field::Empty,
+        "http.response.status_code" = tracing::field::Empty,
+        "error.type" = tracing::field::Empty,
+    );
+    if !span.is_disabled() {
+        if let Some(host) = reqwest::Url::parse(url).ok().as_ref().and_then(|u| u.host_str()) {
+            span.record("server.address", host);
+        }
+    }
+    span
+}
+
+/// Records how a review's exchange ended: `success` (a 2xx answer, read
+/// whole) or `error`, with the error's type (`timeout`, `connect`,
+/// `transport`, or the answer's status code).
+fn outcome(span: &tracing::Span, exchanged: &std::result::Result<(reqwest::StatusCode, bytes::Bytes), reqwest::Error>) {
+    if span.is_disabled() {
+        return;
+    }
+    let failure = match exchanged {
+        Ok((status, _)) => {
+            span.record("http.response.status_code", status.as_u16());
+            (!status.is_success()).then(|| status.as_str())
+        }
+        Err(e) if e.is_timeout() => Some("timeout"),
+        Err(e) if e.is_connect() => Some("connect"),
+        Err(_) => Some("transport"),
+    };
+    match failure {
+        None => span.record("crdstore.outcome", "success"),
+        Some(kind) => {
+            span.record("error.type", kind);
+            span.record("otel.status_code", "error");
+            span.record("crdstore.outcome", "error")
+        }
+    };
 }
 
 fn invalid(what: &str, index: usize, cause: String) -> Error {

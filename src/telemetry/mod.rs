@@ -15,7 +15,7 @@ use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::{Protocol, WithExportConfig as _};
 use opentelemetry_sdk::metrics::PeriodicReader;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
-use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::trace::{BatchConfig, BatchConfigBuilder, BatchSpanProcessor, SdkTracerProvider};
 use opentelemetry_sdk::Resource;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
@@ -127,8 +127,8 @@ pub fn init(format: LogFormat) -> Result<Telemetry, BoxError> {
     }
     let tracer = if otlp_configured("TRACES") {
         // The sampler is the SDK's, from OTEL_TRACES_SAMPLER(_ARG).
-        let provider =
-            SdkTracerProvider::builder().with_batch_exporter(span_exporter()?).with_resource(resource).build();
+        let batches = BatchSpanProcessor::new(span_exporter()?, batch_config());
+        let provider = SdkTracerProvider::builder().with_span_processor(batches).with_resource(resource).build();
         opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
         Some(provider)
     } else {
@@ -148,14 +148,44 @@ pub fn init(format: LogFormat) -> Result<Telemetry, BoxError> {
     };
     // Spans are debug-level under the `crdstore` target: with tracing off
     // and the default filter nothing is interested, and they cost nothing.
+    // Only spans go to OTLP (the request's log line is a log line, not a
+    // span event), decided once per callsite. What the layer adds by
+    // default costs on every span or every poll and says nothing a trace
+    // of crdstore needs: the source location and target, the thread (a
+    // String per span), busy/idle timings (two clock reads per poll), and
+    // making each span the OpenTelemetry context while entered (nothing in
+    // crdstore reads it).
     let spans = tracer.as_ref().map(|provider| {
         tracing_opentelemetry::layer()
             .with_tracer(provider.tracer("crdstore"))
-            .with_filter(tracing_subscriber::filter::Targets::new().with_target("crdstore", tracing::Level::DEBUG))
+            .with_location(false)
+            .with_target(false)
+            .with_threads(false)
+            .with_tracked_inactivity(false)
+            .with_context_activation(false)
+            .with_filter(tracing_subscriber::filter::filter_fn(|meta| {
+                meta.is_span() && meta.target().starts_with("crdstore") && *meta.level() <= tracing::Level::DEBUG
+            }))
     });
     tracing_subscriber::registry().with(logs.with_filter(filter)).with(spans).try_init()?;
     TRACING.store(tracer.is_some(), Ordering::Relaxed);
     Ok(Telemetry { tracer })
+}
+
+/// The batching of exported spans: the `OTEL_BSP_*` variables where set,
+/// else a queue and batches four times the SDK's (8192 and 2048 spans):
+/// a create makes eight spans, so at thousands of requests a second the
+/// SDK's 2048 would drop spans between two exports and its batches of 512
+/// would make an export call every 64 creates.
+fn batch_config() -> BatchConfig {
+    let mut config = BatchConfigBuilder::default();
+    if env("OTEL_BSP_MAX_QUEUE_SIZE").is_none() {
+        config = config.with_max_queue_size(8192);
+    }
+    if env("OTEL_BSP_MAX_EXPORT_BATCH_SIZE").is_none() {
+        config = config.with_max_export_batch_size(2048);
+    }
+    config.build()
 }
 
 /// `/metrics`: every metric in the Prometheus text format.

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use http_body::{Body, Frame, SizeHint};
 use opentelemetry::KeyValue;
-use tracing::field::Empty;
+use tracing::field::{Empty, Field, Value};
 use tracing::Span;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
@@ -51,17 +51,35 @@ pub fn note(group: &str, version: &str, resource: &str, namespace: &str, name: &
 
 /// Records what a request names in its span, leaving out what it does not.
 fn record_names(span: &Span, group: &str, version: &str, resource: &str, namespace: &str, name: &str) {
-    for (field, value) in [
-        ("crdstore.group", group),
-        ("crdstore.version", version),
-        ("crdstore.resource", resource),
-        ("k8s.namespace.name", namespace),
-        ("crdstore.name", name),
-    ] {
-        if !value.is_empty() {
-            span.record(field, value);
-        }
+    let [group, version, resource, namespace, name] = [group, version, resource, namespace, name].map(given);
+    record_all(
+        span,
+        [
+            ("crdstore.group", group.as_ref().map(|v| v as &dyn Value)),
+            ("crdstore.version", version.as_ref().map(|v| v as &dyn Value)),
+            ("crdstore.resource", resource.as_ref().map(|v| v as &dyn Value)),
+            ("k8s.namespace.name", namespace.as_ref().map(|v| v as &dyn Value)),
+            ("crdstore.name", name.as_ref().map(|v| v as &dyn Value)),
+        ],
+    );
+}
+
+/// Records several fields of a span in one call into the subscriber (one
+/// lock of the span's data, not one per field); a field given no value is
+/// left as it is.
+fn record_all<const N: usize>(span: &Span, values: [(&str, Option<&dyn Value>); N]) {
+    let Some(meta) = span.metadata() else { return };
+    let fields = meta.fields();
+    let found = values.map(|(name, value)| fields.field(name).map(|field| (field, value)));
+    debug_assert!(found.iter().all(Option::is_some), "a field the span does not have");
+    if found.iter().any(Option::is_none) {
+        return;
     }
+    let pairs: [(&Field, Option<&dyn Value>); N] = std::array::from_fn(|i| match &found[i] {
+        Some((field, value)) => (field, *value),
+        None => unreachable!("every field was found"),
+    });
+    span.record_all(&fields.value_set(&pairs));
 }
 
 /// A request in flight, until its response body ends.
@@ -116,58 +134,53 @@ fn span_name(transport: Transport, method: &str, path: &str, info: &RequestInfo)
     }
 }
 
+/// A field's value, or nothing for an empty one.
+fn given(value: &str) -> Option<&str> {
+    (!value.is_empty()).then_some(value)
+}
+
 /// Starts observing a request: its server span, child of the headers'
 /// `traceparent` when tracing is on, and its place among the long-running
-/// requests.
+/// requests. What the request names is given when the span is made (one
+/// call into the subscriber, not one per field); gRPC requests note theirs
+/// later.
 pub fn start(transport: Transport, info: RequestInfo, method: &str, path: &str, headers: &http::HeaderMap) -> InFlight {
+    let grpc = transport == Transport::Grpc;
+    let (service, rpc) = match grpc {
+        true => path.trim_start_matches('/').split_once('/').unwrap_or((path, "")),
+        false => ("", ""),
+    };
     let span = tracing::debug_span!(
         target: "crdstore::request",
         "request",
-        otel.name = Empty,
+        otel.name = span_name(transport, method, path, &info),
         otel.kind = "server",
         otel.status_code = Empty,
         trace_id = Empty,
         span_id = Empty,
-        "rpc.system" = Empty,
-        "rpc.service" = Empty,
-        "rpc.method" = Empty,
+        "rpc.system" = grpc.then_some("grpc"),
+        "rpc.service" = given(service),
+        "rpc.method" = given(rpc),
         "rpc.grpc.status_code" = Empty,
-        "http.request.method" = Empty,
-        "url.path" = Empty,
+        "http.request.method" = (!grpc).then_some(method),
+        "url.path" = (!grpc).then_some(path),
         "http.response.status_code" = Empty,
         "crdstore.verb" = info.verb,
-        "crdstore.group" = Empty,
-        "crdstore.version" = Empty,
-        "crdstore.resource" = Empty,
-        "crdstore.subresource" = Empty,
+        "crdstore.group" = given(&info.group),
+        "crdstore.version" = given(&info.version),
+        "crdstore.resource" = given(&info.resource),
+        "crdstore.subresource" = given(info.subresource),
         "crdstore.scope" = Empty,
-        "k8s.namespace.name" = Empty,
-        "crdstore.name" = Empty,
+        "k8s.namespace.name" = given(&info.namespace),
+        "crdstore.name" = given(&info.name),
         "crdstore.code" = Empty,
     );
-    if !span.is_disabled() {
-        // Fields are recorded once each: an exporter may keep both values
-        // of a field recorded twice. gRPC requests note theirs later.
-        record_names(&span, &info.group, &info.version, &info.resource, &info.namespace, &info.name);
-        if !info.subresource.is_empty() {
-            span.record("crdstore.subresource", info.subresource);
-        }
-        span.record("otel.name", span_name(transport, method, path, &info));
-        match transport {
-            Transport::Grpc => {
-                let (service, rpc) = path.trim_start_matches('/').split_once('/').unwrap_or((path, ""));
-                span.record("rpc.system", "grpc");
-                span.record("rpc.service", service);
-                span.record("rpc.method", rpc);
-            }
-            Transport::Http => {
-                span.record("http.request.method", method);
-                span.record("url.path", path);
-            }
-        }
-        if super::tracing_on() {
-            let parent = opentelemetry::global::get_text_map_propagator(|p| p.extract(&Headers(headers)));
-            let _ = span.set_parent(parent);
+    if !span.is_disabled() && super::tracing_on() {
+        let parent = opentelemetry::global::get_text_map_propagator(|p| p.extract(&Headers(headers)));
+        let _ = span.set_parent(parent);
+        // The IDs are for the request's log line (JSON logs show its
+        // span's fields): recorded only when that line is written.
+        if tracing::enabled!(target: "crdstore::request", tracing::Level::DEBUG) {
             let context = span.context();
             let ids = opentelemetry::trace::TraceContextExt::span(&context).span_context().clone();
             span.record("trace_id", tracing::field::display(ids.trace_id()));
@@ -267,14 +280,17 @@ impl Drop for InFlight {
             metrics::get().longrunning.add(-1, &long_running);
         }
         if !self.span.is_disabled() {
-            self.span.record("crdstore.scope", info.scope());
-            self.span.record("crdstore.code", self.code);
-            if self.transport == Transport::Http {
-                self.span.record("http.response.status_code", self.code);
-            }
-            if self.code >= 500 {
-                self.span.record("otel.status_code", "error");
-            }
+            let (scope, code) = (info.scope(), self.code);
+            let http = self.transport == Transport::Http;
+            record_all(
+                &self.span,
+                [
+                    ("crdstore.scope", Some(&scope as &dyn Value)),
+                    ("crdstore.code", Some(&code as &dyn Value)),
+                    ("http.response.status_code", http.then_some(&code as &dyn Value)),
+                    ("otel.status_code", (code >= 500).then_some(&"error" as &dyn Value)),
+                ],
+            );
         }
         tracing::debug!(
             target: "crdstore::request",

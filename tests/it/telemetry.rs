@@ -25,6 +25,9 @@ use tokio::io::AsyncBufReadExt as _;
 
 use crate::support::{create, Crd, TestServer, WAIT};
 
+mod configs;
+mod webhook;
+
 // ---------------------------------------------------------------- /metrics
 
 /// The samples of `/metrics`, parsed.
