@@ -164,10 +164,6 @@ impl SledStore {
         let mut batch = sled::Batch::default();
         batch.insert(keys::META_FORMAT, &keys::FORMAT_VERSION.to_be_bytes());
         let mut pending = 0usize;
-        // The objects' log entries, written once all are read, in log-key
-        // order: objects come in key order, their log keys scattered, and
-        // sled takes keys in order several times faster.
-        let mut entries: Vec<([u8; 13], Vec<u8>)> = Vec::new();
         let mut slots: HashMap<Revision, u32> = HashMap::new();
         let mut digest = Digest::default();
         let mut objects = 0u64;
@@ -192,7 +188,8 @@ impl SledStore {
                     if kv.mod_revision <= compacted {
                         let index = slots.entry(kv.mod_revision).or_insert(0);
                         let entry = codec::encode_event(&Event::Put { current: kv.clone(), previous: None }, 0);
-                        entries.push((keys::log_key(kv.mod_revision, *index), entry));
+                        pending += entry.len();
+                        batch.insert(&keys::log_key(kv.mod_revision, *index), entry);
                         *index += 1;
                     }
                 }
@@ -204,7 +201,6 @@ impl SledStore {
                         return Err(invalid(format!("history revision {rev} has no events or others' events")));
                     }
                     expected += 1;
-                    write_in_order(&tree, std::mem::take(&mut entries), &mut batch, &mut pending)?;
                     for (index, event) in events.iter().enumerate() {
                         let entry = codec::encode_event(event, committed_at_ms);
                         pending += entry.len();
@@ -223,7 +219,6 @@ impl SledStore {
         if expected != revision + 1 {
             return Err(invalid(format!("history ends before revision {revision}, at {}", expected - 1)));
         }
-        write_in_order(&tree, entries, &mut batch, &mut pending)?;
         batch.insert(keys::META_REVISION, &codec::encode_revision(revision));
         batch.insert(keys::META_COMPACTED, &codec::encode_revision(compacted));
         tree.apply_batch(batch).map_err(sled_err)?;
@@ -239,26 +234,6 @@ impl SledStore {
         }
         Ok(())
     }
-}
-
-/// Adds `entries` to `batch` in key order, applying it every
-/// `RESTORE_BATCH_BYTES`.
-fn write_in_order(
-    tree: &sled::Tree,
-    mut entries: Vec<([u8; 13], Vec<u8>)>,
-    batch: &mut sled::Batch,
-    pending: &mut usize,
-) -> Result<(), StorageError> {
-    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    for (key, entry) in entries {
-        *pending += entry.len();
-        batch.insert(&key, entry);
-        if *pending >= RESTORE_BATCH_BYTES {
-            tree.apply_batch(std::mem::take(batch)).map_err(sled_err)?;
-            *pending = 0;
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
