@@ -55,6 +55,11 @@ func runScale(ctx context.Context, c *config) error {
 		}
 		fmt.Printf("\n%s (load average %s)\n", systemTitle[sys], loadAverage())
 		v, err := scaleOne(ctx, c, sys, filepath.Join(c.workDir, sys+"-scale"))
+		// BENCH_KEEP_SCALE=<dir> keeps each loaded data directory there, to
+		// restart it again (under a profiler, say) without loading it anew.
+		if keep := os.Getenv("BENCH_KEEP_SCALE"); keep != "" {
+			_ = os.Rename(filepath.Join(c.workDir, sys+"-scale"), filepath.Join(keep, sys+"-scale"))
+		}
 		_ = os.RemoveAll(filepath.Join(c.workDir, sys+"-scale"))
 		if err != nil {
 			fmt.Printf("  error: %v\n", err)
