@@ -126,11 +126,13 @@ fn overhead_per_object(rss: u64, base: u64, n: usize) -> f64 {
     (rss.saturating_sub(base)) as f64 / n as f64 - bytes
 }
 
-/// `--scale n`: stores `n` objects (64 writers, 16 objects per commit),
-/// reports memory while open, then restarts in a fresh process.
-async fn scale(n: usize) {
+/// `--scale n [--keep dir]`: stores `n` objects (64 writers, 16 objects per
+/// commit), reports memory while open, then restarts in a fresh process.
+/// With `--keep`, the store is built in `dir` and left there, for `--reopen
+/// dir n` to restart again (under a profiler, say) without loading it anew.
+async fn scale(n: usize, keep: Option<&str>) {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let dir = tmp.path().join("scale");
+    let dir = keep.map_or_else(|| tmp.path().join("scale"), std::path::PathBuf::from);
     let base = rss_bytes();
     let (store, background) = SledStore::open(&dir, SledOptions::default()).expect("open store");
     tokio::spawn(background.run());
@@ -216,7 +218,8 @@ async fn main() {
         return;
     }
     if let Some(rest) = arg("--scale") {
-        scale(rest.first().and_then(|n| n.parse().ok()).expect("--scale takes an object count")).await;
+        let n = rest.first().and_then(|n| n.parse().ok()).expect("--scale takes an object count");
+        scale(n, arg("--keep").and_then(|rest| rest.first()).map(String::as_str)).await;
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");

@@ -152,17 +152,25 @@ impl Collector {
         self.seen = revision;
         self.refresh_kinds();
         let root = keys::REGISTRY_ROOT;
-        let definitions = keys::definitions_prefix();
-        let mut nodes = Vec::new();
-        let mut collect = |kv: &KeyValue| {
-            if !kv.key.starts_with(definitions.as_str()) {
-                if let Some(node) = node_of(kv) {
-                    nodes.push(node);
+        // Every object is read: on a blocking thread, so that the runtime's
+        // workers go on serving meanwhile (a store of a million objects
+        // takes seconds).
+        let store = self.store.clone();
+        let nodes = tokio::task::spawn_blocking(move || {
+            let definitions = keys::definitions_prefix();
+            let mut nodes = Vec::new();
+            let mut collect = |kv: &KeyValue| {
+                if !kv.key.starts_with(definitions.as_str()) {
+                    if let Some(node) = node_of(kv).filter(kept) {
+                        nodes.push(node);
+                    }
                 }
-            }
-            false
-        };
-        self.store.range(root, None, ReadAt::Revision(revision), 0, &mut collect)?;
+                false
+            };
+            store.range(root, None, ReadAt::Revision(revision), 0, &mut collect).map(|_| nodes)
+        })
+        .await
+        .map_err(|err| crate::error::Error::internal(format!("garbage collector graph task failed: {err}")))??;
         for node in nodes {
             self.graph.put(node);
         }
@@ -279,11 +287,18 @@ impl Collector {
                 continue;
             }
             let dirty = match event {
-                Event::Put { current, .. } => match node_of(current) {
+                Event::Put { current, .. } => match node_of(current).filter(kept) {
                     Some(node) => self.graph.put(node),
                     None => self.graph.remove_key(&current.key),
                 },
-                Event::Delete { previous, .. } => self.graph.remove_key(&previous.key),
+                Event::Delete { previous, .. } => {
+                    let mut dirty = self.graph.remove_key(&previous.key);
+                    // An owner the graph kept no node of: its dependents.
+                    if let Some(node) = node_of(previous) {
+                        dirty.extend(self.graph.dependents_of(&node.uid).into_iter().map(|d| d.uid.clone()));
+                    }
+                    dirty
+                }
             };
             self.enqueue(dirty);
         }
@@ -433,10 +448,24 @@ fn action_node(action: &Action) -> &Node {
     }
 }
 
-/// The node of a stored object, when it is one.
+/// Whether the graph keeps a node of an object: one with owners, finalizers
+/// or a deletion under way. The others (most objects) matter only as owners,
+/// looked up live by `owner_state` and known gone by their delete event: a
+/// node of each would cost the collector most of a kilobyte per object.
+fn kept(node: &Node) -> bool {
+    !node.owners.is_empty() || !node.finalizers.is_empty() || node.deleting
+}
+
+/// The node of a stored object, when it is one: only its metadata is parsed,
+/// all a node reads, the rest skipped.
 fn node_of(kv: &KeyValue) -> Option<Node> {
+    #[derive(serde::Deserialize)]
+    struct Metadata {
+        metadata: Value,
+    }
     let (json, _) = crate::resource::stored::split_mark(&kv.value);
-    let obj: Value = serde_json::from_slice(json).ok()?;
+    let Metadata { metadata } = serde_json::from_slice(json).ok()?;
+    let obj = Value::Object(std::iter::once(("metadata".to_string(), metadata)).collect());
     Node::from_object(&kv.key, &obj, kv.mod_revision)
 }
 

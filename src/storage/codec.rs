@@ -76,6 +76,18 @@ pub fn decode_event(revision: Revision, bytes: &[u8]) -> Result<(Event, i64), St
     Ok((event, entry.committed_at_ms))
 }
 
+/// The key of a log entry and its state after it (`None`: deleted), the
+/// state before it left in the bytes: all that opening the store reads.
+pub fn decode_current(bytes: &[u8]) -> Result<(Arc<str>, Option<KeyValue>), StorageError> {
+    let entry: LogEntry<'_> = postcard::from_bytes(bytes).map_err(internal)?;
+    if entry.current.is_none() && entry.previous.is_none() {
+        return Err(StorageError::Internal(format!("log entry of {} has no state", entry.key)));
+    }
+    let key: Arc<str> = Arc::from(entry.key);
+    let current = entry.current.map(|sv| restore(&key, sv));
+    Ok((key, current))
+}
+
 /// Only the key of a log entry (compaction reads nothing else).
 pub fn decode_event_key(bytes: &[u8]) -> Result<&str, StorageError> {
     let entry: LogEntry<'_> = postcard::from_bytes(bytes).map_err(internal)?;

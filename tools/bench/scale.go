@@ -2,7 +2,11 @@ package main
 
 // -scale N: load N objects into each system as fast as it takes them,
 // report the memory each costs beyond its bytes, then restart the server
-// (SIGTERM, start) and time until a get answers.
+// (SIGTERM, start) and time until a get answers: from the moment the process
+// is started, through a fresh connection, as a client waiting for a
+// restarted server sees it. Work the server goes on with in the background
+// after it answers (crdstore's garbage collector reads every object) is
+// timed apart, until the server's CPU settles, with its RSS then.
 
 import (
 	"context"
@@ -25,7 +29,8 @@ const (
 func scaleRows(c *config) []string {
 	return []string{"objects loaded", "loaded per second", "RSS empty", "RSS loaded", "RSS per object",
 		"overhead per object (RSS per object minus its " + thousands(int64(c.size)) + " bytes)", "data directory on disk",
-		"restart: start until a get answers", "RSS after the restart"}
+		"restart: start until a get answers", "RSS after the restart",
+		"restart: start until the CPU settles", "RSS once settled"}
 }
 
 func scaleName(i int) string { return fmt.Sprintf("s-%08d", i) }
@@ -50,6 +55,11 @@ func runScale(ctx context.Context, c *config) error {
 		}
 		fmt.Printf("\n%s (load average %s)\n", systemTitle[sys], loadAverage())
 		v, err := scaleOne(ctx, c, sys, filepath.Join(c.workDir, sys+"-scale"))
+		// BENCH_KEEP_SCALE=<dir> keeps each loaded data directory there, to
+		// restart it again (under a profiler, say) without loading it anew.
+		if keep := os.Getenv("BENCH_KEEP_SCALE"); keep != "" {
+			_ = os.Rename(filepath.Join(c.workDir, sys+"-scale"), filepath.Join(keep, sys+"-scale"))
+		}
 		_ = os.RemoveAll(filepath.Join(c.workDir, sys+"-scale"))
 		if err != nil {
 			fmt.Printf("  error: %v\n", err)
@@ -159,8 +169,48 @@ func scaleOne(ctx context.Context, c *config, sys, dataDir string) ([]string, er
 		return out, err
 	}
 	out = append(out, fmt.Sprintf("%.2f s", restart.Seconds()), mb(after))
-	fmt.Printf("  restart %.2f s, RSS %s\n", restart.Seconds(), mb(after))
+	fmt.Printf("  restart %.2f s, RSS %s (CPU %v)\n", restart.Seconds(), mb(after), cpuOf(srv))
+	settled, err := settle(ctx, srv)
+	if err != nil {
+		return out, err
+	}
+	settledRSS, err := srv.rss()
+	if err != nil {
+		return out, err
+	}
+	out = append(out, fmt.Sprintf("%.2f s", settled.Sub(begin).Seconds()), mb(settledRSS))
+	fmt.Printf("  settled %.2f s after the start, RSS %s (CPU %v)\n", settled.Sub(begin).Seconds(), mb(settledRSS), cpuOf(srv))
 	return out, nil
+}
+
+func cpuOf(srv *server) time.Duration {
+	d, _ := srv.cpu()
+	return d
+}
+
+// settle waits until the server uses under a tenth of a core over a second
+// (at most two minutes) and returns when that second began.
+func settle(ctx context.Context, srv *server) (time.Time, error) {
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		at := time.Now()
+		before, err := srv.cpu()
+		if err != nil {
+			return at, err
+		}
+		select {
+		case <-ctx.Done():
+			return at, ctx.Err()
+		case <-time.After(time.Second):
+		}
+		after, err := srv.cpu()
+		if err != nil {
+			return at, err
+		}
+		if after-before < 100*time.Millisecond || time.Now().After(deadline) {
+			return at, nil
+		}
+	}
 }
 
 // probe gets one loaded object through a fresh connection.

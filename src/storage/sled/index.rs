@@ -22,7 +22,19 @@ struct Current {
 
 /// One key's current state, ordered and looked up by its key.
 #[derive(Clone)]
-struct Entry(Arc<Current>);
+pub(super) struct Entry(Arc<Current>);
+
+impl Entry {
+    /// The current value of its key; `index` is its place among the events
+    /// of its commit (`kv.mod_revision`).
+    pub fn new(kv: KeyValue, index: u32) -> Self {
+        Self(Arc::new(Current { kv, index }))
+    }
+
+    pub fn key(&self) -> &str {
+        &self.0.kv.key
+    }
+}
 
 impl PartialEq for Entry {
     fn eq(&self, other: &Self) -> bool {
@@ -77,7 +89,17 @@ impl Index {
     /// Sets the current value of its key; `index` is its place among the
     /// events of its commit (`kv.mod_revision`).
     pub fn insert(&mut self, kv: KeyValue, index: u32) {
-        self.set.insert(Entry(Arc::new(Current { kv, index })));
+        self.set.insert(Entry::new(kv, index));
+    }
+
+    /// An index of `entries`, given in key order, one per key (a replay's):
+    /// each goes in at the end, the cheapest insertion.
+    pub fn from_sorted(entries: impl IntoIterator<Item = Entry>) -> Self {
+        let mut set = im::OrdSet::new();
+        for entry in entries {
+            set.insert(entry);
+        }
+        Self { set }
     }
 
     pub fn remove(&mut self, key: &str) {

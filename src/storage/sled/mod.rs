@@ -5,14 +5,16 @@
 //! log entries (`writer`); reads use an immutable in-memory snapshot
 //! (`im::OrdMap`) swapped in after each durable group, so a range sees one
 //! revision and never touches sled; the past is read from the log
-//! (`history`); compaction trims the log to the history window, keeping the
-//! entries that hold current values, because the log is the only copy
-//! (`compaction`).
+//! (`history`); opening the store rebuilds the index from the log, read in
+//! parts on every core (`replay`); compaction trims the log to the history
+//! window, keeping the entries that hold current values, because the log is
+//! the only copy (`compaction`).
 
 mod compaction;
 mod history;
 mod image;
 mod index;
+mod replay;
 mod reply;
 mod writer;
 
@@ -26,6 +28,7 @@ use arc_swap::ArcSwap;
 use async_trait::async_trait;
 use tokio::sync::{mpsc, oneshot};
 
+use self::replay::replay;
 use super::keys;
 use super::{
     codec, Committed, Event, EventBatch, Image, KeyValue, Op, Range, ReadAt, Revision, Storage, StorageError,
@@ -256,31 +259,6 @@ fn check_format(tree: &sled::Tree) -> Result<(), StorageError> {
         Some(v) if v.as_ref() == keys::FORMAT_VERSION.to_be_bytes() => Ok(()),
         Some(_) => Err(StorageError::Internal("data directory has an unknown layout version".into())),
     }
-}
-
-/// Rebuilds the index from every log entry, in revision order: the retained
-/// current values at or below `compacted`, then the whole history after it,
-/// which must have no gap.
-fn replay(tree: &sled::Tree, compacted: Revision) -> Result<(Revision, index::Index), StorageError> {
-    let mut map = index::Index::default();
-    let mut revision = compacted;
-    for item in tree.scan_prefix([keys::LOG_PREFIX]) {
-        let (k, v) = item.map_err(sled_err)?;
-        let (rev, index) = keys::log_slot(&k).ok_or_else(|| StorageError::Internal("corrupt log key".into()))?;
-        if rev > compacted && rev != revision && rev != revision + 1 {
-            return Err(StorageError::Internal(format!("event log is missing revision {}", revision + 1)));
-        }
-        revision = revision.max(rev);
-        match codec::decode_event(rev, &v)?.0 {
-            Event::Put { current, .. } => map.insert(current, index),
-            Event::Delete { previous, .. } => map.remove(&previous.key),
-        }
-    }
-    let logged = read_meta(tree, keys::META_REVISION)?;
-    if logged > revision {
-        return Err(StorageError::Internal(format!("event log ends at {revision}, metadata says {logged}")));
-    }
-    Ok((revision, map))
 }
 
 fn read_meta(tree: &sled::Tree, key: &[u8]) -> Result<Revision, StorageError> {
