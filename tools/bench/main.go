@@ -36,6 +36,8 @@ type config struct {
 	watchWrites                   int
 	drain                         time.Duration
 	scale                         int
+	// only is the one scenario to run ("watch"), or "" for the whole suite.
+	only string
 }
 
 func main() {
@@ -58,6 +60,7 @@ func main() {
 	flag.IntVar(&c.watchWrites, "watch-writes", 10000, "objects written during the watch figure")
 	flag.DurationVar(&c.drain, "drain", 10*time.Second, "how long after the last write watchers may take to receive everything")
 	flag.IntVar(&c.scale, "scale", 0, "instead of the suite: load this many objects and report RSS per object and restart time")
+	flag.StringVar(&c.only, "only", "", "run one scenario instead of the whole suite: watch (writes without watchers, then the watch load, then RSS; about a minute a round)")
 	flag.BoolVar(&quick, "quick", false, "small counts for a smoke test: 1 round, 1,000 objects, 100 watchers, 1 s figures")
 	flag.Parse()
 	if quick {
@@ -66,6 +69,10 @@ func main() {
 	}
 	if c.workDir == "" {
 		fmt.Fprintln(os.Stderr, "bench: -dir is required")
+		os.Exit(2)
+	}
+	if c.only != "" && c.only != "watch" {
+		fmt.Fprintf(os.Stderr, "bench: unknown scenario %q (watch)\n", c.only)
 		os.Exit(2)
 	}
 	for _, s := range strings.Split(systems, ",") {

@@ -40,7 +40,7 @@ func (f figure) format(v float64) string {
 func figureList(c *config) []figure {
 	w := fmt.Sprintf("%s watchers at %s writes/s", thousands(int64(c.watchers)), thousands(int64(c.watchRate)))
 	l := "list of " + thousands(int64(c.listObjects))
-	return []figure{
+	figs := []figure{
 		{"create1", "creates/s, 1 client", "/s"},
 		{"create", fmt.Sprintf("creates/s, %d clients", c.clients), "/s"},
 		{"update", fmt.Sprintf("updates/s, %d clients", c.clients), "/s"},
@@ -59,6 +59,12 @@ func figureList(c *config) []figure {
 		{"nowatch_write_p99", fmt.Sprintf("write p99 at %s writes/s, no watchers", thousands(int64(c.watchRate))), "ms"},
 		{"rss", "RSS after the suite", "MB"},
 	}
+	if c.only == "watch" {
+		figs = slices.DeleteFunc(figs, func(f figure) bool {
+			return !strings.HasPrefix(f.key, "watch_") && f.key != "nowatch_write_p99" && f.key != "rss"
+		})
+	}
+	return figs
 }
 
 type roundResult struct {
