@@ -1,47 +1,83 @@
-//! Fan-out of committed event batches to watchers. Publishing never waits:
-//! each watcher may have at most `WATCHER_BUFFER` events buffered (counted in
-//! events, not batches, since batches grow with load), and a watcher that
-//! would exceed it is cut off (it sees `lagged`) instead of holding up the
-//! writer or the other watchers; the storage watch then catches up from the
-//! log and subscribes again, so what a watcher holds stays bounded and it
-//! misses nothing.
+//! Fan-out of committed event batches to watchers, as a shared log per
+//! watched prefix (a `Topic`): publishing appends each batch once to the
+//! topics it touches and hands the wake-ups of their waiting watchers to a
+//! thread of the hub's own, so the commit path does the same small amount
+//! of work however many watchers there are, and never waits for one. Each
+//! watcher reads the log at its own cursor. A topic keeps its newest
+//! `WATCHER_BUFFER` events (counted in events, not batches, since batches
+//! grow with load); a watcher that falls further behind is cut off (it sees
+//! `lagged`) instead of holding up the writer or the other watchers; the
+//! storage watch then catches up from the store's log and subscribes again,
+//! so what a watcher holds stays bounded and it misses nothing.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-
-use tokio::sync::mpsc;
+use std::collections::{HashMap, VecDeque};
+use std::future::poll_fn;
+use std::sync::{mpsc, Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
 
 use crate::storage::{EventBatch, Revision};
 
-/// Events a watcher may have buffered before it is cut off.
+/// Events a watcher may be behind the newest batch of its prefix before it
+/// is cut off.
 pub const WATCHER_BUFFER: usize = 4096;
 
-struct Slot {
-    prefix: Arc<str>,
-    tx: mpsc::UnboundedSender<EventBatch>,
-    lagged: Arc<AtomicBool>,
-    /// Events sent and not yet received: the buffer's bound.
-    pending: Arc<AtomicUsize>,
+/// The batches that touch one prefix, shared by all its watchers.
+struct Topic {
+    /// Newest last; `base` is the sequence number of the first.
+    log: VecDeque<EventBatch>,
+    base: u64,
+    /// Events in `log`.
+    events: usize,
+    subscribers: usize,
+    /// Watchers waiting for the batch after the newest, by subscription id.
+    waiting: HashMap<u64, Waker>,
+    closed: bool,
+}
+
+impl Topic {
+    fn end(&self) -> u64 {
+        self.base + self.log.len() as u64
+    }
+
+    fn push(&mut self, batch: EventBatch) {
+        self.events += batch.len();
+        self.log.push_back(batch);
+        while self.events > WATCHER_BUFFER && self.log.len() > 1 {
+            let dropped = self.log.pop_front().expect("a batch");
+            self.events -= dropped.len();
+            self.base += 1;
+        }
+    }
+}
+
+fn lock(topic: &Mutex<Topic>) -> MutexGuard<'_, Topic> {
+    topic.lock().expect("hub topic lock")
 }
 
 struct Inner {
     next_id: u64,
     published: Revision,
-    slots: HashMap<u64, Slot>,
+    topics: HashMap<Arc<str>, Arc<Mutex<Topic>>>,
     closed: bool,
 }
 
 /// The hub. One per store.
 pub struct Hub {
-    inner: Mutex<Inner>,
+    inner: Arc<Mutex<Inner>>,
+    /// Wake-ups for the hub's waker thread, which ends with the hub.
+    wake: mpsc::Sender<Vec<Waker>>,
 }
 
 /// A watcher's end of the hub: live batches published after `from`.
 pub struct Subscription {
-    rx: mpsc::UnboundedReceiver<EventBatch>,
-    lagged: Arc<AtomicBool>,
-    pending: Arc<AtomicUsize>,
+    id: u64,
+    prefix: Arc<str>,
+    topic: Arc<Mutex<Topic>>,
+    /// To leave the topic when dropped (weak: a watch keeps no hub alive).
+    hub: std::sync::Weak<Mutex<Inner>>,
+    /// Sequence number of the next batch to read.
+    cursor: u64,
+    lagged: bool,
     /// The revision published when the subscription was made; every batch
     /// received is newer.
     pub from: Revision,
@@ -49,16 +85,53 @@ pub struct Subscription {
 
 impl Subscription {
     /// The next batch; `None` when the hub closed or cut this watcher off
-    /// (then `lagged` tells which).
+    /// (then `lagged` tells which). Cancel-safe: a batch is taken only when
+    /// it is returned.
     pub async fn recv(&mut self) -> Option<EventBatch> {
-        let batch = self.rx.recv().await?;
-        self.pending.fetch_sub(batch.len(), Ordering::AcqRel);
-        Some(batch)
+        poll_fn(|cx| self.poll_recv(cx)).await
     }
 
-    /// Whether the hub cut this watcher off because its buffer was full.
+    fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<EventBatch>> {
+        let mut topic = lock(&self.topic);
+        if topic.closed {
+            return Poll::Ready(None);
+        }
+        if self.cursor < topic.base {
+            self.lagged = true;
+            topic.waiting.remove(&self.id);
+            return Poll::Ready(None);
+        }
+        if self.cursor < topic.end() {
+            let batch = topic.log[(self.cursor - topic.base) as usize].clone();
+            self.cursor += 1;
+            return Poll::Ready(Some(batch));
+        }
+        match topic.waiting.get(&self.id) {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            _ => {
+                topic.waiting.insert(self.id, cx.waker().clone());
+            }
+        }
+        Poll::Pending
+    }
+
+    /// Whether the hub cut this watcher off because it fell too far behind.
     pub fn lagged(&self) -> bool {
-        self.lagged.load(Ordering::Acquire)
+        self.lagged
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        let Some(hub) = self.hub.upgrade() else { return };
+        let mut inner = hub.lock().expect("hub lock");
+        let mut topic = lock(&self.topic);
+        topic.waiting.remove(&self.id);
+        topic.subscribers -= 1;
+        if topic.subscribers == 0 && inner.topics.get(&self.prefix).is_some_and(|t| Arc::ptr_eq(t, &self.topic)) {
+            drop(topic);
+            inner.topics.remove(&self.prefix);
+        }
     }
 }
 
@@ -68,60 +141,118 @@ impl Hub {
     /// publishing lock, so no batch can be in between.
     pub fn caught_up(&self, sub: &Subscription) -> Option<Revision> {
         let inner = self.inner.lock().expect("hub lock");
-        sub.rx.is_empty().then_some(inner.published)
+        let topic = lock(&sub.topic);
+        (sub.cursor >= topic.end()).then_some(inner.published)
     }
 }
 
 impl Hub {
     pub fn new(published: Revision) -> Self {
-        Self { inner: Mutex::new(Inner { next_id: 0, published, slots: HashMap::new(), closed: false }) }
+        let (wake, wakes) = mpsc::channel::<Vec<Waker>>();
+        // Waking a thousand watchers is the waker thread's work, not the
+        // committer's; it ends when the hub is dropped.
+        let spawned = std::thread::Builder::new().name("crdstore-watch-wake".into()).spawn(move || {
+            while let Ok(wakers) = wakes.recv() {
+                wakers.into_iter().for_each(Waker::wake);
+            }
+        });
+        if let Err(err) = spawned {
+            tracing::warn!(%err, "no thread to wake watchers on; watchers are woken by the publisher");
+        }
+        let inner = Inner { next_id: 0, published, topics: HashMap::new(), closed: false };
+        Self { inner: Arc::new(Mutex::new(inner)), wake }
     }
 
     /// Subscribes to batches that touch keys under `prefix`, atomically with
     /// reading the last published revision, so history up to `from` plus the
     /// live batches after it leave no gap.
     pub fn subscribe(&self, prefix: &str) -> Subscription {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let lagged = Arc::new(AtomicBool::new(false));
-        let pending = Arc::new(AtomicUsize::new(0));
         let mut inner = self.inner.lock().expect("hub lock");
+        let id = inner.next_id;
+        inner.next_id += 1;
         let from = inner.published;
-        if !inner.closed {
-            let id = inner.next_id;
-            inner.next_id += 1;
-            let slot = Slot { prefix: Arc::from(prefix), tx, lagged: lagged.clone(), pending: pending.clone() };
-            inner.slots.insert(id, slot);
+        let closed = inner.closed;
+        let topic = inner
+            .topics
+            .entry(Arc::from(prefix))
+            .or_insert_with(|| {
+                Arc::new(Mutex::new(Topic {
+                    log: VecDeque::new(),
+                    base: 0,
+                    events: 0,
+                    subscribers: 0,
+                    waiting: HashMap::new(),
+                    closed,
+                }))
+            })
+            .clone();
+        let cursor = {
+            let mut t = lock(&topic);
+            t.subscribers += 1;
+            t.end()
+        };
+        Subscription {
+            id,
+            prefix: Arc::from(prefix),
+            topic,
+            hub: Arc::downgrade(&self.inner),
+            cursor,
+            lagged: false,
+            from,
         }
-        Subscription { rx, lagged, pending, from }
     }
 
-    /// Publishes the batch committed at `revision`. Never blocks.
+    /// Publishes the batch committed at `revision`: appends it to the
+    /// topics it touches and hands their waiting watchers to the waker
+    /// thread. Never blocks on a watcher.
     pub fn publish(&self, revision: Revision, batch: EventBatch) {
-        let mut inner = self.inner.lock().expect("hub lock");
-        inner.published = revision;
-        inner.slots.retain(|_, slot| {
-            if !batch.iter().any(|e| e.key().starts_with(&*slot.prefix)) {
-                return !slot.tx.is_closed();
+        let mut wakers = Vec::new();
+        {
+            let mut inner = self.inner.lock().expect("hub lock");
+            inner.published = revision;
+            for (prefix, topic) in &inner.topics {
+                if !batch.iter().any(|e| e.key().starts_with(&**prefix)) {
+                    continue;
+                }
+                let mut topic = lock(topic);
+                topic.push(batch.clone());
+                wakers.extend(topic.waiting.drain().map(|(_, w)| w));
             }
-            if slot.pending.load(Ordering::Acquire) + batch.len() > WATCHER_BUFFER {
-                slot.lagged.store(true, Ordering::Release);
-                return false;
-            }
-            slot.pending.fetch_add(batch.len(), Ordering::AcqRel);
-            slot.tx.send(batch.clone()).is_ok()
-        });
+        }
+        self.wake(wakers);
+    }
+
+    fn wake(&self, wakers: Vec<Waker>) {
+        if wakers.is_empty() {
+            return;
+        }
+        if let Err(mpsc::SendError(wakers)) = self.wake.send(wakers) {
+            wakers.into_iter().for_each(Waker::wake);
+        }
     }
 
     /// The number of live watchers (for metrics and tests).
     pub fn watchers(&self) -> usize {
-        self.inner.lock().expect("hub lock").slots.len()
+        let inner = self.inner.lock().expect("hub lock");
+        inner.topics.values().map(|t| lock(t).subscribers).sum()
     }
 
     /// Ends every subscription; later ones end at once.
     pub fn close(&self) {
-        let mut inner = self.inner.lock().expect("hub lock");
-        inner.closed = true;
-        inner.slots.clear();
+        let mut wakers = Vec::new();
+        {
+            let mut inner = self.inner.lock().expect("hub lock");
+            inner.closed = true;
+            for topic in inner.topics.values() {
+                let mut topic = lock(topic);
+                topic.closed = true;
+                topic.log.clear();
+                wakers.extend(topic.waiting.drain().map(|(_, w)| w));
+            }
+        }
+        // Woken here, not by the waker thread: closing must not race the
+        // hub's end.
+        wakers.into_iter().for_each(Waker::wake);
     }
 }
 
@@ -155,13 +286,72 @@ mod tests {
             hub.publish(Revision::new(rev), batch("/k", Revision::new(rev)));
             fast.recv().await.unwrap();
         }
-        let mut received = 0;
-        while slow.recv().await.is_some() {
-            received += 1;
-        }
-        assert_eq!(received, WATCHER_BUFFER);
+        assert!(slow.recv().await.is_none());
         assert!(slow.lagged());
         assert!(!fast.lagged());
+        drop(slow);
         assert_eq!(hub.watchers(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_waiting_watcher_is_woken_by_the_next_batch_and_a_closed_hub_ends_it() {
+        let hub = Arc::new(Hub::new(Revision::new(0)));
+        let mut subs: Vec<_> = (0..100).map(|_| hub.subscribe("/w/")).collect();
+        let readers: Vec<_> = subs
+            .drain(..)
+            .map(|mut sub| {
+                tokio::spawn(async move {
+                    let mut revisions = Vec::new();
+                    while let Some(batch) = sub.recv().await {
+                        revisions.extend(batch.iter().map(Event::revision));
+                    }
+                    (revisions, sub.lagged())
+                })
+            })
+            .collect();
+        for rev in 1..=50 {
+            hub.publish(Revision::new(rev), batch("/w/k", Revision::new(rev)));
+            tokio::task::yield_now().await;
+        }
+        while hub.caught_up_all().is_none() {
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
+        hub.close();
+        for reader in readers {
+            let (revisions, lagged) = reader.await.unwrap();
+            assert_eq!(revisions, (1..=50).map(Revision::new).collect::<Vec<_>>());
+            assert!(!lagged);
+        }
+        assert_eq!(hub.watchers(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_topic_is_dropped_with_its_last_watcher() {
+        let hub = Hub::new(Revision::new(0));
+        let a = hub.subscribe("/a/");
+        let b = hub.subscribe("/a/");
+        drop(a);
+        hub.publish(Revision::new(1), batch("/a/x", Revision::new(1)));
+        drop(b);
+        assert_eq!(hub.watchers(), 0);
+        assert!(hub.inner.lock().unwrap().topics.is_empty());
+        let mut c = hub.subscribe("/a/");
+        hub.publish(Revision::new(2), batch("/a/y", Revision::new(2)));
+        assert_eq!(c.recv().await.unwrap()[0].revision(), 2);
+    }
+
+    impl Hub {
+        /// Whether every topic's watchers have all read everything.
+        fn caught_up_all(&self) -> Option<()> {
+            let inner = self.inner.lock().unwrap();
+            inner
+                .topics
+                .values()
+                .all(|t| {
+                    let t = lock(t);
+                    t.waiting.len() == t.subscribers
+                })
+                .then_some(())
+        }
     }
 }

@@ -85,35 +85,38 @@ impl Rendered {
 }
 
 /// Renders each stored value once per version for every watcher that
-/// delivers it. Watchers of a change all hold the same `Arc` of its bytes,
-/// so the cache is keyed by that `Arc`'s address (each entry keeps the `Arc`
-/// alive, so the address cannot be reused while cached), hashed by
-/// multiplication and spread over shards to keep a thousand watchers from
-/// queueing on one lock. Each shard is bounded and emptied when it fills.
+/// delivers it. A stored value is one key at one mod revision, however it
+/// reached the watcher: from the live fan-out, from the log when a watcher
+/// catches up, or from the index for initial events (each of those holds
+/// its own copy of the bytes, so the cache is keyed by what they stand
+/// for, not by where they are). Entries are found by revision, spread over
+/// shards to keep a thousand watchers from queueing on one lock. Each shard
+/// is bounded and emptied when it fills.
 pub struct RenderCache {
     shards: Vec<std::sync::Mutex<RenderShard>>,
 }
 
-type RenderShard = std::collections::HashMap<usize, (Arc<[u8]>, Vec<(Arc<str>, Object)>), AddressHash>;
+/// By mod revision: each key written at it, its versions rendered.
+type RenderShard = std::collections::HashMap<Revision, Vec<(Arc<str>, Arc<str>, Object)>, RevisionHash>;
 
 /// Entries a render cache holds, over all shards, before shards start over.
 const RENDER_CACHE_ENTRIES: usize = 16_384;
 const RENDER_CACHE_SHARDS: usize = 16;
 
-/// A hasher for addresses: one multiplication (addresses are already unique).
+/// A hasher for revisions: one multiplication (revisions are already unique).
 #[derive(Default, Clone, Copy)]
-pub struct AddressHash;
+pub struct RevisionHash;
 
-impl std::hash::BuildHasher for AddressHash {
-    type Hasher = AddressHasher;
-    fn build_hasher(&self) -> AddressHasher {
-        AddressHasher(0)
+impl std::hash::BuildHasher for RevisionHash {
+    type Hasher = RevisionHasher;
+    fn build_hasher(&self) -> RevisionHasher {
+        RevisionHasher(0)
     }
 }
 
-pub struct AddressHasher(u64);
+pub struct RevisionHasher(u64);
 
-impl std::hash::Hasher for AddressHasher {
+impl std::hash::Hasher for RevisionHasher {
     fn finish(&self) -> u64 {
         self.0
     }
@@ -122,8 +125,11 @@ impl std::hash::Hasher for AddressHasher {
             self.0 = (self.0.rotate_left(8) ^ u64::from(*b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         }
     }
-    fn write_usize(&mut self, n: usize) {
+    fn write_i64(&mut self, n: i64) {
         self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 }
 
@@ -142,12 +148,16 @@ impl RenderCache {
         version: &Arc<str>,
         render: impl FnOnce() -> Result<Value>,
     ) -> Result<Object> {
-        let address = Arc::as_ptr(&kv.value) as *const u8 as usize;
-        let shard = &self.shards[(address >> 4) % RENDER_CACHE_SHARDS];
+        let revision = kv.mod_revision;
+        let shard = &self.shards[(revision.get() as u64 % RENDER_CACHE_SHARDS as u64) as usize];
         let cached = |map: &RenderShard| {
-            map.get(&address)
-                .and_then(|(_, versions)| versions.iter().find(|(v, _)| **v == **version))
-                .map(|(_, o)| o.clone())
+            map.get(&revision)
+                .and_then(|entries| {
+                    entries.iter().find(|(key, v, _)| {
+                        (Arc::ptr_eq(key, &kv.key) || **key == *kv.key) && (Arc::ptr_eq(v, version) || **v == **version)
+                    })
+                })
+                .map(|(_, _, o)| o.clone())
         };
         if let Some(hit) = cached(&shard.lock().expect("render cache lock")) {
             return Ok(hit);
@@ -160,7 +170,44 @@ impl RenderCache {
         if map.len() >= RENDER_CACHE_ENTRIES / RENDER_CACHE_SHARDS {
             map.clear();
         }
-        map.entry(address).or_insert_with(|| (kv.value.clone(), Vec::new())).1.push((version.clone(), object.clone()));
+        map.entry(revision).or_default().push((kv.key.clone(), version.clone(), object.clone()));
         Ok(object)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stored(key: &str, revision: i64, value: &str) -> KeyValue {
+        let revision = Revision::new(revision);
+        KeyValue {
+            key: Arc::from(key),
+            value: Arc::from(value.as_bytes()),
+            create_revision: revision,
+            mod_revision: revision,
+        }
+    }
+
+    #[test]
+    fn a_change_read_again_from_the_log_is_not_rendered_again() {
+        // The live fan-out, the log a lagging watcher catches up from and
+        // the index each hold their own copy of a change's bytes.
+        let cache = RenderCache::default();
+        let (v1, v2) = (Arc::<str>::from("v1"), Arc::<str>::from("v2"));
+        let renders = std::cell::Cell::new(0);
+        let render = || {
+            renders.set(renders.get() + 1);
+            Ok(Value::from(renders.get()))
+        };
+        let live = cache.get_or_render(&stored("/a", 7, "{}"), &v1, render).unwrap();
+        let replayed = cache.get_or_render(&stored("/a", 7, "{}"), &Arc::from("v1"), render).unwrap();
+        assert!(Arc::ptr_eq(&live, &replayed));
+        assert_eq!(renders.get(), 1);
+        // Another key at the same revision, another version, another revision.
+        cache.get_or_render(&stored("/b", 7, "{}"), &v1, render).unwrap();
+        cache.get_or_render(&stored("/a", 7, "{}"), &v2, render).unwrap();
+        cache.get_or_render(&stored("/a", 8, "{}"), &v1, render).unwrap();
+        assert_eq!(renders.get(), 4);
     }
 }

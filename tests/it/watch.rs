@@ -347,3 +347,61 @@ async fn initial_events_are_read_in_pages_at_the_watch_revision() {
     let (kind, deleted) = next(&mut w).await;
     assert_eq!((kind, deleted["metadata"]["name"].as_str()), (pb::EventType::Deleted, Some("w1199")));
 }
+
+/// Many watches multiplexed on one connection, as an informer factory or a
+/// proxy opens them, while writers commit concurrently: every watcher gets
+/// every change, once, in revision order, and the server serves after.
+#[tokio::test]
+async fn many_watches_on_one_connection_each_get_every_change_in_order() {
+    const WATCHERS: usize = 300;
+    const OBJECTS: usize = 200;
+    let t = TestServer::start().await;
+    support::register_widgets(&t).await;
+    let r = t.resources().await;
+    let mut watches = Vec::new();
+    for _ in 0..WATCHERS {
+        let options = pb::WatchOptions { send_initial_events: Some(false), ..Default::default() };
+        let request = pb::WatchResourcesRequest { r#ref: Some(support::widgets("many", "")), options: Some(options) };
+        watches.push(r.clone().watch(request).await.unwrap().into_inner());
+    }
+    let writers = (0..8).map(|w| {
+        let mut r = r.clone();
+        tokio::spawn(async move {
+            for i in (w..OBJECTS).step_by(8) {
+                support::create_widget(&mut r, "many", &support::widget(&format!("w-{i:04}"), json!({})))
+                    .await
+                    .unwrap();
+            }
+        })
+    });
+    let readers = watches.into_iter().map(|mut stream| {
+        tokio::spawn(async move {
+            let mut seen = Vec::new();
+            while seen.len() < OBJECTS {
+                let event = tokio::time::timeout(WAIT, stream.message()).await.expect("an event in time").unwrap();
+                let event = event.expect("stream open");
+                assert_eq!(event.r#type(), pb::EventType::Added);
+                let obj = support::parse(&event.object);
+                seen.push((rv(&obj).parse::<i64>().unwrap(), obj["metadata"]["name"].as_str().unwrap().to_string()));
+            }
+            seen
+        })
+    });
+    let (written, seen) = tokio::join!(futures::future::join_all(writers), futures::future::join_all(readers));
+    written.into_iter().for_each(|w| w.unwrap());
+    let mut first: Option<Vec<(i64, String)>> = None;
+    for seen in seen {
+        let seen = seen.unwrap();
+        assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "in revision order");
+        let mut names: Vec<_> = seen.iter().map(|(_, n)| n.clone()).collect();
+        names.sort();
+        assert_eq!(names, (0..OBJECTS).map(|i| format!("w-{i:04}")).collect::<Vec<_>>(), "every change, once");
+        match &first {
+            None => first = Some(seen),
+            Some(first) => assert_eq!(first, &seen, "every watcher sees the same sequence"),
+        }
+    }
+    let mut r = t.resources().await;
+    let got = support::get_widget(&mut r, "many", "w-0000").await.unwrap();
+    assert_eq!(got["metadata"]["name"], "w-0000", "the server still serves");
+}

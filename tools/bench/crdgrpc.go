@@ -2,7 +2,10 @@ package main
 
 // crdstore over gRPC, through the generated stubs of the Go client
 // (clients/go): objects go out as the prepared JSON bytes and come back as
-// bytes, as etcd's values do, so the load generator parses nothing.
+// bytes, as etcd's values do, so the load generator parses nothing. Watch
+// events are not even decoded: each watcher scans the event's bytes for
+// its type, name and resourceVersion (rawCodec), as the HTTP watcher scans
+// its lines and the etcd watcher reads its events' keys.
 
 import (
 	"context"
@@ -16,7 +19,11 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/encoding"
+	encproto "google.golang.org/grpc/encoding/proto"
+	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
 
 	crdstore "github.com/crdstore/crdstore/clients/go"
 	v1 "github.com/crdstore/crdstore/clients/go/crdstorev1"
@@ -102,25 +109,31 @@ func (t *crdGRPC) watch(ctx context.Context, conn int, space, rv string, seen fu
 	if err != nil {
 		return err
 	}
-	api := v1.NewCustomResourcesClient(cc)
 	failures := 0
+	// One buffer per watcher, reused for every event: the event's bytes are
+	// scanned for what the load needs, as the HTTP watcher scans its lines.
+	ev := &rawEvent{}
 	for ctx.Err() == nil {
-		stream, err := api.Watch(ctx, &v1.WatchResourcesRequest{Ref: ref(space, ""), Options: &v1.WatchOptions{ResourceVersion: rv}}, grpc.WaitForReady(true))
+		var stream grpc.ClientStream
+		stream, err = cc.NewStream(ctx, &v1.CustomResources_ServiceDesc.Streams[0], v1.CustomResources_Watch_FullMethodName,
+			grpc.WaitForReady(true), grpc.ForceCodecV2(rawCodec{}))
 		if err == nil {
-			for {
-				var ev *v1.WatchEvent
-				ev, err = stream.Recv()
-				if err != nil {
-					break
-				}
-				failures = 0
-				obj := ev.GetObject()
-				if r := field(obj, "resourceVersion"); r != nil {
-					rv = string(r)
-				}
-				if ev.GetType() != v1.EventType_EVENT_TYPE_BOOKMARK {
-					seen(field(obj, "name"))
-				}
+			err = stream.SendMsg(&v1.WatchResourcesRequest{Ref: ref(space, ""), Options: &v1.WatchOptions{ResourceVersion: rv}})
+		}
+		if err == nil {
+			err = stream.CloseSend()
+		}
+		for err == nil {
+			if err = stream.RecvMsg(ev); err != nil {
+				break
+			}
+			failures = 0
+			kind, obj := ev.split()
+			if r := field(obj, "resourceVersion"); r != nil {
+				rv = string(r)
+			}
+			if kind != int(v1.EventType_EVENT_TYPE_BOOKMARK) {
+				seen(field(obj, "name"))
 			}
 		}
 		if ctx.Err() != nil {
@@ -145,6 +158,66 @@ func (t *crdGRPC) watch(ctx context.Context, conn int, space, rv string, seen fu
 	}
 	return nil
 }
+
+// rawEvent is a WatchEvent's wire bytes, copied into a buffer the watcher
+// reuses: the load needs only its type and two fields of its object, so
+// it decodes nothing else (a full decode allocates every event's object).
+type rawEvent struct{ buf []byte }
+
+// split finds the event's type (field 1) and object (field 2) in the bytes.
+func (e *rawEvent) split() (kind int, object []byte) {
+	b := e.buf
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return kind, object
+		}
+		b = b[n:]
+		switch {
+		case num == 1 && typ == protowire.VarintType:
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return kind, object
+			}
+			kind, b = int(v), b[n:]
+		case num == 2 && typ == protowire.BytesType:
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return kind, object
+			}
+			object, b = v, b[n:]
+		default:
+			n := protowire.ConsumeFieldValue(num, typ, b)
+			if n < 0 {
+				return kind, object
+			}
+			b = b[n:]
+		}
+	}
+	return kind, object
+}
+
+// rawCodec marshals requests as protobuf and hands a rawEvent the bytes
+// of each message received, without decoding them.
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
+	return encoding.GetCodecV2(encproto.Name).Marshal(v)
+}
+
+func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	e, ok := v.(*rawEvent)
+	if !ok {
+		return encoding.GetCodecV2(encproto.Name).Unmarshal(data, v)
+	}
+	e.buf = e.buf[:0]
+	for _, b := range data {
+		e.buf = append(e.buf, b.ReadOnlyData()...)
+	}
+	return nil
+}
+
+func (rawCodec) Name() string { return encproto.Name }
 
 func (t *crdGRPC) close() {
 	t.mu.Lock()

@@ -36,7 +36,9 @@ type config struct {
 	watchWrites                   int
 	drain                         time.Duration
 	scale                         int
-	only                          []string
+	// only names the parts to run (write, get, watch), or none for the
+	// whole suite.
+	only []string
 }
 
 func main() {
@@ -60,20 +62,20 @@ func main() {
 	flag.IntVar(&c.watchWrites, "watch-writes", 10000, "objects written during the watch figure")
 	flag.DurationVar(&c.drain, "drain", 10*time.Second, "how long after the last write watchers may take to receive everything")
 	flag.IntVar(&c.scale, "scale", 0, "instead of the suite: load this many objects and report RSS per object and restart time")
-	flag.StringVar(&only, "only", "", "measure only these parts and stop there: write,get (creates, updates and gets)")
+	flag.StringVar(&only, "only", "", "run only these parts instead of the whole suite, comma-separated: write,get (creates, updates and gets), watch (writes without watchers, then the watch load, then RSS; about a minute a round)")
 	flag.BoolVar(&quick, "quick", false, "small counts for a smoke test: 1 round, 1,000 objects, 100 watchers, 1 s figures")
 	flag.Parse()
 	if quick {
 		c.rounds, c.duration, c.listObjects, c.listReps = 1, time.Second, 1000, 3
 		c.watchers, c.watchWrites, c.drain = 100, 1000, 5*time.Second
 	}
+	if c.workDir == "" {
+		fmt.Fprintln(os.Stderr, "bench: -dir is required")
+		os.Exit(2)
+	}
 	var err error
 	if c.only, err = parseOnly(only); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(2)
-	}
-	if c.workDir == "" {
-		fmt.Fprintln(os.Stderr, "bench: -dir is required")
 		os.Exit(2)
 	}
 	for _, s := range strings.Split(systems, ",") {

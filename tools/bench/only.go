@@ -2,7 +2,8 @@ package main
 
 // -only: a narrower run for iterating on one part of the suite. With
 // "-only write,get" each system is measured on creates (one client, then
-// all), updates and gets, and left there: no lists, no watch load. The
+// all), updates and gets, and left there: no lists, no watch load. With
+// "-only watch", on writes without watchers, the watch load and RSS. The
 // figures of the rest are not printed.
 
 import (
@@ -12,10 +13,7 @@ import (
 )
 
 // onlyParts are the parts -only may name.
-var onlyParts = []string{"write", "get"}
-
-// onlyFigureKeys are the figures measured by the write and get parts.
-var onlyFigureKeys = []string{"create1", "create1_p50", "create", "update", "get", "get_p99"}
+var onlyParts = []string{"write", "get", "watch"}
 
 // parseOnly checks the value of -only: empty (the whole suite) or parts
 // from onlyParts.
@@ -32,10 +30,28 @@ func parseOnly(value string) ([]string, error) {
 	return parts, nil
 }
 
+// only says whether the run includes any of these parts.
+func only(c *config, parts ...string) bool {
+	return len(c.only) == 0 || slices.ContainsFunc(parts, func(p string) bool { return slices.Contains(c.only, p) })
+}
+
+// partOf is the part that measures a figure.
+func partOf(key string) string {
+	switch {
+	case key == "create1" || key == "create1_p50" || key == "create" || key == "update":
+		return "write"
+	case key == "get" || key == "get_p99":
+		return "get"
+	case strings.HasPrefix(key, "watch_") || key == "nowatch_write_p99" || key == "rss":
+		return "watch"
+	}
+	return "lists"
+}
+
 // onlyFigures keeps the figures -only measures.
 func onlyFigures(c *config, figs []figure) []figure {
 	if len(c.only) == 0 {
 		return figs
 	}
-	return slices.DeleteFunc(figs, func(f figure) bool { return !slices.Contains(onlyFigureKeys, f.key) })
+	return slices.DeleteFunc(figs, func(f figure) bool { return !slices.Contains(c.only, partOf(f.key)) })
 }

@@ -40,7 +40,7 @@ func (f figure) format(v float64) string {
 func figureList(c *config) []figure {
 	w := fmt.Sprintf("%s watchers at %s writes/s", thousands(int64(c.watchers)), thousands(int64(c.watchRate)))
 	l := "list of " + thousands(int64(c.listObjects))
-	return []figure{
+	figs := []figure{
 		{"create1", "creates/s, 1 client", "/s"},
 		{"create", fmt.Sprintf("creates/s, %d clients", c.clients), "/s"},
 		{"update", fmt.Sprintf("updates/s, %d clients", c.clients), "/s"},
@@ -59,6 +59,7 @@ func figureList(c *config) []figure {
 		{"nowatch_write_p99", fmt.Sprintf("write p99 at %s writes/s, no watchers", thousands(int64(c.watchRate))), "ms"},
 		{"rss", "RSS after the suite", "MB"},
 	}
+	return figs
 }
 
 type roundResult struct {

@@ -136,85 +136,17 @@ func runSystem(ctx context.Context, c *config, sys, dataDir string, figs []figur
 		}
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-	// Creates, one client then all of them.
-	rate, lats, err := closedLoop(ctx, clients[:1], c.duration, func(ctx context.Context, _ int, cl client, i int) error {
-		return cl.create(ctx, spaceCreate1, fmt.Sprintf("a-%07d", i))
-	})
-	if err != nil {
-		return v, fmt.Errorf("creates, 1 client: %w", err)
-	}
-	show("create1", rate)
-	show("create1_p50", ms(percentile(lats, 50)))
-	rate, _, err = closedLoop(ctx, clients, c.duration, func(ctx context.Context, w int, cl client, i int) error {
-		return cl.create(ctx, spaceCreate, fmt.Sprintf("b-%02d-%07d", w, i))
-	})
-	if err != nil {
-		return v, fmt.Errorf("creates: %w", err)
-	}
-	show("create", rate)
-
-	// The listed collection; client w creates, then updates, objects w, w+clients, ...
-	if _, err := each(ctx, clients, c.listObjects, func(ctx context.Context, cl client, i int) error {
-		return cl.create(ctx, spaceList, listName(i))
-	}); err != nil {
-		return v, fmt.Errorf("filling the list: %w", err)
-	}
-	rate, _, err = closedLoop(ctx, clients, c.duration, func(ctx context.Context, w int, cl client, i int) error {
-		owned := (c.listObjects - w + len(clients) - 1) / len(clients)
-		if owned <= 0 {
-			return errNothingToDo
+	if only(c, "write", "get") {
+		if err := runThroughput(ctx, c, srv, clients, show); err != nil {
+			return v, err
 		}
-		return cl.update(ctx, spaceList, listName(w+(i%owned)*len(clients)), i+1)
-	})
-	if err != nil {
-		return v, fmt.Errorf("updates: %w", err)
 	}
-	show("update", rate)
-	rate, lats, err = closedLoop(ctx, clients, c.duration, func(ctx context.Context, _ int, cl client, _ int) error {
-		return cl.get(ctx, spaceList, listName(rand.IntN(c.listObjects)))
-	})
-	if err != nil {
-		return v, fmt.Errorf("gets: %w", err)
-	}
-	show("get", rate)
-	show("get_p99", ms(percentile(lats, 99)))
-	if len(c.only) > 0 {
+	if !only(c, "watch") {
 		return v, nil
 	}
 
-	// Lists, whole and paged, with the server's CPU time.
-	for _, l := range []struct {
-		limit           int64
-		timeKey, cpuKey string
-	}{{0, "list", "list_cpu"}, {int64(c.listPage), "list_paged", "list_paged_cpu"}} {
-		if n, err := clients[0].list(ctx, spaceList, l.limit); err != nil || n != c.listObjects {
-			return v, fmt.Errorf("list (limit %d) read %d of %d objects: %v", l.limit, n, c.listObjects, err)
-		}
-		cpu0, err := srv.cpu()
-		if err != nil {
-			return v, err
-		}
-		// At least listReps lists and 2 s of them: the CPU times count
-		// in 10 ms ticks.
-		var times []time.Duration
-		for begin := time.Now(); len(times) < c.listReps || time.Since(begin) < 2*time.Second; {
-			start := time.Now()
-			if _, err := clients[0].list(ctx, spaceList, l.limit); err != nil {
-				return v, fmt.Errorf("list: %w", err)
-			}
-			times = append(times, time.Since(start))
-		}
-		cpu1, err := srv.cpu()
-		if err != nil {
-			return v, err
-		}
-		show(l.timeKey, ms(percentile(times, 50)))
-		show(l.cpuKey, ms((cpu1-cpu0)/time.Duration(len(times))))
-	}
-
 	// Writes at a fixed rate, without watchers then with them.
-	lats, err = openLoop(ctx, clients, c.watchRate, c.watchWrites, func(ctx context.Context, cl client, i int) error {
+	lats, err := openLoop(ctx, clients, c.watchRate, c.watchWrites, func(ctx context.Context, cl client, i int) error {
 		return cl.create(ctx, spaceNoWatch, fmt.Sprintf("n-%07d", i))
 	}, func(int) {})
 	if err != nil {
@@ -237,6 +169,89 @@ func runSystem(ctx context.Context, c *config, sys, dataDir string, figs []figur
 	}
 	show("rss", float64(rss)/1e6)
 	return v, nil
+}
+
+// runThroughput measures the figures before the watch scenario: creates,
+// updates, gets and lists.
+func runThroughput(ctx context.Context, c *config, srv *server, clients []client, show func(string, float64)) error {
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	// Creates, one client then all of them.
+	rate, lats, err := closedLoop(ctx, clients[:1], c.duration, func(ctx context.Context, _ int, cl client, i int) error {
+		return cl.create(ctx, spaceCreate1, fmt.Sprintf("a-%07d", i))
+	})
+	if err != nil {
+		return fmt.Errorf("creates, 1 client: %w", err)
+	}
+	show("create1", rate)
+	show("create1_p50", ms(percentile(lats, 50)))
+	rate, _, err = closedLoop(ctx, clients, c.duration, func(ctx context.Context, w int, cl client, i int) error {
+		return cl.create(ctx, spaceCreate, fmt.Sprintf("b-%02d-%07d", w, i))
+	})
+	if err != nil {
+		return fmt.Errorf("creates: %w", err)
+	}
+	show("create", rate)
+
+	// The listed collection; client w creates, then updates, objects w, w+clients, ...
+	if _, err := each(ctx, clients, c.listObjects, func(ctx context.Context, cl client, i int) error {
+		return cl.create(ctx, spaceList, listName(i))
+	}); err != nil {
+		return fmt.Errorf("filling the list: %w", err)
+	}
+	rate, _, err = closedLoop(ctx, clients, c.duration, func(ctx context.Context, w int, cl client, i int) error {
+		owned := (c.listObjects - w + len(clients) - 1) / len(clients)
+		if owned <= 0 {
+			return errNothingToDo
+		}
+		return cl.update(ctx, spaceList, listName(w+(i%owned)*len(clients)), i+1)
+	})
+	if err != nil {
+		return fmt.Errorf("updates: %w", err)
+	}
+	show("update", rate)
+	rate, lats, err = closedLoop(ctx, clients, c.duration, func(ctx context.Context, _ int, cl client, _ int) error {
+		return cl.get(ctx, spaceList, listName(rand.IntN(c.listObjects)))
+	})
+	if err != nil {
+		return fmt.Errorf("gets: %w", err)
+	}
+	show("get", rate)
+	show("get_p99", ms(percentile(lats, 99)))
+	if len(c.only) > 0 {
+		return nil // the lists are in no part -only names
+	}
+
+	// Lists, whole and paged, with the server's CPU time.
+	for _, l := range []struct {
+		limit           int64
+		timeKey, cpuKey string
+	}{{0, "list", "list_cpu"}, {int64(c.listPage), "list_paged", "list_paged_cpu"}} {
+		if n, err := clients[0].list(ctx, spaceList, l.limit); err != nil || n != c.listObjects {
+			return fmt.Errorf("list (limit %d) read %d of %d objects: %v", l.limit, n, c.listObjects, err)
+		}
+		cpu0, err := srv.cpu()
+		if err != nil {
+			return err
+		}
+		// At least listReps lists and 2 s of them: the CPU times count
+		// in 10 ms ticks.
+		var times []time.Duration
+		for begin := time.Now(); len(times) < c.listReps || time.Since(begin) < 2*time.Second; {
+			start := time.Now()
+			if _, err := clients[0].list(ctx, spaceList, l.limit); err != nil {
+				return fmt.Errorf("list: %w", err)
+			}
+			times = append(times, time.Since(start))
+		}
+		cpu1, err := srv.cpu()
+		if err != nil {
+			return err
+		}
+		show(l.timeKey, ms(percentile(times, 50)))
+		show(l.cpuKey, ms((cpu1-cpu0)/time.Duration(len(times))))
+	}
+
+	return nil
 }
 
 type watchFigures struct {
