@@ -131,7 +131,10 @@ pub fn check_and_restore(original: &Members<'_>, converted: &RawValue, desired: 
 }
 
 /// `check_converted` over bytes: the converted object's apiVersion, kind
-/// and identity against the original's.
+/// and identity against the original's (the first half of
+/// `check_and_restore`, apart, for the tests that hold it to the `Value`
+/// path's).
+#[cfg(test)]
 pub fn check_converted(original: &Members<'_>, converted: &RawValue, desired: &str) -> Result<(), String> {
     let Some(converted) = Members::of(converted) else {
         return Err("converted object is not a JSON object".into());
@@ -194,7 +197,8 @@ fn string_map<'a>(raw: &'a RawValue, field: &str) -> Result<StringMap<'a>, Strin
 /// `restore_object_meta` over bytes: the converted object (checked by
 /// `check_converted`) written with the original's metadata, but for labels
 /// and annotations, which are the converted object's (checked when they
-/// changed).
+/// changed). The second half of `check_and_restore`, apart, for tests.
+#[cfg(test)]
 pub fn restore_object_meta(original: &Members<'_>, converted: &RawValue) -> Result<Vec<u8>, String> {
     let converted = Members::of(converted).ok_or("converted object is not a JSON object")?;
     let response = match converted.get("metadata") {
