@@ -100,12 +100,59 @@ pub fn type_name(raw: &RawValue) -> &'static str {
     }
 }
 
+/// Why a converted object was refused: its identity (Kubernetes' "invalid
+/// converted object") or its metadata ("invalid metadata").
+#[derive(Debug, PartialEq)]
+pub enum Refused {
+    Object(String),
+    Metadata(String),
+}
+
+/// `check_converted` then `restore_object_meta` of one converted object,
+/// reading the converted object and each metadata once (the answer is
+/// most of a webhook list's bytes, and each read of it scans it whole).
+pub fn check_and_restore(original: &Members<'_>, converted: &RawValue, desired: &str) -> Result<Vec<u8>, Refused> {
+    let Some(converted) = Members::of(converted) else {
+        return Err(Refused::Object("converted object is not a JSON object".into()));
+    };
+    let original_meta = original.get("metadata").and_then(Members::of).unwrap_or_else(|| Members(Vec::new()));
+    let converted_meta_raw = converted.get("metadata");
+    let converted_meta = converted_meta_raw.and_then(Members::of);
+    check_identity(original, &original_meta, &converted, converted_meta.as_ref(), desired).map_err(Refused::Object)?;
+    let response = match (converted_meta_raw, converted_meta) {
+        (None, _) => return Err(Refused::Metadata("missing metadata in converted object".into())),
+        (Some(raw), None) => {
+            let cause = format!("invalid metadata of type {} in converted object", type_name(raw));
+            return Err(Refused::Metadata(cause));
+        }
+        (Some(_), Some(meta)) => meta,
+    };
+    restore(original_meta, &converted, &response).map_err(Refused::Metadata)
+}
+
 /// `check_converted` over bytes: the converted object's apiVersion, kind
-/// and identity against the original's.
+/// and identity against the original's (the first half of
+/// `check_and_restore`, apart, for the tests that hold it to the `Value`
+/// path's).
+#[cfg(test)]
 pub fn check_converted(original: &Members<'_>, converted: &RawValue, desired: &str) -> Result<(), String> {
     let Some(converted) = Members::of(converted) else {
         return Err("converted object is not a JSON object".into());
     };
+    let original_meta = original.get("metadata").and_then(Members::of).unwrap_or_else(|| Members(Vec::new()));
+    let converted_meta = converted.get("metadata").and_then(Members::of);
+    check_identity(original, &original_meta, &converted, converted_meta.as_ref(), desired)
+}
+
+/// The checks of `check_converted`, over the objects and their metadata
+/// already read.
+fn check_identity(
+    original: &Members<'_>,
+    original_meta: &Members<'_>,
+    converted: &Members<'_>,
+    converted_meta: Option<&Members<'_>>,
+    desired: &str,
+) -> Result<(), String> {
     let got = converted.str("apiVersion");
     if got != desired {
         return Err(format!("invalid groupVersion (expected {desired}, received {got})"));
@@ -115,9 +162,7 @@ pub fn check_converted(original: &Members<'_>, converted: &RawValue, desired: &s
         return Err(format!("invalid kind (expected {expected}, received {got})"));
     }
     let empty = Members(Vec::new());
-    let original_meta = original.get("metadata").and_then(Members::of).unwrap_or_else(|| Members(Vec::new()));
-    let converted_meta = converted.get("metadata").and_then(Members::of);
-    let converted_meta = converted_meta.as_ref().unwrap_or(&empty);
+    let converted_meta = converted_meta.unwrap_or(&empty);
     for (key, word) in [("name", "name"), ("namespace", "namespace"), ("uid", "UID")] {
         let (e, a) = (original_meta.str(key), converted_meta.str(key));
         if e != a {
@@ -152,7 +197,8 @@ fn string_map<'a>(raw: &'a RawValue, field: &str) -> Result<StringMap<'a>, Strin
 /// `restore_object_meta` over bytes: the converted object (checked by
 /// `check_converted`) written with the original's metadata, but for labels
 /// and annotations, which are the converted object's (checked when they
-/// changed).
+/// changed). The second half of `check_and_restore`, apart, for tests.
+#[cfg(test)]
 pub fn restore_object_meta(original: &Members<'_>, converted: &RawValue) -> Result<Vec<u8>, String> {
     let converted = Members::of(converted).ok_or("converted object is not a JSON object")?;
     let response = match converted.get("metadata") {
@@ -160,11 +206,16 @@ pub fn restore_object_meta(original: &Members<'_>, converted: &RawValue) -> Resu
         Some(raw) => Members::of(raw)
             .ok_or_else(|| format!("invalid metadata of type {} in converted object", type_name(raw)))?,
     };
-    let mut restored: Vec<(Cow<'_, str>, Cow<'_, str>)> = original
-        .get("metadata")
-        .and_then(Members::of)
-        .map(|m| m.0.into_iter().map(|(k, v)| (k, Cow::Borrowed(v.get()))).collect())
-        .unwrap_or_default();
+    let original_meta = original.get("metadata").and_then(Members::of).unwrap_or_else(|| Members(Vec::new()));
+    restore(original_meta, &converted, &response)
+}
+
+/// `restore_object_meta` over the objects and metadata already read:
+/// `original_meta` the original's metadata, `response` the converted
+/// object's.
+fn restore<'a>(original_meta: Members<'a>, converted: &Members<'_>, response: &Members<'_>) -> Result<Vec<u8>, String> {
+    let mut restored: Vec<(Cow<'_, str>, Cow<'_, str>)> =
+        original_meta.0.into_iter().map(|(k, v)| (k, Cow::Borrowed(v.get()))).collect();
     for field in ["labels", "annotations"] {
         let theirs_raw = match response.get(field) {
             None => None,

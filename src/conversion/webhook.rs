@@ -131,8 +131,10 @@ impl Webhook {
             .map(|(index, (original, converted))| {
                 let original: raw::Members = serde_json::from_slice(original)
                     .map_err(|e| Error::internal(format!("an object to convert is not a JSON object: {e}")))?;
-                raw::check_converted(&original, converted, desired).map_err(|cause| invalid(what, index, cause))?;
-                raw::restore_object_meta(&original, converted).map_err(|cause| invalid_metadata(what, index, cause))
+                raw::check_and_restore(&original, converted, desired).map_err(|refused| match refused {
+                    raw::Refused::Object(cause) => invalid(what, index, cause),
+                    raw::Refused::Metadata(cause) => invalid_metadata(what, index, cause),
+                })
             })
             .collect()
     }
@@ -445,9 +447,18 @@ mod tests {
         let original: raw::Members = serde_json::from_slice(&original_bytes).unwrap();
         let text = serde_json::to_string(converted).unwrap();
         let answered: &RawValue = serde_json::from_str(&text).unwrap();
-        let bytes = raw::check_converted(&original, answered, desired)
-            .and_then(|()| raw::restore_object_meta(&original, answered))
-            .map(|b| serde_json::from_slice(&b).unwrap());
+        let two_steps = raw::check_converted(&original, answered, desired)
+            .map_err(raw::Refused::Object)
+            .and_then(|()| raw::restore_object_meta(&original, answered).map_err(raw::Refused::Metadata))
+            .map(|b| serde_json::from_slice::<Value>(&b).unwrap());
+        // The two in one pass, as the webhook's byte path calls them: the
+        // same answer, the same refusal of the same kind.
+        let at_once =
+            raw::check_and_restore(&original, answered, desired).map(|b| serde_json::from_slice::<Value>(&b).unwrap());
+        assert_eq!(at_once, two_steps, "{converted}");
+        let bytes = two_steps.map_err(|refused| match refused {
+            raw::Refused::Object(cause) | raw::Refused::Metadata(cause) => cause,
+        });
         (value, bytes)
     }
 

@@ -8,6 +8,8 @@
 
 pub mod record;
 pub mod run;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};

@@ -7,8 +7,11 @@
 //! written meanwhile is already at the storage version, or is rewritten
 //! now). Writes are paced to the configured rate. When a pass ends, a check
 //! that no object is left at another version, then `status.storedVersions`
-//! is trimmed to the storage version, only if it is still the one the pass
-//! migrated to; otherwise a new pass starts.
+//! is trimmed to the storage version, only if the definition has not
+//! changed since that check resolved it (every write of an object is tied
+//! to the definition revision it resolved, so none at an older storage
+//! version lands after the check); otherwise the check runs again, a new
+//! pass if the storage version changed.
 
 use std::time::{Duration, Instant};
 
@@ -170,7 +173,7 @@ impl Migrations {
             self.save(kv, &record).await?;
             return Ok(Step::Continue);
         }
-        match self.trim(&served.definition, &served.storage_version).await {
+        match self.trim(served).await {
             Ok(true) => {
                 record.finish(Phase::Succeeded, String::new());
                 tracing::info!(migration = %record.name, migrated = record.migrated, version = %record.target_version,
@@ -178,7 +181,8 @@ impl Migrations {
                 self.save(kv, &record).await?;
                 Ok(Step::Continue)
             }
-            // The storage version changed: the next step starts a new pass.
+            // The definition changed since the pass resolved it: the next
+            // step checks again (a new pass if the storage version changed).
             Ok(false) => Ok(Step::Continue),
             Err(err) if err.reason == Reason::NotFound => {
                 self.fail(kv, record, format!("the definition {} is gone", served.definition)).await
@@ -187,30 +191,28 @@ impl Migrations {
         }
     }
 
-    /// Trims the definition's `status.storedVersions` to `version` if that
-    /// is still its storage version; false when it is not.
-    async fn trim(&self, definition: &str, version: &str) -> Result<bool> {
-        loop {
-            let mut crd = self.registry.get(definition)?;
-            let storage = crd["spec"]["versions"]
-                .as_array()
-                .and_then(|vs| vs.iter().find(|v| v["storage"] == Value::Bool(true)))
-                .and_then(|v| v["name"].as_str())
-                .unwrap_or("")
-                .to_string();
-            if storage != version {
-                return Ok(false);
-            }
-            if crd["status"]["storedVersions"] == serde_json::json!([version]) {
-                return Ok(true);
-            }
-            crd["status"]["storedVersions"] = serde_json::json!([version]);
-            let body = serde_json::to_vec(&crd).expect("JSON values serialize");
-            match self.registry.update_status(&body, &WriteOptions::default()).await {
-                Ok(_) => return Ok(true),
-                Err(err) if err.reason == Reason::Conflict => continue,
-                Err(err) => return Err(err),
-            }
+    /// Trims the definition's `status.storedVersions` to its storage
+    /// version, only if the definition is still at the revision `served`
+    /// was resolved at, before the pass's last check: every object written
+    /// since was tied to that revision (`Resources::tie`), so to its
+    /// storage version, and the trim cannot lie. False when the definition
+    /// changed meanwhile.
+    async fn trim(&self, served: &Served) -> Result<bool> {
+        let version = served.storage_version.as_str();
+        let mut crd = self.registry.get(&served.definition)?;
+        if crd["metadata"]["resourceVersion"].as_str() != Some(served.revision.to_string().as_str()) {
+            return Ok(false);
+        }
+        if crd["status"]["storedVersions"] == serde_json::json!([version]) {
+            return Ok(true);
+        }
+        crd["status"]["storedVersions"] = serde_json::json!([version]);
+        let body = serde_json::to_vec(&crd).expect("JSON values serialize");
+        // Conditional on that resourceVersion.
+        match self.registry.update_status(&body, &WriteOptions::default()).await {
+            Ok(_) => Ok(true),
+            Err(err) if err.reason == Reason::Conflict => Ok(false),
+            Err(err) => Err(err),
         }
     }
 }

@@ -83,20 +83,22 @@ impl Resources {
     ) -> Result<(Written, bool)> {
         let (config, _) = crate::apimachinery::decode::object(patch)?;
         retry(
-            || self.apply_once(served, r, endpoint, &config, options),
+            || self.apply_once(r, endpoint, &config, options),
             || Error::stale(&served.group, &served.plural, &r.name),
         )
         .await
     }
 
+    /// One attempt, resolved afresh: the definition may have changed since
+    /// the last.
     async fn apply_once(
         &self,
-        served: &Served,
         r: &Ref,
         endpoint: Endpoint,
         config: &Value,
         options: &WriteOptions,
     ) -> Result<Option<(Written, bool)>> {
+        let served = &*self.served_object(r)?;
         let fm = field_manager(served, &r.version, endpoint);
         let key = Self::key(served, r, &r.name);
         let Some(current) = self.store.get(&key) else {

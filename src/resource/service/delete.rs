@@ -37,8 +37,10 @@ impl Resources {
     async fn delete_stored(&self, served: &Served, r: &Ref, options: &DeleteOptions) -> Result<Deleted> {
         retry(
             || async {
-                let current = self.load(served, r)?;
-                self.delete_once(served, r, &current, options).await
+                // Resolved afresh: a mark is stored at the storage version.
+                let served = self.served_object(r)?;
+                let current = self.load(&served, r)?;
+                self.delete_once(&served, r, &current, options).await
             },
             || Error::stale(&served.group, &served.plural, &r.name),
         )
@@ -94,15 +96,17 @@ impl Resources {
             }
             return Ok(Some(Deleted { object: obj, gone: !has_finalizers }));
         }
-        let op = if has_finalizers {
+        let ops = if has_finalizers {
             if !marked && !meta::deleting(&obj) {
                 meta::mark_deleting(&mut obj);
             }
-            Op::update(key, current.mod_revision, strategy::to_stored(served, &obj))
+            // Tied to the definition revision, as every write of an object.
+            let op = Op::update(key, current.mod_revision, strategy::to_stored(served, &obj));
+            Self::tie(served).into_iter().chain([op]).collect()
         } else {
-            Op::delete(key, current.mod_revision)
+            vec![Op::delete(key, current.mod_revision)]
         };
-        let committed = match self.store.commit(vec![op]).await {
+        let committed = match self.store.commit(ops).await {
             Err(StorageError::PreconditionFailed { .. }) => return Ok(None),
             other => other?,
         };

@@ -174,6 +174,16 @@ impl Resources {
         Ok(served)
     }
 
+    /// The check that ties a write to the definition revision it was
+    /// resolved at, so a write resolved before the definition changed (its
+    /// storage version, say) does not commit but is tried again from a
+    /// fresh resolution: no object lands at a storage version a migration
+    /// has already trimmed from `storedVersions`. A built-in kind has no
+    /// stored definition to tie to.
+    fn tie(served: &Served) -> Option<Op> {
+        served.hooks.is_none().then(|| Op::check(keys::definition_key(&served.definition), served.revision))
+    }
+
     fn key(served: &Served, r: &Ref, name: &str) -> String {
         keys::resource_key(&served.group, &served.plural, &r.namespace, name)
     }
@@ -282,14 +292,7 @@ impl Resources {
             return Ok(Some(Written { object: answer, warnings }));
         }
         meta::check_stored_size(storing.json())?;
-        // A built-in kind has no stored definition to tie the create to.
-        let mut ops: Vec<Op> = served
-            .hooks
-            .is_none()
-            .then(|| Op::check(keys::definition_key(&served.definition), served.revision))
-            .into_iter()
-            .chain(admitted)
-            .collect();
+        let mut ops: Vec<Op> = Self::tie(&served).into_iter().chain(admitted).collect();
         let at = ops.len();
         ops.push(Op::create(key, storing.take_bytes(None)));
         match self.store.commit(ops).await {
@@ -310,26 +313,34 @@ impl Resources {
     }
 
     /// Replaces an object. Requires a current resourceVersion; never creates.
+    /// A write that lost to a change of the definition is tried again,
+    /// resolved afresh; one that lost to a write of the object is then
+    /// refused by its resourceVersion, as before.
     pub async fn update(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
         apply::check_field_manager("UpdateOptions", options)?;
         let served = self.served_object(r)?;
         let (obj, duplicates) = decode::object(body)?;
-        strategy::check_identity(&served, r, &obj, Operation::Update)?;
-        let current = self.load(&served, r)?;
-        let main = ResourceStrategy { served: &served, version: &r.version };
-        require_resource_version(&main, &Self::subject(&served, r), &obj, current.mod_revision)?;
-        let target = Target {
-            served: &served,
-            r,
-            current: &current,
-            endpoint: Endpoint::Main,
-            options,
-            read: None,
-            applied: false,
-        };
-        self.write_over(target, obj, &duplicates)
-            .await?
-            .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
+        retry(
+            || async {
+                let served = self.served_object(r)?;
+                strategy::check_identity(&served, r, &obj, Operation::Update)?;
+                let current = self.load(&served, r)?;
+                let main = ResourceStrategy { served: &served, version: &r.version };
+                require_resource_version(&main, &Self::subject(&served, r), &obj, current.mod_revision)?;
+                let target = Target {
+                    served: &served,
+                    r,
+                    current: &current,
+                    endpoint: Endpoint::Main,
+                    options,
+                    read: None,
+                    applied: false,
+                };
+                self.write_over(target, obj.clone(), &duplicates).await
+            },
+            || Error::stale(&served.group, &served.plural, &r.name),
+        )
+        .await
     }
 
     fn subject<'a>(served: &'a Served, r: &'a Ref) -> meta::Subject<'a> {
@@ -391,22 +402,23 @@ impl Resources {
             return Ok(self.apply_at(&served, r, endpoint, patch, options).await?.0);
         }
         retry(
-            || self.patch_once(&served, r, endpoint, patch_type, patch, options),
+            || self.patch_once(r, endpoint, patch_type, patch, options),
             || Error::stale(&served.group, &served.plural, &r.name),
         )
         .await
     }
 
-    /// One attempt at a patch; `None` after a concurrent write.
+    /// One attempt at a patch, resolved afresh; `None` after a concurrent
+    /// write of the object or its definition.
     async fn patch_once(
         &self,
-        served: &Served,
         r: &Ref,
         endpoint: Endpoint,
         patch_type: PatchType,
         patch: &[u8],
         options: &WriteOptions,
     ) -> Result<Option<Written>> {
+        let served = &*self.served_object(r)?;
         let current = self.load(served, r)?;
         let before = stored::read(served, &r.version, &current).await?;
         let invalid = |causes| strategy::invalid(served, &r.name, causes);
@@ -489,7 +501,12 @@ impl Resources {
                 Op::update(key, current.mod_revision, storing.take_bytes(Some(current)))
             }
         };
-        let committed = match self.store.commit(vec![op]).await {
+        let mut ops: Vec<Op> = Self::tie(served).into_iter().collect();
+        let at = ops.len();
+        ops.push(op);
+        let committed = match self.store.commit(ops).await {
+            // The definition changed since it was resolved: resolve again.
+            Err(StorageError::PreconditionFailed { index, .. }) if index < at => return Ok(None),
             Err(StorageError::PreconditionFailed { current: None, .. }) => {
                 return Err(Self::not_found(served, &r.name))
             }
@@ -499,7 +516,7 @@ impl Resources {
         let revision = if finished {
             committed.revision
         } else {
-            committed.current(0).ok_or_else(|| Error::internal("update left no object"))?.mod_revision
+            committed.current(at).ok_or_else(|| Error::internal("update left no object"))?.mod_revision
         };
         meta::set_resource_version(&mut obj, revision);
         Ok(Some(Written { object: obj, warnings }))

@@ -28,22 +28,29 @@ impl Resources {
         let served = self.served_object(r)?;
         Self::require_status(&served, r)?;
         let (obj, duplicates) = decode::object(body)?;
-        strategy::check_identity(&served, r, &obj, Operation::Update)?;
-        let current = self.load(&served, r)?;
-        let status = StatusStrategy(&ResourceStrategy { served: &served, version: &r.version });
-        require_resource_version(&status, &Self::subject(&served, r), &obj, current.mod_revision)?;
-        let target = Target {
-            served: &served,
-            r,
-            current: &current,
-            endpoint: Endpoint::Status,
-            options,
-            read: None,
-            applied: false,
-        };
-        self.write_over(target, obj, &duplicates)
-            .await?
-            .ok_or_else(|| Error::stale(&served.group, &served.plural, &r.name))
+        // Resolved afresh when the definition changed meanwhile, as `update`.
+        retry(
+            || async {
+                let served = self.served_object(r)?;
+                Self::require_status(&served, r)?;
+                strategy::check_identity(&served, r, &obj, Operation::Update)?;
+                let current = self.load(&served, r)?;
+                let status = StatusStrategy(&ResourceStrategy { served: &served, version: &r.version });
+                require_resource_version(&status, &Self::subject(&served, r), &obj, current.mod_revision)?;
+                let target = Target {
+                    served: &served,
+                    r,
+                    current: &current,
+                    endpoint: Endpoint::Status,
+                    options,
+                    read: None,
+                    applied: false,
+                };
+                self.write_over(target, obj.clone(), &duplicates).await
+            },
+            || Error::stale(&served.group, &served.plural, &r.name),
+        )
+        .await
     }
 
     /// Replaces an object through its `finalize` subresource (a
@@ -104,10 +111,13 @@ impl Resources {
     /// precondition. Returns the resulting Scale.
     pub async fn update_scale(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
         let served = self.served_object(r)?;
-        let paths = Self::require_scale(&served, r)?;
+        Self::require_scale(&served, r)?;
         let (wanted, _) = decode::object(body)?;
         retry(
             || async {
+                // Resolved afresh: the definition may have changed meanwhile.
+                let served = self.served_object(r)?;
+                let paths = Self::require_scale(&served, r)?;
                 let current = self.load(&served, r)?;
                 self.write_scale(&served, paths, r, &current, &wanted, options).await
             },
@@ -125,10 +135,12 @@ impl Resources {
         options: &WriteOptions,
     ) -> Result<Written> {
         let served = self.served_object(r)?;
-        let paths = Self::require_scale(&served, r)?;
+        Self::require_scale(&served, r)?;
         meta::check_body_size(patch)?;
         retry(
             || async {
+                let served = self.served_object(r)?;
+                let paths = Self::require_scale(&served, r)?;
                 let current = self.load(&served, r)?;
                 let before = scale::read(&stored::read(&served, &r.version, &current).await?, paths)?;
                 let invalid = |causes| Error::invalid("autoscaling", "Scale", &r.name, causes);
@@ -177,8 +189,8 @@ impl Resources {
                 let object = scale::read(&written.object, paths)?;
                 Ok(Some(Written { object, warnings: written.warnings }))
             }
-            None if rv.is_empty() => Ok(None),
-            None => Err(Error::stale(&served.group, &served.plural, &r.name)),
+            // Tried again: a stale resourceVersion is then refused above.
+            None => Ok(None),
         }
     }
 }

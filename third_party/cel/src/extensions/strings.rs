@@ -252,11 +252,11 @@ fn split_n(this: &CelString<'_>, sep: &CelString<'_>, n: &CelInt) -> CelList<'st
 }
 
 fn substring(this: &CelString<'_>, start: &CelInt) -> Result<CelString<'static>, ExecutionError> {
-    let len = this.chars().count() as i64;
-    if *start.inner() < 0 || *start.inner() > len {
-        return Err(out_of_range("substring", *start.inner()));
+    let text: &str = this;
+    match char_offset(text, *start.inner()) {
+        Some(from) => Ok(text[from..].to_owned().into()),
+        None => Err(out_of_range("substring", *start.inner())),
     }
-    substring_range(this, start, &CelInt::from(len))
 }
 
 fn substring_range(
@@ -265,25 +265,32 @@ fn substring_range(
     end: &CelInt,
 ) -> Result<CelString<'static>, ExecutionError> {
     let (start, end) = (*start.inner(), *end.inner());
-    let len = this.chars().count() as i64;
     if start > end {
         return Err(ExecutionError::function_error(
             "substring",
             format!("invalid substring range. start: {start}, end: {end}"),
         ));
     }
-    if start < 0 || start > len {
+    let text: &str = this;
+    let Some(from) = char_offset(text, start) else {
         return Err(out_of_range("substring", start));
-    }
-    if end > len {
+    };
+    let Some(to) = char_offset(&text[from..], end - start) else {
         return Err(out_of_range("substring", end));
+    };
+    Ok(text[from..from + to].to_owned().into())
+}
+
+/// The byte offset of character `n` of `text` (its length for `n` equal to
+/// the character count), or None when `n` is negative or past the end: the
+/// substring is then one slice and one copy, not a string built a character
+/// at a time.
+fn char_offset(text: &str, n: i64) -> Option<usize> {
+    let n = usize::try_from(n).ok()?;
+    if text.is_ascii() {
+        return (n <= text.len()).then_some(n);
     }
-    Ok(this
-        .chars()
-        .skip(start as usize)
-        .take((end - start) as usize)
-        .collect::<String>()
-        .into())
+    text.char_indices().map(|(i, _)| i).chain([text.len()]).nth(n)
 }
 
 /// `this` as a double-quoted CEL string literal: the characters CEL escapes
