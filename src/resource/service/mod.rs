@@ -320,23 +320,39 @@ impl Resources {
         apply::check_field_manager("UpdateOptions", options)?;
         let served = self.served_object(r)?;
         let (obj, duplicates) = decode::object(body)?;
+        self.replace(&served, r, Endpoint::Main, &obj, &duplicates, options).await
+    }
+
+    /// A replace of the object or its status (`update`, `update_status`),
+    /// tried again resolved afresh when the definition changed meanwhile.
+    pub(super) async fn replace(
+        &self,
+        served: &Served,
+        r: &Ref,
+        endpoint: Endpoint,
+        obj: &Value,
+        duplicates: &[String],
+        options: &WriteOptions,
+    ) -> Result<Written> {
         retry(
             || async {
                 let served = self.served_object(r)?;
-                strategy::check_identity(&served, r, &obj, Operation::Update)?;
+                if endpoint == Endpoint::Status {
+                    Self::require_status(&served, r)?;
+                }
+                strategy::check_identity(&served, r, obj, Operation::Update)?;
                 let current = self.load(&served, r)?;
                 let main = ResourceStrategy { served: &served, version: &r.version };
-                require_resource_version(&main, &Self::subject(&served, r), &obj, current.mod_revision)?;
-                let target = Target {
-                    served: &served,
-                    r,
-                    current: &current,
-                    endpoint: Endpoint::Main,
-                    options,
-                    read: None,
-                    applied: false,
-                };
-                self.write_over(target, obj.clone(), &duplicates).await
+                let subject = Self::subject(&served, r);
+                match endpoint {
+                    Endpoint::Status => {
+                        require_resource_version(&StatusStrategy(&main), &subject, obj, current.mod_revision)?
+                    }
+                    _ => require_resource_version(&main, &subject, obj, current.mod_revision)?,
+                }
+                let target =
+                    Target { served: &served, r, current: &current, endpoint, options, read: None, applied: false };
+                self.write_over(target, obj.clone(), duplicates).await
             },
             || Error::stale(&served.group, &served.plural, &r.name),
         )

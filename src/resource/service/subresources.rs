@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::{Endpoint, Resources, Target};
 use crate::apimachinery::options::WriteOptions;
 use crate::apimachinery::patch::{self, PatchType};
-use crate::apimachinery::strategy::{require_resource_version, retry, Operation, StatusStrategy};
+use crate::apimachinery::strategy::{require_resource_version, retry, Operation};
 use crate::apimachinery::{decode, meta, Written};
 use crate::apply::managed;
 use crate::error::{Error, Result};
@@ -28,29 +28,7 @@ impl Resources {
         let served = self.served_object(r)?;
         Self::require_status(&served, r)?;
         let (obj, duplicates) = decode::object(body)?;
-        // Resolved afresh when the definition changed meanwhile, as `update`.
-        retry(
-            || async {
-                let served = self.served_object(r)?;
-                Self::require_status(&served, r)?;
-                strategy::check_identity(&served, r, &obj, Operation::Update)?;
-                let current = self.load(&served, r)?;
-                let status = StatusStrategy(&ResourceStrategy { served: &served, version: &r.version });
-                require_resource_version(&status, &Self::subject(&served, r), &obj, current.mod_revision)?;
-                let target = Target {
-                    served: &served,
-                    r,
-                    current: &current,
-                    endpoint: Endpoint::Status,
-                    options,
-                    read: None,
-                    applied: false,
-                };
-                self.write_over(target, obj.clone(), &duplicates).await
-            },
-            || Error::stale(&served.group, &served.plural, &r.name),
-        )
-        .await
+        self.replace(&served, r, Endpoint::Status, &obj, &duplicates, options).await
     }
 
     /// Replaces an object through its `finalize` subresource (a
