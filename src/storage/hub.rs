@@ -29,6 +29,9 @@ struct Topic {
     /// Events in `log`.
     events: usize,
     subscribers: usize,
+    /// Each subscriber's cursor, by subscription id: batches every one of
+    /// them has read are dropped.
+    cursors: HashMap<u64, u64>,
     /// Watchers waiting for the batch after the newest, by subscription id.
     waiting: HashMap<u64, Waker>,
     closed: bool,
@@ -42,7 +45,10 @@ impl Topic {
     fn push(&mut self, batch: EventBatch) {
         self.events += batch.len();
         self.log.push_back(batch);
-        while self.events > WATCHER_BUFFER && self.log.len() > 1 {
+        // Once per batch, not per read: what every watcher has read goes,
+        // so an idle prefix holds nothing its watchers have seen.
+        let read = self.cursors.values().copied().min().unwrap_or(self.end() - 1);
+        while (self.base < read || self.events > WATCHER_BUFFER) && self.log.len() > 1 {
             let dropped = self.log.pop_front().expect("a batch");
             self.events -= dropped.len();
             self.base += 1;
@@ -104,6 +110,7 @@ impl Subscription {
         if self.cursor < topic.end() {
             let batch = topic.log[(self.cursor - topic.base) as usize].clone();
             self.cursor += 1;
+            topic.cursors.insert(self.id, self.cursor);
             return Poll::Ready(Some(batch));
         }
         match topic.waiting.get(&self.id) {
@@ -127,6 +134,7 @@ impl Drop for Subscription {
         let mut inner = hub.lock().expect("hub lock");
         let mut topic = lock(&self.topic);
         topic.waiting.remove(&self.id);
+        topic.cursors.remove(&self.id);
         topic.subscribers -= 1;
         if topic.subscribers == 0 && inner.topics.get(&self.prefix).is_some_and(|t| Arc::ptr_eq(t, &self.topic)) {
             drop(topic);
@@ -181,6 +189,7 @@ impl Hub {
                     base: 0,
                     events: 0,
                     subscribers: 0,
+                    cursors: HashMap::new(),
                     waiting: HashMap::new(),
                     closed,
                 }))
@@ -189,7 +198,9 @@ impl Hub {
         let cursor = {
             let mut t = lock(&topic);
             t.subscribers += 1;
-            t.end()
+            let end = t.end();
+            t.cursors.insert(id, end);
+            end
         };
         Subscription {
             id,
@@ -275,6 +286,26 @@ mod tests {
         hub.publish(Revision::new(5), batch("/b/x", Revision::new(5)));
         hub.publish(Revision::new(6), batch("/a/x", Revision::new(6)));
         assert_eq!(sub.recv().await.unwrap()[0].revision(), 6);
+    }
+
+    #[tokio::test]
+    async fn batches_every_watcher_has_read_are_not_kept() {
+        let hub = Hub::new(Revision::new(0));
+        let mut a = hub.subscribe("/p/");
+        let mut b = hub.subscribe("/p/");
+        for rev in 1..=10 {
+            hub.publish(Revision::new(rev), batch("/p/k", Revision::new(rev)));
+            a.recv().await.unwrap();
+        }
+        let held = |s: &Subscription| lock(&s.topic).log.len();
+        assert_eq!(held(&a), 10, "b has read none of them");
+        for _ in 1..=10 {
+            b.recv().await.unwrap();
+        }
+        hub.publish(Revision::new(11), batch("/p/k", Revision::new(11)));
+        assert_eq!(held(&a), 1, "only the batch neither has read");
+        assert_eq!(a.recv().await.unwrap()[0].revision(), 11);
+        assert_eq!(b.recv().await.unwrap()[0].revision(), 11);
     }
 
     #[tokio::test]
