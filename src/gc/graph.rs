@@ -153,6 +153,11 @@ impl Graph {
         self.nodes.contains_key(uid)
     }
 
+    /// Whether a node is stored under `key`.
+    pub fn holds_key(&self, key: &str) -> bool {
+        self.by_key.contains_key(key)
+    }
+
     /// The uids of every node the collector has something to do with (a
     /// resync, and the start).
     pub fn all_pending(&self) -> Vec<String> {

@@ -292,12 +292,17 @@ impl Collector {
                     None => self.graph.remove_key(&current.key),
                 },
                 Event::Delete { previous, .. } => {
-                    let mut dirty = self.graph.remove_key(&previous.key);
-                    // An owner the graph kept no node of: its dependents.
-                    if let Some(node) = node_of(previous) {
-                        dirty.extend(self.graph.dependents_of(&node.uid).into_iter().map(|d| d.uid.clone()));
+                    if self.graph.holds_key(&previous.key) {
+                        self.graph.remove_key(&previous.key)
+                    } else {
+                        // An owner the graph kept no node of: its dependents,
+                        // found by the uid only its last state tells.
+                        node_of(previous)
+                            .map(|node| {
+                                self.graph.dependents_of(&node.uid).into_iter().map(|d| d.uid.clone()).collect()
+                            })
+                            .unwrap_or_default()
                     }
-                    dirty
                 }
             };
             self.enqueue(dirty);
