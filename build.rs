@@ -29,6 +29,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build_client(true)
         .build_server(true)
         .bytes(".crdstore.v1.WatchEvent.object")
+        // prost's codec with buffers sized per message (src/pb/codec.rs).
+        .codec_path("crate::pb::codec::Codec")
         .compile_fds(fds)?;
     // gnostic's OpenAPI v2 messages (proto/third_party/gnostic), in which
     // /openapi/v2 answers protobuf (src/gateway/openapi_pb.rs).

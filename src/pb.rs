@@ -3,6 +3,8 @@
 
 #![allow(clippy::all, missing_docs)]
 
+pub mod codec;
+
 pub mod v1 {
     tonic::include_proto!("crdstore.v1");
 }
