@@ -36,7 +36,7 @@ type config struct {
 	watchWrites                   int
 	drain                         time.Duration
 	scale                         int
-	// only names the parts to run (write, get, watch), or none for the
+	// only names the parts to run (write, get, list, watch), or none for the
 	// whole suite.
 	only []string
 }
@@ -62,7 +62,7 @@ func main() {
 	flag.IntVar(&c.watchWrites, "watch-writes", 10000, "objects written during the watch figure")
 	flag.DurationVar(&c.drain, "drain", 10*time.Second, "how long after the last write watchers may take to receive everything")
 	flag.IntVar(&c.scale, "scale", 0, "instead of the suite: load this many objects and report RSS per object and restart time")
-	flag.StringVar(&only, "only", "", "run only these parts instead of the whole suite, comma-separated: write,get (creates, updates and gets), watch (writes without watchers, then the watch load, then RSS; about a minute a round)")
+	flag.StringVar(&only, "only", "", "run only these parts instead of the whole suite, comma-separated: write (creates and updates), get, list (whole and paged lists of 10,000 and the server CPU per list), watch (writes without watchers, then the watch load, then RSS; about a minute a round)")
 	flag.BoolVar(&quick, "quick", false, "small counts for a smoke test: 1 round, 1,000 objects, 100 watchers, 1 s figures")
 	flag.Parse()
 	if quick {

@@ -3,8 +3,10 @@ package main
 // -only: a narrower run for iterating on one part of the suite. With
 // "-only write,get" each system is measured on creates (one client, then
 // all), updates and gets, and left there: no lists, no watch load. With
-// "-only watch", on writes without watchers, the watch load and RSS. The
-// figures of the rest are not printed.
+// "-only watch", on writes without watchers, the watch load and RSS. With
+// "-only list", on the whole and paged lists of the listed collection
+// (filled first) and the server's CPU per list. The figures of the rest
+// are not printed.
 
 import (
 	"fmt"
@@ -13,7 +15,7 @@ import (
 )
 
 // onlyParts are the parts -only may name.
-var onlyParts = []string{"write", "get", "watch"}
+var onlyParts = []string{"write", "get", "list", "watch"}
 
 // parseOnly checks the value of -only: empty (the whole suite) or parts
 // from onlyParts.
@@ -45,7 +47,7 @@ func partOf(key string) string {
 	case strings.HasPrefix(key, "watch_") || key == "nowatch_write_p99" || key == "rss":
 		return "watch"
 	}
-	return "lists"
+	return "list"
 }
 
 // onlyFigures keeps the figures -only measures.

@@ -136,7 +136,7 @@ func runSystem(ctx context.Context, c *config, sys, dataDir string, figs []figur
 		}
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	if only(c, "write", "get") {
+	if only(c, "write", "get", "list") {
 		if err := runThroughput(ctx, c, srv, clients, show); err != nil {
 			return v, err
 		}
@@ -175,22 +175,11 @@ func runSystem(ctx context.Context, c *config, sys, dataDir string, figs []figur
 // updates, gets and lists.
 func runThroughput(ctx context.Context, c *config, srv *server, clients []client, show func(string, float64)) error {
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	// Creates, one client then all of them.
-	rate, lats, err := closedLoop(ctx, clients[:1], c.duration, func(ctx context.Context, _ int, cl client, i int) error {
-		return cl.create(ctx, spaceCreate1, fmt.Sprintf("a-%07d", i))
-	})
-	if err != nil {
-		return fmt.Errorf("creates, 1 client: %w", err)
+	if only(c, "write") {
+		if err := runCreates(ctx, c, clients, show); err != nil {
+			return err
+		}
 	}
-	show("create1", rate)
-	show("create1_p50", ms(percentile(lats, 50)))
-	rate, _, err = closedLoop(ctx, clients, c.duration, func(ctx context.Context, w int, cl client, i int) error {
-		return cl.create(ctx, spaceCreate, fmt.Sprintf("b-%02d-%07d", w, i))
-	})
-	if err != nil {
-		return fmt.Errorf("creates: %w", err)
-	}
-	show("create", rate)
 
 	// The listed collection; client w creates, then updates, objects w, w+clients, ...
 	if _, err := each(ctx, clients, c.listObjects, func(ctx context.Context, cl client, i int) error {
@@ -198,27 +187,31 @@ func runThroughput(ctx context.Context, c *config, srv *server, clients []client
 	}); err != nil {
 		return fmt.Errorf("filling the list: %w", err)
 	}
-	rate, _, err = closedLoop(ctx, clients, c.duration, func(ctx context.Context, w int, cl client, i int) error {
-		owned := (c.listObjects - w + len(clients) - 1) / len(clients)
-		if owned <= 0 {
-			return errNothingToDo
+	if only(c, "write") {
+		rate, _, err := closedLoop(ctx, clients, c.duration, func(ctx context.Context, w int, cl client, i int) error {
+			owned := (c.listObjects - w + len(clients) - 1) / len(clients)
+			if owned <= 0 {
+				return errNothingToDo
+			}
+			return cl.update(ctx, spaceList, listName(w+(i%owned)*len(clients)), i+1)
+		})
+		if err != nil {
+			return fmt.Errorf("updates: %w", err)
 		}
-		return cl.update(ctx, spaceList, listName(w+(i%owned)*len(clients)), i+1)
-	})
-	if err != nil {
-		return fmt.Errorf("updates: %w", err)
+		show("update", rate)
 	}
-	show("update", rate)
-	rate, lats, err = closedLoop(ctx, clients, c.duration, func(ctx context.Context, _ int, cl client, _ int) error {
-		return cl.get(ctx, spaceList, listName(rand.IntN(c.listObjects)))
-	})
-	if err != nil {
-		return fmt.Errorf("gets: %w", err)
+	if only(c, "get") {
+		rate, lats, err := closedLoop(ctx, clients, c.duration, func(ctx context.Context, _ int, cl client, _ int) error {
+			return cl.get(ctx, spaceList, listName(rand.IntN(c.listObjects)))
+		})
+		if err != nil {
+			return fmt.Errorf("gets: %w", err)
+		}
+		show("get", rate)
+		show("get_p99", ms(percentile(lats, 99)))
 	}
-	show("get", rate)
-	show("get_p99", ms(percentile(lats, 99)))
-	if len(c.only) > 0 {
-		return nil // the lists are in no part -only names
+	if !only(c, "list") {
+		return nil
 	}
 
 	// Lists, whole and paged, with the server's CPU time.
@@ -398,4 +391,25 @@ func poll(ctx context.Context, errs chan error) error {
 	case <-time.After(20 * time.Millisecond):
 		return nil
 	}
+}
+
+// runCreates measures creates, one client then all of them.
+func runCreates(ctx context.Context, c *config, clients []client, show func(string, float64)) error {
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	rate, lats, err := closedLoop(ctx, clients[:1], c.duration, func(ctx context.Context, _ int, cl client, i int) error {
+		return cl.create(ctx, spaceCreate1, fmt.Sprintf("a-%07d", i))
+	})
+	if err != nil {
+		return fmt.Errorf("creates, 1 client: %w", err)
+	}
+	show("create1", rate)
+	show("create1_p50", ms(percentile(lats, 50)))
+	rate, _, err = closedLoop(ctx, clients, c.duration, func(ctx context.Context, w int, cl client, i int) error {
+		return cl.create(ctx, spaceCreate, fmt.Sprintf("b-%02d-%07d", w, i))
+	})
+	if err != nil {
+		return fmt.Errorf("creates: %w", err)
+	}
+	show("create", rate)
+	return nil
 }
