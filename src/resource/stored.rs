@@ -12,6 +12,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::ops::Range;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -63,8 +64,15 @@ pub fn split_mark(value: &[u8]) -> (&[u8], Option<u64>) {
     }
     let mut fingerprint = 0u64;
     for (i, symbol) in mark[1..].iter().enumerate() {
-        let Some(bits) = SYMBOLS.iter().position(|s| s == symbol) else { return (value, None) };
-        fingerprint |= (bits as u64) << (2 * i);
+        // SYMBOLS' positions.
+        let bits: u64 = match symbol {
+            b' ' => 0,
+            b'\t' => 1,
+            b'\r' => 2,
+            b'\n' => 3,
+            _ => return (value, None),
+        };
+        fingerprint |= bits << (2 * i);
     }
     (json, Some(fingerprint))
 }
@@ -291,60 +299,93 @@ impl<'de> Deserialize<'de> for Members<'de> {
     }
 }
 
-fn write_key(out: &mut Vec<u8>, key: &str) {
-    serde_json::to_writer(&mut *out, key).expect("strings serialize");
-    out.push(b':');
+/// Where the members `splice` replaces sit in a stored object's JSON.
+#[derive(Default)]
+struct Spans {
+    api_version: Option<Range<usize>>,
+    metadata: Option<Range<usize>>,
 }
 
-/// The compact JSON `json` (as serde_json writes a value) with the
-/// top-level `apiVersion` replaced and `metadata.resourceVersion` set, in
-/// the order `from_stored` leaves them: byte for byte what serialising its
-/// result gives. None when the object lacks either member.
-fn splice(json: &[u8], api_version: &str, revision: Revision) -> Option<Vec<u8>> {
-    let top: Members = serde_json::from_slice(json).ok()?;
-    let metadata = top.0.iter().find(|(k, _)| k.0 == "metadata")?.1;
-    if !top.0.iter().any(|(k, _)| k.0 == "apiVersion") {
-        return None;
+/// Finds the top-level `apiVersion` and `metadata` of `json`, reading its
+/// members only until both are found: what follows (the spec and status,
+/// nearly all of an object) is not scanned.
+struct SpansVisitor<'s> {
+    base: usize,
+    found: &'s std::cell::Cell<Spans>,
+}
+
+/// The error that ends the scan once both members are found.
+const FOUND: &str = "both members found";
+
+impl<'de> Visitor<'de> for SpansVisitor<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
     }
-    let metadata: Members = serde_json::from_str(metadata.get()).ok()?;
-    let rv = revision.to_string();
-    let mut out = Vec::with_capacity(json.len() + api_version.len() + rv.len() + 24);
-    out.push(b'{');
-    for (i, (key, value)) in top.0.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_key(&mut out, &key.0);
-        match &*key.0 {
-            "apiVersion" => serde_json::to_writer(&mut out, api_version).expect("strings serialize"),
-            "metadata" => {
-                out.push(b'{');
-                let mut set = false;
-                for (j, (key, value)) in metadata.0.iter().enumerate() {
-                    if j > 0 {
-                        out.push(b',');
-                    }
-                    write_key(&mut out, &key.0);
-                    if key.0 == "resourceVersion" {
-                        serde_json::to_writer(&mut out, &rv).expect("strings serialize");
-                        set = true;
-                    } else {
-                        out.extend_from_slice(value.get().as_bytes());
-                    }
-                }
-                if !set {
-                    if !metadata.0.is_empty() {
-                        out.push(b',');
-                    }
-                    write_key(&mut out, "resourceVersion");
-                    serde_json::to_writer(&mut out, &rv).expect("strings serialize");
-                }
-                out.push(b'}');
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
+        let mut spans = Spans::default();
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            let value = map.next_value::<&'de RawValue>()?.get();
+            let at = value.as_ptr() as usize - self.base;
+            match &*key.0 {
+                "apiVersion" if spans.api_version.is_none() => spans.api_version = Some(at..at + value.len()),
+                "metadata" if spans.metadata.is_none() => spans.metadata = Some(at..at + value.len()),
+                _ => continue,
             }
-            _ => out.extend_from_slice(value.get().as_bytes()),
+            if spans.api_version.is_some() && spans.metadata.is_some() {
+                self.found.set(spans);
+                return Err(serde::de::Error::custom(FOUND));
+            }
+        }
+        self.found.set(spans);
+        Ok(())
+    }
+}
+
+/// The compact JSON `json` (as serde_json writes a value: no whitespace,
+/// no duplicate members, the store's own bytes, checked when written) with
+/// the top-level `apiVersion` replaced and `metadata.resourceVersion` set,
+/// in the order `from_stored` leaves them: byte for byte what serialising
+/// its result gives. Everything but those two values is copied as it is,
+/// and nothing after the later of `apiVersion` and `metadata` is parsed.
+/// None when the object lacks either member.
+fn splice(json: &[u8], api_version: &str, revision: Revision) -> Option<Vec<u8>> {
+    let found = std::cell::Cell::new(Spans::default());
+    // Ends in the FOUND error once both are found: the spans are set then,
+    // and on reaching the end of the object; any other error leaves none.
+    let _ = (&mut serde_json::Deserializer::from_slice(json))
+        .deserialize_map(SpansVisitor { base: json.as_ptr() as usize, found: &found });
+    let Spans { api_version: Some(api), metadata: Some(metadata) } = found.take() else { return None };
+    let members: Members = serde_json::from_slice(&json[metadata.clone()]).ok()?;
+    let rv = serde_json::to_string(&revision.to_string()).expect("strings serialize");
+    let mut rv_span = None;
+    for (key, value) in &members.0 {
+        if key.0 == "resourceVersion" {
+            let at = metadata.start + (value.get().as_ptr() as usize - json[metadata.clone()].as_ptr() as usize);
+            rv_span = Some(at..at + value.get().len());
+            break;
         }
     }
-    out.push(b'}');
+    // The metadata's resourceVersion replaced, or appended as its last member.
+    let (rv_at, rv_bytes) = match rv_span {
+        Some(span) => (span, rv.into_bytes()),
+        None => {
+            let end = metadata.end - 1;
+            let comma = if members.0.is_empty() { "" } else { "," };
+            (end..end, format!("{comma}\"resourceVersion\":{rv}").into_bytes())
+        }
+    };
+    let api_bytes = serde_json::to_vec(api_version).expect("strings serialize");
+    let mut edits = [(api, api_bytes), (rv_at, rv_bytes)];
+    edits.sort_by_key(|(span, _)| span.start);
+    let mut out = Vec::with_capacity(json.len() + edits.iter().map(|(_, b)| b.len()).sum::<usize>());
+    let mut copied = 0;
+    for (span, bytes) in &edits {
+        out.extend_from_slice(&json[copied..span.start]);
+        out.extend_from_slice(bytes);
+        copied = span.end;
+    }
+    out.extend_from_slice(&json[copied..]);
     Some(out)
 }
 

@@ -49,6 +49,9 @@ fn objects() -> Vec<Value> {
         json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {}, "spec": {"replicas": 1}}),
         json!({"metadata": {"name": "w", "resourceVersion": "7"}, "kind": "Widget", "apiVersion": "example.com/v1",
                "spec": {"replicas": 0}}),
+        // The spec before both members, resourceVersion not last.
+        json!({"spec": {"replicas": 3, "data": "{\"apiVersion\":\"x\",\"metadata\":{}}"}, "apiVersion": "example.com/v1",
+               "metadata": {"resourceVersion": "3", "name": "x"}, "kind": "Widget"}),
     ]
 }
 
@@ -86,6 +89,20 @@ fn rendering_from_marked_bytes_is_byte_for_byte_the_full_parse() {
         assert_eq!(answer, from_stored(&served, "v2", &stored).unwrap());
         assert_eq!(serde_json::to_vec(&answer).unwrap(), render(&served, "v2", &stored).unwrap());
     }
+}
+
+#[test]
+fn splicing_needs_both_members_and_well_formed_json_up_to_them() {
+    let revision = Revision::new(9);
+    assert_eq!(splice(br#"{"apiVersion":"a/v1","kind":"K"}"#, "a/v2", revision), None);
+    assert_eq!(splice(br#"{"metadata":{},"kind":"K"}"#, "a/v2", revision), None);
+    assert_eq!(splice(br#"{"spec":{"a":,"apiVersion":"a/v1","metadata":{}}"#, "a/v2", revision), None);
+    assert_eq!(splice(br#"[1]"#, "a/v2", revision), None);
+    // What follows both members is copied, not read.
+    assert_eq!(
+        splice(br#"{"apiVersion":"a/v1","metadata":{"name":"n"},"spec":{"x":1}}"#, "a/v2", revision).as_deref(),
+        Some(&br#"{"apiVersion":"a/v2","metadata":{"name":"n","resourceVersion":"9"},"spec":{"x":1}}"#[..])
+    );
 }
 
 #[test]
