@@ -57,7 +57,21 @@ pub struct Request<'a> {
 /// byte for byte what serialising `Review::new` of their values gives.
 pub fn review_bytes(version: ReviewVersion, uid: &str, desired_api_version: &str, objects: &[Vec<u8>]) -> Vec<u8> {
     let size = objects.iter().map(|o| o.len() + 1).sum::<usize>();
-    let mut out = Vec::with_capacity(size + 160);
+    let mut out = review_head(version, uid, desired_api_version, size + REVIEW_TAIL.len());
+    for (i, object) in objects.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(object);
+    }
+    out.extend_from_slice(REVIEW_TAIL);
+    out
+}
+
+/// The JSON of a review up to its objects (`review_bytes` without the
+/// objects, and `REVIEW_TAIL`), with room for `more` bytes after it.
+pub fn review_head(version: ReviewVersion, uid: &str, desired_api_version: &str, more: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(more + 160);
     out.extend_from_slice(b"{\"apiVersion\":");
     serde_json::to_writer(&mut out, version.api_version()).expect("strings serialize");
     out.extend_from_slice(b",\"kind\":\"ConversionReview\",\"request\":{\"uid\":");
@@ -65,15 +79,11 @@ pub fn review_bytes(version: ReviewVersion, uid: &str, desired_api_version: &str
     out.extend_from_slice(b",\"desiredAPIVersion\":");
     serde_json::to_writer(&mut out, desired_api_version).expect("strings serialize");
     out.extend_from_slice(b",\"objects\":[");
-    for (i, object) in objects.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(object);
-    }
-    out.extend_from_slice(b"]}}");
     out
 }
+
+/// What ends a review after its objects.
+pub const REVIEW_TAIL: &[u8] = b"]}}";
 
 impl<'a> Review<'a> {
     pub fn new(version: ReviewVersion, uid: &'a str, desired_api_version: &'a str, objects: &'a [Value]) -> Self {
