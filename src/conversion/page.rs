@@ -58,43 +58,55 @@ impl Parts {
 }
 
 /// The originals of a review: their JSON, comma-separated as in the
-/// review's `objects`, and where each and its parts are in it.
+/// review's `objects`, and where each and its parts are in it; kept in the
+/// chunks they were written in (`append` copies nothing), joined once into
+/// the review (`into_review`).
 #[derive(Debug, Default)]
 pub struct Objects {
+    chunks: Vec<Chunk>,
+}
+
+/// Objects written one after another, and where each and its parts are.
+#[derive(Debug, Default)]
+struct Chunk {
     bytes: Vec<u8>,
     spans: Vec<(Range<usize>, Parts)>,
 }
 
 impl Objects {
     pub fn with_capacity(bytes: usize, objects: usize) -> Self {
-        Self { bytes: Vec::with_capacity(bytes), spans: Vec::with_capacity(objects) }
+        Self { chunks: vec![Chunk { bytes: Vec::with_capacity(bytes), spans: Vec::with_capacity(objects) }] }
     }
 
     pub fn len(&self) -> usize {
-        self.spans.len()
+        self.chunks.iter().map(|c| c.spans.len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
+        self.len() == 0
     }
 
     /// Appends the object `write` appends to the buffer it is given (its
     /// compact JSON), which answers its parts, or None to have them read
     /// from what it wrote. Nothing is kept of a write that fails.
     pub fn push(&mut self, write: impl FnOnce(&mut Vec<u8>) -> Result<Option<Parts>>) -> Result<()> {
-        let before = self.bytes.len();
-        if !self.spans.is_empty() {
-            self.bytes.push(b',');
+        if self.chunks.is_empty() {
+            self.chunks.push(Chunk::default());
         }
-        let start = self.bytes.len();
-        match write(&mut self.bytes) {
+        let chunk = self.chunks.last_mut().expect("a chunk");
+        let before = chunk.bytes.len();
+        if !chunk.spans.is_empty() {
+            chunk.bytes.push(b',');
+        }
+        let start = chunk.bytes.len();
+        match write(&mut chunk.bytes) {
             Ok(parts) => {
-                let parts = parts.unwrap_or_else(|| Parts::find(&self.bytes[start..]));
-                self.spans.push((start..self.bytes.len(), parts.shifted(start)));
+                let parts = parts.unwrap_or_else(|| Parts::find(&chunk.bytes[start..]));
+                chunk.spans.push((start..chunk.bytes.len(), parts.shifted(start)));
                 Ok(())
             }
             Err(e) => {
-                self.bytes.truncate(before);
+                chunk.bytes.truncate(before);
                 Err(e)
             }
         }
@@ -102,34 +114,32 @@ impl Objects {
 
     /// `other`'s objects after these.
     pub fn append(&mut self, other: Objects) {
-        if other.is_empty() {
-            return;
-        }
-        if self.is_empty() {
-            *self = other;
-            return;
-        }
-        self.bytes.push(b',');
-        let by = self.bytes.len();
-        self.bytes.extend_from_slice(&other.bytes);
-        self.spans.extend(other.spans.into_iter().map(|(r, p)| (r.start + by..r.end + by, p.shifted(by))));
+        self.chunks.extend(other.chunks.into_iter().filter(|c| !c.spans.is_empty()));
     }
 
     /// The objects written after `head` (a review up to its objects) and
     /// followed by `tail`: the review's bytes, and where each object's
     /// parts are in them.
     pub fn into_review(self, mut head: Vec<u8>, tail: &[u8]) -> (Bytes, Vec<Parts>) {
-        let by = head.len();
-        head.reserve(self.bytes.len() + tail.len());
-        head.extend_from_slice(&self.bytes);
+        let chunks: Vec<Chunk> = self.chunks.into_iter().filter(|c| !c.spans.is_empty()).collect();
+        head.reserve(chunks.iter().map(|c| c.bytes.len() + 1).sum::<usize>() + tail.len());
+        let mut parts = Vec::with_capacity(chunks.iter().map(|c| c.spans.len()).sum());
+        for (i, chunk) in chunks.into_iter().enumerate() {
+            if i > 0 {
+                head.push(b',');
+            }
+            let by = head.len();
+            head.extend_from_slice(&chunk.bytes);
+            parts.extend(chunk.spans.into_iter().map(|(_, p)| p.shifted(by)));
+        }
         head.extend_from_slice(tail);
-        (head.into(), self.spans.into_iter().map(|(_, p)| p.shifted(by)).collect())
+        (head.into(), parts)
     }
 
     /// Each object's JSON (for tests).
     #[cfg(test)]
     pub fn each(&self) -> Vec<&[u8]> {
-        self.spans.iter().map(|(r, _)| &self.bytes[r.clone()]).collect()
+        self.chunks.iter().flat_map(|c| c.spans.iter().map(|(r, _)| &c.bytes[r.clone()])).collect()
     }
 }
 

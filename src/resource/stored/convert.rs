@@ -78,20 +78,11 @@ pub async fn render_page(served: &Arc<Served>, version: &str, kvs: Vec<KeyValue>
 /// only when its schema would change them (`read_pass`). A large page is
 /// written, and its answer checked, on every core.
 async fn webhook_page(served: &Arc<Served>, version: &str, kvs: Vec<KeyValue>) -> Result<Vec<Vec<u8>>> {
-    webhook_page_in(served, version, kvs, page::parts_for).await
-}
-
-/// `webhook_page`, the originals written in `parts(len)` chunks.
-async fn webhook_page_in(
-    served: &Arc<Served>,
-    version: &str,
-    kvs: Vec<KeyValue>,
-    parts: fn(usize) -> usize,
-) -> Result<Vec<Vec<u8>>> {
     let Strategy::Webhook(hook) = served.converter.strategy() else { unreachable!("called for the Webhook strategy") };
     if kvs.is_empty() {
         return Ok(Vec::new());
     }
+    let parts = page::parts_for(kvs.len());
     let objects = originals(served, kvs, parts).await?;
     // As `Converter::convert_list` names a list's input.
     let what = format!("{}, Kind={}", served.api_version(&served.storage_version), served.list_kind);
@@ -111,10 +102,9 @@ async fn webhook_page_in(
 }
 
 /// The objects of a page as a review carries them: each as `render` gives
-/// it at the storage version, in `parts(len)` chunks.
-async fn originals(served: &Arc<Served>, kvs: Vec<KeyValue>, parts: fn(usize) -> usize) -> Result<Objects> {
+/// it at the storage version, in `parts` chunks.
+async fn originals(served: &Arc<Served>, kvs: Vec<KeyValue>, parts: usize) -> Result<Objects> {
     let served = served.clone();
-    let parts = parts(kvs.len());
     let chunks = page::split(kvs, parts, move |_, chunk: Vec<KeyValue>| {
         let size = chunk.iter().map(|kv| kv.value.len() + 32).sum();
         let mut objects = Objects::with_capacity(size, chunk.len());

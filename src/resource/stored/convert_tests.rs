@@ -167,10 +167,10 @@ async fn a_webhook_pages_originals_are_rendered_in_order_however_split() {
     let expected: Vec<Vec<u8>> =
         kvs.iter().map(|kv| super::super::render(&served, &served.storage_version, kv).unwrap()).collect();
     for parts in [1, 2, 3, 7] {
-        let objects = originals(&served, kvs.clone(), |_| parts).await.unwrap();
+        let objects = originals(&served, kvs.clone(), parts).await.unwrap();
         // The review's objects and their parts as a read of each finds them.
         let (review, found) = objects.into_review(Vec::new(), b"");
-        let again = originals(&served, kvs.clone(), |_| parts).await.unwrap();
+        let again = originals(&served, kvs.clone(), parts).await.unwrap();
         assert_eq!(again.each(), expected.iter().map(|b| &b[..]).collect::<Vec<_>>(), "{parts} parts");
         let mut at = 0;
         for (object, parts) in expected.iter().zip(&found) {
@@ -184,7 +184,7 @@ async fn a_webhook_pages_originals_are_rendered_in_order_however_split() {
     let mut corrupt = kvs[1].clone();
     corrupt.value = b"{not json".to_vec().into();
     let page = vec![kvs[0].clone(), corrupt.clone(), kvs[2].clone()];
-    let err = originals(&served, page.clone(), |_| 3).await.unwrap_err();
+    let err = originals(&served, page.clone(), 3).await.unwrap_err();
     let expected = super::super::render(&served, &served.storage_version, &corrupt).unwrap_err();
     assert_eq!(err.message, expected.message);
 }
