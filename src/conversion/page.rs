@@ -10,7 +10,6 @@
 use std::ops::Range;
 
 use bytes::Bytes;
-use serde_json::value::RawValue;
 
 use super::raw;
 use crate::error::{Error, Result};
@@ -181,45 +180,94 @@ where
     out
 }
 
-/// Where `raw` (a slice of `body`) is in `body`.
-pub fn range_in(body: &[u8], raw: &RawValue) -> Range<usize> {
-    let start = raw.get().as_ptr() as usize - body.as_ptr() as usize;
-    start..start + raw.get().len()
-}
-
-/// The converted objects of an answer (`body`, at `converted`), checked
-/// against the originals (in `review`, at `originals`) and restored, in
-/// `parts` chunks: what `Webhook::convert` answers, as bytes. `refused`
-/// words the refusal of the object at an index.
-pub async fn check(
+/// The answer `body` to a review of `originals` (in `review`), read once
+/// by `read` (its converted objects read with it, `raw::Converted`), each
+/// converted object checked against its original and restored in `parts`
+/// chunks: what `Webhook::convert` answers, as bytes, or the first refusal
+/// in the page's order. `refused` words the refusal of the object at an
+/// index. A page in more than one part is read and checked off the async
+/// workers.
+pub async fn check<F, R>(
     review: Bytes,
     originals: Vec<Parts>,
     body: Bytes,
-    converted: Vec<Range<usize>>,
+    read: F,
     desired: String,
     parts: usize,
-    refused: impl Fn(usize, raw::Refused) -> Error + Clone + Send + 'static,
-) -> Result<Vec<Vec<u8>>> {
-    let pairs: Vec<(Parts, Range<usize>)> = originals.into_iter().zip(converted).collect();
-    let chunks = split(pairs, parts, move |at, chunk| {
-        let (review, body) = (&review[..], &body[..]);
-        chunk
-            .into_iter()
-            .enumerate()
-            .map(|(i, (original, converted))| {
-                fn text(bytes: &[u8]) -> Option<&str> {
-                    std::str::from_utf8(bytes).ok()
-                }
-                let slice = |r: Option<Range<usize>>| r.and_then(|r| text(&review[r]));
-                let original = raw::Original::from_parts(slice(original.kind), slice(original.metadata));
-                // A slice of the answer serde_json read as one JSON value.
-                let converted = text(&body[converted]).ok_or_else(|| Error::internal("an answer is not UTF-8"))?;
-                raw::check_and_restore_json(&original, converted, &desired).map_err(|r| refused(at + i, r))
+    refused: R,
+) -> Result<Vec<Vec<u8>>>
+where
+    F: for<'b> FnOnce(&'b [u8]) -> Result<Vec<raw::Converted<'b>>> + Send + 'static,
+    R: Fn(usize, raw::Refused) -> Error + Send + Sync + 'static,
+{
+    let work = move || {
+        let converted = read(&body)?;
+        check_all(&review, &originals, &converted, &desired, parts, &refused)
+    };
+    if parts <= 1 {
+        return work();
+    }
+    tokio::task::spawn_blocking(work).await.map_err(|e| Error::internal(format!("converting a page failed: {e}")))?
+}
+
+/// `check` of the objects read, the first chunk on this thread and the
+/// others on threads of their own, borrowing what was read.
+fn check_all<R>(
+    review: &[u8],
+    originals: &[Parts],
+    converted: &[raw::Converted<'_>],
+    desired: &str,
+    parts: usize,
+    refused: &R,
+) -> Result<Vec<Vec<u8>>>
+where
+    R: Fn(usize, raw::Refused) -> Error + Sync,
+{
+    let size = converted.len().div_ceil(parts.max(1)).max(1);
+    let mut chunks = converted.chunks(size).zip(originals.chunks(size)).enumerate();
+    let Some((_, (first, first_originals))) = chunks.next() else { return Ok(Vec::new()) };
+    std::thread::scope(|scope| {
+        let others: Vec<_> = chunks
+            .map(|(i, (converted, originals))| {
+                scope.spawn(move || check_chunk(review, originals, converted, i * size, desired, refused))
             })
-            .collect::<Result<Vec<_>>>()
+            .collect();
+        let mut out = check_chunk(review, first_originals, first, 0, desired, refused);
+        for other in others {
+            let done = other.join().map_err(|_| Error::internal("checking a converted page failed"))?;
+            // The first error in the page's order, as one pass gives.
+            out = out.and_then(|mut out| {
+                out.extend(done?);
+                Ok(out)
+            });
+        }
+        out
     })
-    .await?;
-    Ok(chunks.into_iter().flatten().collect())
+}
+
+/// The objects of a chunk starting at index `at` of the page, checked and
+/// restored in order.
+fn check_chunk<R>(
+    review: &[u8],
+    originals: &[Parts],
+    converted: &[raw::Converted<'_>],
+    at: usize,
+    desired: &str,
+    refused: &R,
+) -> Result<Vec<Vec<u8>>>
+where
+    R: Fn(usize, raw::Refused) -> Error,
+{
+    let slice = |r: &Option<Range<usize>>| r.clone().and_then(|r| std::str::from_utf8(&review[r]).ok());
+    originals
+        .iter()
+        .zip(converted)
+        .enumerate()
+        .map(|(i, (original, converted))| {
+            let original = raw::Original::from_parts(slice(&original.kind), slice(&original.metadata));
+            raw::check_and_restore_converted(&original, converted, desired).map_err(|r| refused(at + i, r))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -245,11 +293,12 @@ mod tests {
             for &i in chunk {
                 let json = serde_json::to_vec(&original(&format!("w{i}"))).unwrap();
                 let told = i % 2 == 0;
-                objects.push(|out| {
-                    out.extend_from_slice(&json);
-                    Ok(told.then(|| Parts::find(&json)))
-                })
-                .unwrap();
+                objects
+                    .push(|out| {
+                        out.extend_from_slice(&json);
+                        Ok(told.then(|| Parts::find(&json)))
+                    })
+                    .unwrap();
             }
             all.append(objects);
         }
@@ -268,7 +317,12 @@ mod tests {
                 obj
             })
             .collect();
-        serde_json::to_vec(&json!({"response": {"convertedObjects": converted}})).unwrap().into()
+        let answer = json!({"response": {"convertedObjects": converted, "result": {"status": "Success"}}});
+        serde_json::to_vec(&answer).unwrap().into()
+    }
+
+    fn hrtb<F: for<'b> FnOnce(&'b [u8]) -> Result<Vec<raw::Converted<'b>>>>(f: F) -> F {
+        f
     }
 
     async fn checked(count: usize, parts: usize, body: Bytes) -> Result<Vec<Vec<u8>>> {
@@ -277,24 +331,16 @@ mod tests {
         let (review, originals) = objects.into_review(b"{\"objects\":[".to_vec(), b"]}");
         let sent: Value = serde_json::from_slice(&review).expect("the review is JSON");
         assert_eq!(sent["objects"].as_array().unwrap().len(), count);
-        #[derive(serde::Deserialize)]
-        struct Answer<'a> {
-            #[serde(borrow)]
-            response: Response<'a>,
-        }
-        #[derive(serde::Deserialize)]
-        struct Response<'a> {
-            #[serde(borrow, rename = "convertedObjects")]
-            converted: Vec<&'a RawValue>,
-        }
-        let answer: Answer = serde_json::from_slice(&body).unwrap();
-        let ranges = answer.response.converted.iter().map(|raw| range_in(&body, raw)).collect();
         let refused = |index: usize, refused: raw::Refused| match refused {
             raw::Refused::Object(cause) => Error::internal(format!("object at index {index}: {cause}")),
             raw::Refused::Metadata(cause) => Error::internal(format!("metadata at index {index}: {cause}")),
         };
-        let body = body.clone();
-        check(review, originals, body, ranges, "example.com/v2".into(), parts, refused).await
+        let read = hrtb(|body| {
+            let answer: crate::conversion::review::Answer<raw::Converted<'_>> =
+                serde_json::from_slice(body).map_err(|e| Error::internal(e.to_string()))?;
+            answer.converted(crate::conversion::review::ReviewVersion::V1beta1, "").map_err(Error::internal)
+        });
+        check(review, originals, body, read, "example.com/v2".into(), parts, refused).await
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

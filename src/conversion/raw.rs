@@ -48,15 +48,21 @@ impl<'de> Deserialize<'de> for Members<'de> {
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a JSON object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
-                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(8));
-                while let Some(key) = map.next_key::<Key<'de>>()? {
-                    members.push((key.0, map.next_value::<&'de RawValue>()?));
-                }
-                Ok(Members(members))
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Members<'de>, A::Error> {
+                Members::visit(map)
             }
         }
         deserializer.deserialize_map(MembersVisitor)
+    }
+}
+
+impl<'de> Members<'de> {
+    fn visit<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut members = Vec::with_capacity(map.size_hint().unwrap_or(8));
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            members.push((key.0, map.next_value::<&'de RawValue>()?));
+        }
+        Ok(Members(members))
     }
 }
 
@@ -149,15 +155,72 @@ pub fn check_and_restore(original: &Original<'_>, converted: &RawValue, desired:
     check_and_restore_json(original, converted.get(), desired)
 }
 
+/// A converted object as an answer is read: an object's members (read
+/// with the answer, in the same pass), or anything else.
+pub enum Converted<'a> {
+    Object(Members<'a>),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Converted<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ConvertedVisitor;
+        impl<'de> Visitor<'de> for ConvertedVisitor {
+            type Value = Converted<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Converted<'de>, A::Error> {
+                Members::visit(map).map(Converted::Object)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Converted<'de>, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Converted::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Converted<'de>, E> {
+                Ok(Converted::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Converted<'de>, E> {
+                Ok(Converted::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Converted<'de>, E> {
+                Ok(Converted::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Converted<'de>, E> {
+                Ok(Converted::Other)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Converted<'de>, E> {
+                Ok(Converted::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Converted<'de>, E> {
+                Ok(Converted::Other)
+            }
+        }
+        deserializer.deserialize_any(ConvertedVisitor)
+    }
+}
+
 /// `check_and_restore` of the JSON value `converted` (JSON as serde_json
 /// read it: not checked again).
 pub fn check_and_restore_json(original: &Original<'_>, converted: &str, desired: &str) -> Result<Vec<u8>, Refused> {
-    let Some(converted) = Members::of_json(converted) else {
+    match Members::of_json(converted) {
+        Some(members) => check_and_restore_converted(original, &Converted::Object(members), desired),
+        None => check_and_restore_converted(original, &Converted::Other, desired),
+    }
+}
+
+/// `check_and_restore` of a converted object read with its answer.
+pub fn check_and_restore_converted(
+    original: &Original<'_>,
+    converted: &Converted<'_>,
+    desired: &str,
+) -> Result<Vec<u8>, Refused> {
+    let Converted::Object(converted) = converted else {
         return Err(Refused::Object("converted object is not a JSON object".into()));
     };
     let converted_meta_raw = converted.get("metadata");
     let converted_meta = converted_meta_raw.and_then(Members::of);
-    check_identity(original, &converted, converted_meta.as_ref(), desired).map_err(Refused::Object)?;
+    check_identity(original, converted, converted_meta.as_ref(), desired).map_err(Refused::Object)?;
     let response = match (converted_meta_raw, converted_meta) {
         (None, _) => return Err(Refused::Metadata("missing metadata in converted object".into())),
         (Some(raw), None) => {
@@ -166,7 +229,7 @@ pub fn check_and_restore_json(original: &Original<'_>, converted: &str, desired:
         }
         (Some(_), Some(meta)) => meta,
     };
-    restore(&original.meta, &converted, &response).map_err(Refused::Metadata)
+    restore(&original.meta, converted, &response).map_err(Refused::Metadata)
 }
 
 /// `check_converted` over bytes: the converted object's apiVersion, kind

@@ -4,7 +4,6 @@
 //! `webhook_converter.go` makes them (`getConvertedObjectsFromResponse`).
 
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// The ConversionReview versions Kubernetes speaks, in its order of
@@ -96,26 +95,26 @@ impl<'a> Review<'a> {
 }
 
 /// A review as answered; anything missing is checked, not assumed. The
-/// converted objects stay the bytes they were sent as (`RawValue`), each
-/// read only as far as a caller needs.
+/// converted objects are read as `T`: by default the bytes they were sent
+/// as (`RawValue`), each read only as far as a caller needs.
 #[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Answer<'a> {
+#[serde(rename_all = "camelCase", bound(deserialize = "T: Deserialize<'de>"))]
+pub struct Answer<T> {
     #[serde(default)]
     pub api_version: String,
     #[serde(default)]
     pub kind: String,
-    #[serde(default, borrow)]
-    pub response: Option<Response<'a>>,
+    #[serde(default)]
+    pub response: Option<Response<T>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Response<'a> {
+#[serde(rename_all = "camelCase", bound(deserialize = "T: Deserialize<'de>"))]
+pub struct Response<T> {
     #[serde(default)]
     pub uid: String,
-    #[serde(default, borrow)]
-    pub converted_objects: Vec<&'a RawValue>,
+    #[serde(default = "Vec::new")]
+    pub converted_objects: Vec<T>,
     #[serde(default)]
     pub result: ResultStatus,
 }
@@ -130,12 +129,12 @@ pub struct ResultStatus {
     pub message: String,
 }
 
-impl<'a> Answer<'a> {
+impl<T> Answer<T> {
     /// The converted objects of a response to a review of `version` sent
     /// with `uid`, or why the response is refused, in Kubernetes' words.
     /// A v1beta1 response is not checked for its kind or uid, as Kubernetes
     /// does not check them, for compatibility.
-    pub fn converted(self, version: ReviewVersion, uid: &str) -> Result<Vec<&'a RawValue>, String> {
+    pub fn converted(self, version: ReviewVersion, uid: &str) -> Result<Vec<T>, String> {
         if version == ReviewVersion::V1 {
             let got = format!("{}, Kind={}", self.api_version, self.kind);
             let expected = "apiextensions.k8s.io/v1, Kind=ConversionReview";
@@ -161,8 +160,9 @@ impl<'a> Answer<'a> {
 mod tests {
     use super::*;
     use serde_json::json;
+    use serde_json::value::RawValue;
 
-    fn answer(v: Value) -> Answer<'static> {
+    fn answer(v: Value) -> Answer<&'static RawValue> {
         serde_json::from_str(Box::leak(v.to_string().into_boxed_str())).unwrap()
     }
 

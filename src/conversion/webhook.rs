@@ -98,7 +98,7 @@ impl Webhook {
         let uid = uuid::Uuid::new_v4().to_string();
         let review = serde_json::to_vec(&Review::new(version, &uid, desired, objects)).expect("reviews serialize");
         let body = self.post(review, objects.len(), desired, &failed).await?;
-        let converted = Self::answer(&body, version, &uid, objects.len(), what, &failed)?;
+        let converted: Vec<&RawValue> = Self::answer(&body, version, &uid, objects.len(), what, &failed)?;
         objects
             .iter()
             .zip(converted)
@@ -126,14 +126,17 @@ impl Webhook {
         let head = super::review::review_head(version, &uid, desired, 0);
         let (review, originals) = objects.into_review(head, super::review::REVIEW_TAIL);
         let body = self.post(review.clone(), count, desired, &failed).await?;
-        let converted = Self::answer(&body, version, &uid, count, what, &failed)?;
-        let converted = converted.into_iter().map(|raw| page::range_in(&body, raw)).collect();
+        let (named, parts) = (what.to_string(), page::parts_for(count));
+        let read = reads(move |body| {
+            let failed = |cause: String| Error::internal(format!("conversion webhook for {named} failed: {cause}"));
+            Self::answer(body, version, &uid, count, &named, &failed)
+        });
         let what = what.to_string();
         let refused = move |index: usize, refused: raw::Refused| match refused {
             raw::Refused::Object(cause) => invalid(&what, index, cause),
             raw::Refused::Metadata(cause) => invalid_metadata(&what, index, cause),
         };
-        page::check(review, originals, body, converted, desired.to_string(), page::parts_for(count), refused).await
+        page::check(review, originals, body, read, desired.to_string(), parts, refused).await
     }
 
     /// POSTs a review of `count` objects; the body of a successful answer.
@@ -166,15 +169,15 @@ impl Webhook {
 
     /// The converted objects of a response body, checked (uid, result,
     /// count), each as the bytes it was answered as.
-    fn answer<'b>(
+    fn answer<'b, T: serde::Deserialize<'b>>(
         body: &'b [u8],
         version: ReviewVersion,
         uid: &str,
         count: usize,
         what: &str,
         failed: &impl Fn(String) -> Error,
-    ) -> Result<Vec<&'b RawValue>> {
-        let answer: Answer = serde_json::from_slice(body).map_err(|e| failed(format!("invalid response: {e}")))?;
+    ) -> Result<Vec<T>> {
+        let answer: Answer<T> = serde_json::from_slice(body).map_err(|e| failed(format!("invalid response: {e}")))?;
         let converted = answer.converted(version, uid).map_err(failed)?;
         if converted.len() != count {
             return Err(Error::internal(format!(
@@ -184,6 +187,11 @@ impl Webhook {
         }
         Ok(converted)
     }
+}
+
+/// `read` as a reader of any answer's bytes (so its result borrows them).
+fn reads<F: for<'b> FnOnce(&'b [u8]) -> Result<Vec<raw::Converted<'b>>>>(read: F) -> F {
+    read
 }
 
 /// The `conversion.webhook` span of one review: the host it goes to, how
@@ -450,9 +458,8 @@ mod tests {
             .map(|b| serde_json::from_slice::<Value>(&b).unwrap());
         // The two in one pass, as the webhook's byte path calls them: the
         // same answer, the same refusal of the same kind.
-        let at_once =
-            raw::check_and_restore(&raw::Original::of(&original), answered, desired)
-                .map(|b| serde_json::from_slice::<Value>(&b).unwrap());
+        let at_once = raw::check_and_restore(&raw::Original::of(&original), answered, desired)
+            .map(|b| serde_json::from_slice::<Value>(&b).unwrap());
         assert_eq!(at_once, two_steps, "{converted}");
         let bytes = two_steps.map_err(|refused| match refused {
             raw::Refused::Object(cause) | raw::Refused::Metadata(cause) => cause,
