@@ -413,7 +413,12 @@ mod tests {
             Err(Error::internal("no"))
         });
         assert!(failed.is_err());
-        objects.push(|out| Ok(out.extend_from_slice(json)).map(|()| None)).unwrap();
+        objects
+            .push(|out| {
+                out.extend_from_slice(json);
+                Ok(None)
+            })
+            .unwrap();
         assert_eq!(objects.each(), [&json[..]], "nothing is kept of a failed write");
     }
 }
