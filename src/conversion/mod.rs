@@ -7,7 +7,8 @@
 //! and the `Convert` RPC convert through it.
 
 pub mod declarative;
-mod raw;
+pub mod page;
+pub mod raw;
 pub mod review;
 mod trust;
 pub mod webhook;

@@ -48,25 +48,36 @@ impl<'de> Deserialize<'de> for Members<'de> {
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a JSON object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
-                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(8));
-                while let Some(key) = map.next_key::<Key<'de>>()? {
-                    members.push((key.0, map.next_value::<&'de RawValue>()?));
-                }
-                Ok(Members(members))
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Members<'de>, A::Error> {
+                Members::visit(map)
             }
         }
         deserializer.deserialize_map(MembersVisitor)
     }
 }
 
+impl<'de> Members<'de> {
+    fn visit<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut members = Vec::with_capacity(map.size_hint().unwrap_or(8));
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            members.push((key.0, map.next_value::<&'de RawValue>()?));
+        }
+        Ok(Members(members))
+    }
+}
+
 impl<'a> Members<'a> {
     /// The members of `raw`, None when it is not an object.
     pub fn of(raw: &'a RawValue) -> Option<Self> {
-        if !raw.get().starts_with('{') {
+        Self::of_json(raw.get())
+    }
+
+    /// The members of the JSON value `text`, None when it is not an object.
+    pub fn of_json(text: &'a str) -> Option<Self> {
+        if !text.starts_with('{') {
             return None;
         }
-        serde_json::from_str(raw.get()).ok()
+        serde_json::from_str(text).ok()
     }
 
     /// The member `name` (the last, as a parsed map keeps it).
@@ -82,10 +93,39 @@ impl<'a> Members<'a> {
 
 /// The string `raw` holds, when it holds one.
 pub fn string(raw: &RawValue) -> Option<Cow<'_, str>> {
-    if !raw.get().starts_with('"') {
+    string_json(raw.get())
+}
+
+/// The string the JSON value `text` holds, when it holds one.
+pub fn string_json(text: &str) -> Option<Cow<'_, str>> {
+    if !text.starts_with('"') {
         return None;
     }
-    serde_json::from_str::<Cow<'_, str>>(raw.get()).ok()
+    serde_json::from_str::<Cow<'_, str>>(text).ok()
+}
+
+/// What the checks of a converted object read of its original: the
+/// original's `kind` and its metadata's members.
+pub struct Original<'a> {
+    pub kind: Cow<'a, str>,
+    pub meta: Members<'a>,
+}
+
+impl<'a> Original<'a> {
+    /// What the checks read of the object whose members are `members`.
+    pub fn of(members: &Members<'a>) -> Self {
+        let meta = members.get("metadata").and_then(Members::of).unwrap_or_else(|| Members(Vec::new()));
+        Self { kind: members.str("kind"), meta }
+    }
+
+    /// The same, from the JSON of the object's (last) `kind` and `metadata`
+    /// members, found where the object was written (None when it has none).
+    pub fn from_parts(kind: Option<&'a str>, metadata: Option<&'a str>) -> Self {
+        Self {
+            kind: kind.and_then(string_json).unwrap_or(Cow::Borrowed("")),
+            meta: metadata.and_then(Members::of_json).unwrap_or_else(|| Members(Vec::new())),
+        }
+    }
 }
 
 /// A JSON value's type as Go's `%T` shows its decoded form.
@@ -111,14 +151,76 @@ pub enum Refused {
 /// `check_converted` then `restore_object_meta` of one converted object,
 /// reading the converted object and each metadata once (the answer is
 /// most of a webhook list's bytes, and each read of it scans it whole).
-pub fn check_and_restore(original: &Members<'_>, converted: &RawValue, desired: &str) -> Result<Vec<u8>, Refused> {
-    let Some(converted) = Members::of(converted) else {
+pub fn check_and_restore(original: &Original<'_>, converted: &RawValue, desired: &str) -> Result<Vec<u8>, Refused> {
+    check_and_restore_json(original, converted.get(), desired)
+}
+
+/// A converted object as an answer is read: an object's members (read
+/// with the answer, in the same pass), or anything else.
+pub enum Converted<'a> {
+    Object(Members<'a>),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Converted<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ConvertedVisitor;
+        impl<'de> Visitor<'de> for ConvertedVisitor {
+            type Value = Converted<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Converted<'de>, A::Error> {
+                Members::visit(map).map(Converted::Object)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Converted<'de>, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Converted::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Converted<'de>, E> {
+                Ok(Converted::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Converted<'de>, E> {
+                Ok(Converted::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Converted<'de>, E> {
+                Ok(Converted::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Converted<'de>, E> {
+                Ok(Converted::Other)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Converted<'de>, E> {
+                Ok(Converted::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Converted<'de>, E> {
+                Ok(Converted::Other)
+            }
+        }
+        deserializer.deserialize_any(ConvertedVisitor)
+    }
+}
+
+/// `check_and_restore` of the JSON value `converted` (JSON as serde_json
+/// read it: not checked again).
+pub fn check_and_restore_json(original: &Original<'_>, converted: &str, desired: &str) -> Result<Vec<u8>, Refused> {
+    match Members::of_json(converted) {
+        Some(members) => check_and_restore_converted(original, &Converted::Object(members), desired),
+        None => check_and_restore_converted(original, &Converted::Other, desired),
+    }
+}
+
+/// `check_and_restore` of a converted object read with its answer.
+pub fn check_and_restore_converted(
+    original: &Original<'_>,
+    converted: &Converted<'_>,
+    desired: &str,
+) -> Result<Vec<u8>, Refused> {
+    let Converted::Object(converted) = converted else {
         return Err(Refused::Object("converted object is not a JSON object".into()));
     };
-    let original_meta = original.get("metadata").and_then(Members::of).unwrap_or_else(|| Members(Vec::new()));
     let converted_meta_raw = converted.get("metadata");
     let converted_meta = converted_meta_raw.and_then(Members::of);
-    check_identity(original, &original_meta, &converted, converted_meta.as_ref(), desired).map_err(Refused::Object)?;
+    check_identity(original, converted, converted_meta.as_ref(), desired).map_err(Refused::Object)?;
     let response = match (converted_meta_raw, converted_meta) {
         (None, _) => return Err(Refused::Metadata("missing metadata in converted object".into())),
         (Some(raw), None) => {
@@ -127,7 +229,7 @@ pub fn check_and_restore(original: &Members<'_>, converted: &RawValue, desired: 
         }
         (Some(_), Some(meta)) => meta,
     };
-    restore(original_meta, &converted, &response).map_err(Refused::Metadata)
+    restore(&original.meta, converted, &response).map_err(Refused::Metadata)
 }
 
 /// `check_converted` over bytes: the converted object's apiVersion, kind
@@ -139,16 +241,14 @@ pub fn check_converted(original: &Members<'_>, converted: &RawValue, desired: &s
     let Some(converted) = Members::of(converted) else {
         return Err("converted object is not a JSON object".into());
     };
-    let original_meta = original.get("metadata").and_then(Members::of).unwrap_or_else(|| Members(Vec::new()));
     let converted_meta = converted.get("metadata").and_then(Members::of);
-    check_identity(original, &original_meta, &converted, converted_meta.as_ref(), desired)
+    check_identity(&Original::of(original), &converted, converted_meta.as_ref(), desired)
 }
 
 /// The checks of `check_converted`, over the objects and their metadata
 /// already read.
 fn check_identity(
-    original: &Members<'_>,
-    original_meta: &Members<'_>,
+    original: &Original<'_>,
     converted: &Members<'_>,
     converted_meta: Option<&Members<'_>>,
     desired: &str,
@@ -157,14 +257,14 @@ fn check_identity(
     if got != desired {
         return Err(format!("invalid groupVersion (expected {desired}, received {got})"));
     }
-    let (expected, got) = (original.str("kind"), converted.str("kind"));
+    let (expected, got) = (&*original.kind, converted.str("kind"));
     if expected != got {
         return Err(format!("invalid kind (expected {expected}, received {got})"));
     }
     let empty = Members(Vec::new());
     let converted_meta = converted_meta.unwrap_or(&empty);
     for (key, word) in [("name", "name"), ("namespace", "namespace"), ("uid", "UID")] {
-        let (e, a) = (original_meta.str(key), converted_meta.str(key));
+        let (e, a) = (original.meta.str(key), converted_meta.str(key));
         if e != a {
             return Err(format!("must have the same {word}: {e} != {a}"));
         }
@@ -206,16 +306,15 @@ pub fn restore_object_meta(original: &Members<'_>, converted: &RawValue) -> Resu
         Some(raw) => Members::of(raw)
             .ok_or_else(|| format!("invalid metadata of type {} in converted object", type_name(raw)))?,
     };
-    let original_meta = original.get("metadata").and_then(Members::of).unwrap_or_else(|| Members(Vec::new()));
-    restore(original_meta, &converted, &response)
+    restore(&Original::of(original).meta, &converted, &response)
 }
 
 /// `restore_object_meta` over the objects and metadata already read:
 /// `original_meta` the original's metadata, `response` the converted
 /// object's.
-fn restore<'a>(original_meta: Members<'a>, converted: &Members<'_>, response: &Members<'_>) -> Result<Vec<u8>, String> {
+fn restore(original_meta: &Members<'_>, converted: &Members<'_>, response: &Members<'_>) -> Result<Vec<u8>, String> {
     let mut restored: Vec<(Cow<'_, str>, Cow<'_, str>)> =
-        original_meta.0.into_iter().map(|(k, v)| (k, Cow::Borrowed(v.get()))).collect();
+        original_meta.0.iter().map(|(k, v)| (Cow::Borrowed(&**k), Cow::Borrowed(v.get()))).collect();
     for field in ["labels", "annotations"] {
         let theirs_raw = match response.get(field) {
             None => None,

@@ -4,7 +4,6 @@
 //! `webhook_converter.go` makes them (`getConvertedObjectsFromResponse`).
 
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// The ConversionReview versions Kubernetes speaks, in its order of
@@ -57,7 +56,21 @@ pub struct Request<'a> {
 /// byte for byte what serialising `Review::new` of their values gives.
 pub fn review_bytes(version: ReviewVersion, uid: &str, desired_api_version: &str, objects: &[Vec<u8>]) -> Vec<u8> {
     let size = objects.iter().map(|o| o.len() + 1).sum::<usize>();
-    let mut out = Vec::with_capacity(size + 160);
+    let mut out = review_head(version, uid, desired_api_version, size + REVIEW_TAIL.len());
+    for (i, object) in objects.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(object);
+    }
+    out.extend_from_slice(REVIEW_TAIL);
+    out
+}
+
+/// The JSON of a review up to its objects (`review_bytes` without the
+/// objects, and `REVIEW_TAIL`), with room for `more` bytes after it.
+pub fn review_head(version: ReviewVersion, uid: &str, desired_api_version: &str, more: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(more + 160);
     out.extend_from_slice(b"{\"apiVersion\":");
     serde_json::to_writer(&mut out, version.api_version()).expect("strings serialize");
     out.extend_from_slice(b",\"kind\":\"ConversionReview\",\"request\":{\"uid\":");
@@ -65,15 +78,11 @@ pub fn review_bytes(version: ReviewVersion, uid: &str, desired_api_version: &str
     out.extend_from_slice(b",\"desiredAPIVersion\":");
     serde_json::to_writer(&mut out, desired_api_version).expect("strings serialize");
     out.extend_from_slice(b",\"objects\":[");
-    for (i, object) in objects.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(object);
-    }
-    out.extend_from_slice(b"]}}");
     out
 }
+
+/// What ends a review after its objects.
+pub const REVIEW_TAIL: &[u8] = b"]}}";
 
 impl<'a> Review<'a> {
     pub fn new(version: ReviewVersion, uid: &'a str, desired_api_version: &'a str, objects: &'a [Value]) -> Self {
@@ -86,26 +95,26 @@ impl<'a> Review<'a> {
 }
 
 /// A review as answered; anything missing is checked, not assumed. The
-/// converted objects stay the bytes they were sent as (`RawValue`), each
-/// read only as far as a caller needs.
+/// converted objects are read as `T`: by default the bytes they were sent
+/// as (`RawValue`), each read only as far as a caller needs.
 #[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Answer<'a> {
+#[serde(rename_all = "camelCase", bound(deserialize = "T: Deserialize<'de>"))]
+pub struct Answer<T> {
     #[serde(default)]
     pub api_version: String,
     #[serde(default)]
     pub kind: String,
-    #[serde(default, borrow)]
-    pub response: Option<Response<'a>>,
+    #[serde(default)]
+    pub response: Option<Response<T>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Response<'a> {
+#[serde(rename_all = "camelCase", bound(deserialize = "T: Deserialize<'de>"))]
+pub struct Response<T> {
     #[serde(default)]
     pub uid: String,
-    #[serde(default, borrow)]
-    pub converted_objects: Vec<&'a RawValue>,
+    #[serde(default = "Vec::new")]
+    pub converted_objects: Vec<T>,
     #[serde(default)]
     pub result: ResultStatus,
 }
@@ -120,12 +129,12 @@ pub struct ResultStatus {
     pub message: String,
 }
 
-impl<'a> Answer<'a> {
+impl<T> Answer<T> {
     /// The converted objects of a response to a review of `version` sent
     /// with `uid`, or why the response is refused, in Kubernetes' words.
     /// A v1beta1 response is not checked for its kind or uid, as Kubernetes
     /// does not check them, for compatibility.
-    pub fn converted(self, version: ReviewVersion, uid: &str) -> Result<Vec<&'a RawValue>, String> {
+    pub fn converted(self, version: ReviewVersion, uid: &str) -> Result<Vec<T>, String> {
         if version == ReviewVersion::V1 {
             let got = format!("{}, Kind={}", self.api_version, self.kind);
             let expected = "apiextensions.k8s.io/v1, Kind=ConversionReview";
@@ -151,8 +160,9 @@ impl<'a> Answer<'a> {
 mod tests {
     use super::*;
     use serde_json::json;
+    use serde_json::value::RawValue;
 
-    fn answer(v: Value) -> Answer<'static> {
+    fn answer(v: Value) -> Answer<&'static RawValue> {
         serde_json::from_str(Box::leak(v.to_string().into_boxed_str())).unwrap()
     }
 

@@ -14,6 +14,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookC
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::page::{self, Objects};
 use super::raw;
 use super::review::{Answer, Review, ReviewVersion};
 use crate::apimachinery::dns;
@@ -97,7 +98,7 @@ impl Webhook {
         let uid = uuid::Uuid::new_v4().to_string();
         let review = serde_json::to_vec(&Review::new(version, &uid, desired, objects)).expect("reviews serialize");
         let body = self.post(review, objects.len(), desired, &failed).await?;
-        let converted = Self::answer(&body, version, &uid, objects.len(), what, &failed)?;
+        let converted: Vec<&RawValue> = Self::answer(&body, version, &uid, objects.len(), what, &failed)?;
         objects
             .iter()
             .zip(converted)
@@ -116,33 +117,32 @@ impl Webhook {
     /// `desired`, all in the caller's order) spliced into the review as
     /// they are, the converted objects read as bytes and checked as
     /// `convert` checks them (`raw.rs`), each answered as the JSON of what
-    /// `convert` answers.
-    pub async fn convert_bytes(&self, objects: &[Vec<u8>], desired: &str, what: &str) -> Result<Vec<Vec<u8>>> {
+    /// `convert` answers; a large page checked on every core (`page.rs`).
+    pub async fn convert_objects(&self, objects: Objects, desired: &str, what: &str) -> Result<Vec<Vec<u8>>> {
         let failed = |cause: String| Error::internal(format!("conversion webhook for {what} failed: {cause}"));
         let version = self.version.ok_or_else(|| failed("no supported conversion review versions".into()))?;
         let uid = uuid::Uuid::new_v4().to_string();
-        let review = super::review::review_bytes(version, &uid, desired, objects);
-        let body = self.post(review, objects.len(), desired, &failed).await?;
-        let converted = Self::answer(&body, version, &uid, objects.len(), what, &failed)?;
-        objects
-            .iter()
-            .zip(converted)
-            .enumerate()
-            .map(|(index, (original, converted))| {
-                let original: raw::Members = serde_json::from_slice(original)
-                    .map_err(|e| Error::internal(format!("an object to convert is not a JSON object: {e}")))?;
-                raw::check_and_restore(&original, converted, desired).map_err(|refused| match refused {
-                    raw::Refused::Object(cause) => invalid(what, index, cause),
-                    raw::Refused::Metadata(cause) => invalid_metadata(what, index, cause),
-                })
-            })
-            .collect()
+        let count = objects.len();
+        let head = super::review::review_head(version, &uid, desired, 0);
+        let (review, originals) = objects.into_review(head, super::review::REVIEW_TAIL);
+        let body = self.post(review.clone(), count, desired, &failed).await?;
+        let (named, parts) = (what.to_string(), page::parts_for(count));
+        let read = reads(move |body| {
+            let failed = |cause: String| Error::internal(format!("conversion webhook for {named} failed: {cause}"));
+            Self::answer(body, version, &uid, count, &named, &failed)
+        });
+        let what = what.to_string();
+        let refused = move |index: usize, refused: raw::Refused| match refused {
+            raw::Refused::Object(cause) => invalid(&what, index, cause),
+            raw::Refused::Metadata(cause) => invalid_metadata(&what, index, cause),
+        };
+        page::check(review, originals, body, read, desired.to_string(), parts, refused).await
     }
 
     /// POSTs a review of `count` objects; the body of a successful answer.
     async fn post(
         &self,
-        review: Vec<u8>,
+        review: impl Into<reqwest::Body>,
         count: usize,
         desired: &str,
         failed: &impl Fn(String) -> Error,
@@ -169,15 +169,15 @@ impl Webhook {
 
     /// The converted objects of a response body, checked (uid, result,
     /// count), each as the bytes it was answered as.
-    fn answer<'b>(
+    fn answer<'b, T: serde::Deserialize<'b>>(
         body: &'b [u8],
         version: ReviewVersion,
         uid: &str,
         count: usize,
         what: &str,
         failed: &impl Fn(String) -> Error,
-    ) -> Result<Vec<&'b RawValue>> {
-        let answer: Answer = serde_json::from_slice(body).map_err(|e| failed(format!("invalid response: {e}")))?;
+    ) -> Result<Vec<T>> {
+        let answer: Answer<T> = serde_json::from_slice(body).map_err(|e| failed(format!("invalid response: {e}")))?;
         let converted = answer.converted(version, uid).map_err(failed)?;
         if converted.len() != count {
             return Err(Error::internal(format!(
@@ -187,6 +187,11 @@ impl Webhook {
         }
         Ok(converted)
     }
+}
+
+/// `read` as a reader of any answer's bytes (so its result borrows them).
+fn reads<F: for<'b> FnOnce(&'b [u8]) -> Result<Vec<raw::Converted<'b>>>>(read: F) -> F {
+    read
 }
 
 /// The `conversion.webhook` span of one review: the host it goes to, how
@@ -453,8 +458,8 @@ mod tests {
             .map(|b| serde_json::from_slice::<Value>(&b).unwrap());
         // The two in one pass, as the webhook's byte path calls them: the
         // same answer, the same refusal of the same kind.
-        let at_once =
-            raw::check_and_restore(&original, answered, desired).map(|b| serde_json::from_slice::<Value>(&b).unwrap());
+        let at_once = raw::check_and_restore(&raw::Original::of(&original), answered, desired)
+            .map(|b| serde_json::from_slice::<Value>(&b).unwrap());
         assert_eq!(at_once, two_steps, "{converted}");
         let bytes = two_steps.map_err(|refused| match refused {
             raw::Refused::Object(cause) | raw::Refused::Metadata(cause) => cause,

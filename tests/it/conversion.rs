@@ -208,6 +208,44 @@ async fn a_list_of_objects_written_at_mixed_versions_reads_at_each_version() {
     }
 }
 
+/// A page large enough to be written and checked on every core (over 512
+/// objects) reads through one review in the page's order, each object
+/// converted with its metadata restored; a webhook that renames objects
+/// fails it at the first index, as one pass would; and the server goes on
+/// serving.
+#[tokio::test]
+async fn a_large_page_converts_in_one_review_in_order_and_fails_at_its_first_bad_object() {
+    let (t, hook) = start_with_webhook(&["v1"]).await;
+    let mut r = t.resources().await;
+    const COUNT: i64 = 700;
+    for i in 0..COUNT {
+        create(&mut r, "v2", &shaped("v2", &format!("w{i:04}"), "h", i, i)).await.unwrap();
+    }
+    let stored = list(&mut r, "v2").await.unwrap();
+    let before = hook.reviews();
+    let items = list(&mut r, "v1").await.unwrap();
+    assert_eq!(hook.reviews() - before, 1, "one review for the whole page");
+    assert_eq!(items.len(), COUNT as usize);
+    for (i, (item, original)) in items.iter().zip(&stored).enumerate() {
+        assert_eq!(item["metadata"]["name"], format!("w{i:04}"), "the page's order");
+        expect_shape(item, "v1", "h", i as i64, i as i64);
+        assert_eq!(item["metadata"], original["metadata"], "metadata restored to the stored object's");
+    }
+    hook.set(Mode::Rename);
+    let err = list(&mut r, "v1").await.unwrap_err();
+    assert_eq!(err.code(), Code::Internal);
+    assert!(
+        err.message().contains(
+            "conversion webhook for example.com/v2, Kind=WidgetList returned invalid converted object at index 0: \
+             must have the same name: w0000 != renamed"
+        ),
+        "{}",
+        err.message()
+    );
+    hook.set(Mode::Convert);
+    expect_shape(&get(&mut r, "v3", "w0699").await.unwrap(), "v3", "h", 699, 699);
+}
+
 /// A failing webhook fails the request with Kubernetes' words and status,
 /// writes nothing, and the server goes on serving.
 async fn expect_failure(t: &TestServer, hook: &Webhook, mode: Mode, words: &[&str]) {

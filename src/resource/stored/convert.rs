@@ -17,9 +17,11 @@ use serde_json::Value;
 
 use super::{at_read_version, at_storage, convert_read, split_mark, Served};
 use crate::conversion::declarative::{Declarative, Node};
+use crate::conversion::page::{self, Objects, Parts};
+use crate::conversion::raw::Members;
 use crate::conversion::Strategy;
 use crate::error::{Error, Result};
-use crate::storage::KeyValue;
+use crate::storage::{KeyValue, Revision};
 
 /// Pages at least this long are converted on every core.
 const PARALLEL_FROM: usize = 512;
@@ -28,8 +30,8 @@ const PARALLEL_FROM: usize = 512;
 /// `version` (one that converts: `Served::converts`), each as JSON: what
 /// serialising `convert_read` of their reads at the storage version gives.
 pub async fn render_page(served: &Arc<Served>, version: &str, kvs: Vec<KeyValue>) -> Result<Vec<Vec<u8>>> {
-    if let Strategy::Webhook(hook) = served.converter.strategy() {
-        return webhook_page(served, hook, version, &kvs).await;
+    if let Strategy::Webhook(_) = served.converter.strategy() {
+        return webhook_page(served, version, kvs).await;
     }
     let Strategy::Declarative(_) = served.converter.strategy() else {
         let objects = kvs.iter().map(|kv| at_storage(served, kv)).collect::<Result<Vec<Value>>>()?;
@@ -70,23 +72,21 @@ pub async fn render_page(served: &Arc<Served>, version: &str, kvs: Vec<KeyValue>
 }
 
 /// A page through a webhook: each object's JSON at the storage version
-/// (spliced from its bytes when marked) spliced into one review, the
+/// (spliced from its bytes when marked) written into one review, noting
+/// where its kind and metadata are for the checks of its answer, the
 /// converted objects kept as bytes; then pruned and defaulted at `version`
-/// only when its schema would change them (`read_pass`).
-async fn webhook_page(
-    served: &Served,
-    hook: &crate::conversion::webhook::Webhook,
-    version: &str,
-    kvs: &[KeyValue],
-) -> Result<Vec<Vec<u8>>> {
+/// only when its schema would change them (`read_pass`). A large page is
+/// written, and its answer checked, on every core.
+async fn webhook_page(served: &Arc<Served>, version: &str, kvs: Vec<KeyValue>) -> Result<Vec<Vec<u8>>> {
+    let Strategy::Webhook(hook) = served.converter.strategy() else { unreachable!("called for the Webhook strategy") };
     if kvs.is_empty() {
         return Ok(Vec::new());
     }
-    let objects =
-        kvs.iter().map(|kv| super::render(served, &served.storage_version, kv)).collect::<Result<Vec<_>>>()?;
+    let parts = page::parts_for(kvs.len());
+    let objects = originals(served, kvs, parts).await?;
     // As `Converter::convert_list` names a list's input.
     let what = format!("{}, Kind={}", served.api_version(&served.storage_version), served.list_kind);
-    let converted = hook.convert_bytes(&objects, &served.api_version(version), &what).await?;
+    let converted = hook.convert_objects(objects, &served.api_version(version), &what).await?;
     if !read_pass(served, version) {
         return Ok(converted);
     }
@@ -99,6 +99,105 @@ async fn webhook_page(
             Ok(serde_json::to_vec(&obj).expect("JSON values serialize"))
         })
         .collect()
+}
+
+/// The objects of a page as a review carries them: each as `render` gives
+/// it at the storage version, in `parts` chunks.
+async fn originals(served: &Arc<Served>, kvs: Vec<KeyValue>, parts: usize) -> Result<Objects> {
+    let served = served.clone();
+    let chunks = page::split(kvs, parts, move |_, chunk: Vec<KeyValue>| {
+        let size = chunk.iter().map(|kv| kv.value.len() + 32).sum();
+        let mut objects = Objects::with_capacity(size, chunk.len());
+        let api_version = served.api_version(&served.storage_version);
+        for kv in &chunk {
+            objects.push(|out| original(&served, &api_version, kv, out))?;
+        }
+        Ok(objects)
+    })
+    .await?;
+    let mut chunks = chunks.into_iter();
+    let mut objects = chunks.next().unwrap_or_default();
+    for chunk in chunks {
+        objects.append(chunk);
+    }
+    Ok(objects)
+}
+
+/// Writes `kv` at the storage version (`api_version`) to `out`, as
+/// `render` gives it; where its kind and metadata are when spliced.
+fn original(served: &Served, api_version: &str, kv: &KeyValue, out: &mut Vec<u8>) -> Result<Option<Parts>> {
+    let (json, mark) = split_mark(&kv.value);
+    if mark == Some(served.storage_mark) && served.plain(&served.storage_version) {
+        if let Some(parts) = splice_into(json, api_version, kv.mod_revision, out) {
+            return Ok(Some(parts));
+        }
+    }
+    out.extend_from_slice(&super::render(served, &served.storage_version, kv)?);
+    Ok(None)
+}
+
+/// `stored::splice` into `out`: the compact JSON `json` with the top-level
+/// `apiVersion` replaced and `metadata.resourceVersion` set, byte for byte
+/// what `render` gives; where the kind and metadata it wrote are. None
+/// (nothing written) when the object lacks either member.
+fn splice_into(json: &[u8], api_version: &str, revision: Revision, out: &mut Vec<u8>) -> Option<Parts> {
+    let top: Members = serde_json::from_slice(json).ok()?;
+    let metadata = top.0.iter().find(|(k, _)| k == "metadata")?.1;
+    if !top.0.iter().any(|(k, _)| k == "apiVersion") {
+        return None;
+    }
+    let metadata: Members = serde_json::from_str(metadata.get()).ok()?;
+    let rv = revision.to_string();
+    let start = out.len();
+    let mut parts = Parts::default();
+    out.push(b'{');
+    for (i, (key, value)) in top.0.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_key(out, key);
+        let at = out.len() - start;
+        match &**key {
+            "apiVersion" => serde_json::to_writer(&mut *out, api_version).expect("strings serialize"),
+            "metadata" => {
+                out.push(b'{');
+                let mut set = false;
+                for (j, (key, value)) in metadata.0.iter().enumerate() {
+                    if j > 0 {
+                        out.push(b',');
+                    }
+                    write_key(out, key);
+                    if key == "resourceVersion" {
+                        serde_json::to_writer(&mut *out, &rv).expect("strings serialize");
+                        set = true;
+                    } else {
+                        out.extend_from_slice(value.get().as_bytes());
+                    }
+                }
+                if !set {
+                    if !metadata.0.is_empty() {
+                        out.push(b',');
+                    }
+                    write_key(out, "resourceVersion");
+                    serde_json::to_writer(&mut *out, &rv).expect("strings serialize");
+                }
+                out.push(b'}');
+            }
+            _ => out.extend_from_slice(value.get().as_bytes()),
+        }
+        match &**key {
+            "kind" => parts.kind = Some(at..out.len() - start),
+            "metadata" => parts.metadata = Some(at..out.len() - start),
+            _ => {}
+        }
+    }
+    out.push(b'}');
+    Some(parts)
+}
+
+fn write_key(out: &mut Vec<u8>, key: &str) {
+    serde_json::to_writer(&mut *out, key).expect("strings serialize");
+    out.push(b':');
 }
 
 /// Whether pruning and defaulting at `version` can change what a webhook

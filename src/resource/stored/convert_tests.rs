@@ -150,3 +150,41 @@ async fn a_large_page_is_split_and_keeps_its_order() {
     let Strategy::Declarative(rules) = other.converter.strategy() else { panic!("declarative") };
     assert!(super::super::Converted::global().get(&kvs[0], rules.id(), "v2").is_none());
 }
+
+/// A webhook page's originals, written in chunks on every core, are what
+/// `render` gives at the storage version, in the page's order, each with
+/// the parts a read of it finds; an unmarked or corrupt object takes
+/// `render`'s path and answers its error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_pages_originals_are_rendered_in_order_however_split() {
+    let served = served("v1", false);
+    let mut kvs: Vec<KeyValue> =
+        v1_objects().iter().enumerate().map(|(i, o)| stored(&served, o, i as i64 + 10)).collect();
+    // Unmarked bytes (stored under another schema), read through values.
+    let mut unmarked = kvs[0].clone();
+    unmarked.value = serde_json::to_vec(&v1_objects()[0]).unwrap().into();
+    kvs.push(unmarked);
+    let expected: Vec<Vec<u8>> =
+        kvs.iter().map(|kv| super::super::render(&served, &served.storage_version, kv).unwrap()).collect();
+    for parts in [1, 2, 3, 7] {
+        let objects = originals(&served, kvs.clone(), parts).await.unwrap();
+        // The review's objects and their parts as a read of each finds them.
+        let (review, found) = objects.into_review(Vec::new(), b"");
+        let again = originals(&served, kvs.clone(), parts).await.unwrap();
+        assert_eq!(again.each(), expected.iter().map(|b| &b[..]).collect::<Vec<_>>(), "{parts} parts");
+        let mut at = 0;
+        for (object, parts) in expected.iter().zip(&found) {
+            let read = Parts::find(object);
+            let shift = |r: &Option<std::ops::Range<usize>>| r.clone().map(|r| r.start - at..r.end - at);
+            assert_eq!((shift(&parts.kind), shift(&parts.metadata)), (read.kind, read.metadata));
+            at += object.len() + 1;
+        }
+        assert_eq!(review.len(), at - 1);
+    }
+    let mut corrupt = kvs[1].clone();
+    corrupt.value = b"{not json".to_vec().into();
+    let page = vec![kvs[0].clone(), corrupt.clone(), kvs[2].clone()];
+    let err = originals(&served, page.clone(), 3).await.unwrap_err();
+    let expected = super::super::render(&served, &served.storage_version, &corrupt).unwrap_err();
+    assert_eq!(err.message, expected.message);
+}
