@@ -299,23 +299,30 @@ impl<'de> Deserialize<'de> for Members<'de> {
     }
 }
 
-/// Where the members `splice` replaces sit in a stored object's JSON.
+/// Where the members `splice` reads sit in a stored object's JSON.
 #[derive(Default)]
 struct Spans {
     api_version: Option<Range<usize>>,
+    kind: Option<Range<usize>>,
     metadata: Option<Range<usize>>,
 }
 
-/// Finds the top-level `apiVersion` and `metadata` of `json`, reading its
-/// members only until both are found: what follows (the spec and status,
-/// nearly all of an object) is not scanned.
+impl Spans {
+    fn complete(&self) -> bool {
+        self.api_version.is_some() && self.kind.is_some() && self.metadata.is_some()
+    }
+}
+
+/// Finds the top-level `apiVersion`, `kind` and `metadata` of `json`,
+/// reading its members only until all three are found: what follows (the
+/// spec and status, nearly all of an object) is not scanned.
 struct SpansVisitor<'s> {
     base: usize,
     found: &'s std::cell::Cell<Spans>,
 }
 
-/// The error that ends the scan once both members are found.
-const FOUND: &str = "both members found";
+/// The error that ends the scan once all three members are found.
+const FOUND: &str = "the members are found";
 
 impl<'de> Visitor<'de> for SpansVisitor<'_> {
     type Value = ();
@@ -327,12 +334,14 @@ impl<'de> Visitor<'de> for SpansVisitor<'_> {
         while let Some(key) = map.next_key::<Key<'de>>()? {
             let value = map.next_value::<&'de RawValue>()?.get();
             let at = value.as_ptr() as usize - self.base;
-            match &*key.0 {
-                "apiVersion" if spans.api_version.is_none() => spans.api_version = Some(at..at + value.len()),
-                "metadata" if spans.metadata.is_none() => spans.metadata = Some(at..at + value.len()),
+            let slot = match &*key.0 {
+                "apiVersion" => &mut spans.api_version,
+                "kind" => &mut spans.kind,
+                "metadata" => &mut spans.metadata,
                 _ => continue,
-            }
-            if spans.api_version.is_some() && spans.metadata.is_some() {
+            };
+            slot.get_or_insert(at..at + value.len());
+            if spans.complete() {
                 self.found.set(spans);
                 return Err(serde::de::Error::custom(FOUND));
             }
@@ -346,26 +355,40 @@ impl<'de> Visitor<'de> for SpansVisitor<'_> {
 /// no duplicate members, the store's own bytes, checked when written) with
 /// the top-level `apiVersion` replaced and `metadata.resourceVersion` set,
 /// in the order `from_stored` leaves them: byte for byte what serialising
-/// its result gives. Everything but those two values is copied as it is,
-/// and nothing after the later of `apiVersion` and `metadata` is parsed.
-/// None when the object lacks either member.
+/// its result gives. None when the object lacks either member.
 fn splice(json: &[u8], api_version: &str, revision: Revision) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(json.len() + api_version.len() + 48);
+    splice_into(json, api_version, revision, &mut out)?;
+    Some(out)
+}
+
+/// Where `splice_into` wrote an object's `kind` and `metadata` values,
+/// from the start of the object.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Written {
+    pub kind: Option<Range<usize>>,
+    pub metadata: Range<usize>,
+}
+
+/// `splice` appended to `out`, and where the object's kind and metadata
+/// are in what it wrote. Everything but the two values it sets is copied
+/// as it is, and nothing after the last of `apiVersion`, `kind` and
+/// `metadata` is parsed. None (nothing written) when the object lacks
+/// `apiVersion` or `metadata`.
+pub fn splice_into(json: &[u8], api_version: &str, revision: Revision, out: &mut Vec<u8>) -> Option<Written> {
     let found = std::cell::Cell::new(Spans::default());
-    // Ends in the FOUND error once both are found: the spans are set then,
+    // Ends in the FOUND error once all are found: the spans are set then,
     // and on reaching the end of the object; any other error leaves none.
     let _ = (&mut serde_json::Deserializer::from_slice(json))
         .deserialize_map(SpansVisitor { base: json.as_ptr() as usize, found: &found });
-    let Spans { api_version: Some(api), metadata: Some(metadata) } = found.take() else { return None };
-    let members: Members = serde_json::from_slice(&json[metadata.clone()]).ok()?;
+    let Spans { api_version: Some(api), kind, metadata: Some(metadata) } = found.take() else { return None };
+    let meta = &json[metadata.clone()];
+    let members: Members = serde_json::from_slice(meta).ok()?;
     let rv = serde_json::to_string(&revision.to_string()).expect("strings serialize");
-    let mut rv_span = None;
-    for (key, value) in &members.0 {
-        if key.0 == "resourceVersion" {
-            let at = metadata.start + (value.get().as_ptr() as usize - json[metadata.clone()].as_ptr() as usize);
-            rv_span = Some(at..at + value.get().len());
-            break;
-        }
-    }
+    let rv_span = members.0.iter().find(|(key, _)| key.0 == "resourceVersion").map(|(_, value)| {
+        let at = metadata.start + (value.get().as_ptr() as usize - meta.as_ptr() as usize);
+        at..at + value.get().len()
+    });
     // The metadata's resourceVersion replaced, or appended as its last member.
     let (rv_at, rv_bytes) = match rv_span {
         Some(span) => (span, rv.into_bytes()),
@@ -378,7 +401,19 @@ fn splice(json: &[u8], api_version: &str, revision: Revision) -> Option<Vec<u8>>
     let api_bytes = serde_json::to_vec(api_version).expect("strings serialize");
     let mut edits = [(api, api_bytes), (rv_at, rv_bytes)];
     edits.sort_by_key(|(span, _)| span.start);
-    let mut out = Vec::with_capacity(json.len() + edits.iter().map(|(_, b)| b.len()).sum::<usize>());
+    // Where a position of `json` lands in what is written: moved by every
+    // edit that ends at or before it.
+    let moved = |at: usize| {
+        edits
+            .iter()
+            .filter(|(span, _)| span.end <= at)
+            .fold(at as isize, |at, (span, bytes)| at + bytes.len() as isize - span.len() as isize) as usize
+    };
+    let written = Written {
+        kind: kind.map(|kind| moved(kind.start)..moved(kind.end)),
+        metadata: moved(metadata.start)..moved(metadata.end),
+    };
+    out.reserve(json.len() + edits.iter().map(|(_, b)| b.len()).sum::<usize>());
     let mut copied = 0;
     for (span, bytes) in &edits {
         out.extend_from_slice(&json[copied..span.start]);
@@ -386,7 +421,7 @@ fn splice(json: &[u8], api_version: &str, revision: Revision) -> Option<Vec<u8>>
         copied = span.end;
     }
     out.extend_from_slice(&json[copied..]);
-    Some(out)
+    Some(written)
 }
 
 /// What label and field selectors read of an object: its name, namespace

@@ -18,10 +18,9 @@ use serde_json::Value;
 use super::{at_read_version, at_storage, convert_read, split_mark, Served};
 use crate::conversion::declarative::{Declarative, Node};
 use crate::conversion::page::{self, Objects, Parts};
-use crate::conversion::raw::Members;
 use crate::conversion::Strategy;
 use crate::error::{Error, Result};
-use crate::storage::{KeyValue, Revision};
+use crate::storage::KeyValue;
 
 /// Pages at least this long are converted on every core.
 const PARALLEL_FROM: usize = 512;
@@ -128,76 +127,12 @@ async fn originals(served: &Arc<Served>, kvs: Vec<KeyValue>, parts: usize) -> Re
 fn original(served: &Served, api_version: &str, kv: &KeyValue, out: &mut Vec<u8>) -> Result<Option<Parts>> {
     let (json, mark) = split_mark(&kv.value);
     if mark == Some(served.storage_mark) && served.plain(&served.storage_version) {
-        if let Some(parts) = splice_into(json, api_version, kv.mod_revision, out) {
-            return Ok(Some(parts));
+        if let Some(written) = super::splice_into(json, api_version, kv.mod_revision, out) {
+            return Ok(Some(Parts { kind: written.kind, metadata: Some(written.metadata) }));
         }
     }
     out.extend_from_slice(&super::render(served, &served.storage_version, kv)?);
     Ok(None)
-}
-
-/// `stored::splice` into `out`: the compact JSON `json` with the top-level
-/// `apiVersion` replaced and `metadata.resourceVersion` set, byte for byte
-/// what `render` gives; where the kind and metadata it wrote are. None
-/// (nothing written) when the object lacks either member.
-fn splice_into(json: &[u8], api_version: &str, revision: Revision, out: &mut Vec<u8>) -> Option<Parts> {
-    let top: Members = serde_json::from_slice(json).ok()?;
-    let metadata = top.0.iter().find(|(k, _)| k == "metadata")?.1;
-    if !top.0.iter().any(|(k, _)| k == "apiVersion") {
-        return None;
-    }
-    let metadata: Members = serde_json::from_str(metadata.get()).ok()?;
-    let rv = revision.to_string();
-    let start = out.len();
-    let mut parts = Parts::default();
-    out.push(b'{');
-    for (i, (key, value)) in top.0.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_key(out, key);
-        let at = out.len() - start;
-        match &**key {
-            "apiVersion" => serde_json::to_writer(&mut *out, api_version).expect("strings serialize"),
-            "metadata" => {
-                out.push(b'{');
-                let mut set = false;
-                for (j, (key, value)) in metadata.0.iter().enumerate() {
-                    if j > 0 {
-                        out.push(b',');
-                    }
-                    write_key(out, key);
-                    if key == "resourceVersion" {
-                        serde_json::to_writer(&mut *out, &rv).expect("strings serialize");
-                        set = true;
-                    } else {
-                        out.extend_from_slice(value.get().as_bytes());
-                    }
-                }
-                if !set {
-                    if !metadata.0.is_empty() {
-                        out.push(b',');
-                    }
-                    write_key(out, "resourceVersion");
-                    serde_json::to_writer(&mut *out, &rv).expect("strings serialize");
-                }
-                out.push(b'}');
-            }
-            _ => out.extend_from_slice(value.get().as_bytes()),
-        }
-        match &**key {
-            "kind" => parts.kind = Some(at..out.len() - start),
-            "metadata" => parts.metadata = Some(at..out.len() - start),
-            _ => {}
-        }
-    }
-    out.push(b'}');
-    Some(parts)
-}
-
-fn write_key(out: &mut Vec<u8>, key: &str) {
-    serde_json::to_writer(&mut *out, key).expect("strings serialize");
-    out.push(b':');
 }
 
 /// Whether pruning and defaulting at `version` can change what a webhook

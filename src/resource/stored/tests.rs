@@ -92,6 +92,22 @@ fn rendering_from_marked_bytes_is_byte_for_byte_the_full_parse() {
 }
 
 #[test]
+fn splicing_says_where_it_wrote_the_kind_and_metadata() {
+    for obj in objects() {
+        let json = serde_json::to_vec(&obj).unwrap();
+        // After something already in the buffer: spans count from the object.
+        let mut out = b"[".to_vec();
+        let written = splice_into(&json, "example.com/v2", Revision::new(12), &mut out).expect("spliced");
+        let object = &out[1..];
+        let found = crate::conversion::page::Parts::find(object);
+        assert_eq!((written.kind.clone(), Some(written.metadata.clone())), (found.kind, found.metadata), "{obj}");
+        let metadata: Value = serde_json::from_slice(&object[written.metadata]).unwrap();
+        assert_eq!(metadata["resourceVersion"], "12", "{obj}");
+        assert_eq!(&object[written.kind.unwrap()], br#""Widget""#);
+    }
+}
+
+#[test]
 fn splicing_needs_both_members_and_well_formed_json_up_to_them() {
     let revision = Revision::new(9);
     assert_eq!(splice(br#"{"apiVersion":"a/v1","kind":"K"}"#, "a/v2", revision), None);
