@@ -8,6 +8,7 @@
 
 mod observe;
 pub mod request_info;
+mod series;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
