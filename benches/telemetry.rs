@@ -10,6 +10,13 @@
 //!
 //! Figures are printed, not asserted. `CRDSTORE_BENCH_SECONDS` sets the
 //! measuring time of each figure (default 3).
+//!
+//! For instruction counts, which noise does not move:
+//! `CRDSTORE_BENCH_COUNT=n` makes each figure exactly `n` calls instead of
+//! a measuring time, `CRDSTORE_BENCH_MODES=off,tracing` runs only those
+//! modes, and `CRDSTORE_BENCH_WRAP` is a command each mode's process runs
+//! under, e.g.
+//! `CRDSTORE_BENCH_WRAP="valgrind --tool=callgrind --callgrind-out-file=cg.%p"`.
 
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -33,6 +40,11 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const CALLERS: usize = 16;
 const MODES: [&str; 3] = ["off", "metrics", "tracing"];
+
+/// A fixed number of calls per figure, instead of a measuring time.
+fn count() -> Option<usize> {
+    std::env::var("CRDSTORE_BENCH_COUNT").ok().and_then(|s| s.parse().ok())
+}
 
 fn seconds() -> Duration {
     let secs = std::env::var("CRDSTORE_BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(3.0);
@@ -65,14 +77,22 @@ where
 {
     let call = Arc::new(call);
     let (next, done) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicU64::new(0)));
-    let until = Instant::now() + seconds();
+    let (until, limit) = (Instant::now() + seconds(), count());
     let tasks: Vec<_> = (0..CALLERS)
         .map(|_| {
             let (call, next, done, client) =
                 (call.clone(), next.clone(), done.clone(), CustomResourcesClient::new(channel.clone()));
             tokio::spawn(async move {
-                while Instant::now() < until {
-                    call(client.clone(), next.fetch_add(1, Ordering::Relaxed)).await;
+                loop {
+                    let n = next.fetch_add(1, Ordering::Relaxed);
+                    let more = match limit {
+                        Some(limit) => n < limit,
+                        None => Instant::now() < until,
+                    };
+                    if !more {
+                        break;
+                    }
+                    call(client.clone(), n).await;
                     done.fetch_add(1, Ordering::Relaxed);
                 }
             })
@@ -87,14 +107,14 @@ where
 
 /// One mode, in this process: prints `creates=<n> gets=<n>`.
 async fn measure(mode: &str) {
-    let _telemetry = match mode {
-        "off" => {
-            crdstore::metrics::install_disabled();
-            None
-        }
-        "metrics" => None,
-        _ => Some(crdstore::telemetry::init(crdstore::telemetry::LogFormat::Text).expect("telemetry")),
-    };
+    // Every mode sets up telemetry as the server does (the log subscriber
+    // always; OTLP where the environment names an endpoint, the tracing
+    // mode's): a process without a subscriber pays for every span of its
+    // dependencies through `tracing`'s `log` fallback, which no server does.
+    if mode == "off" {
+        crdstore::metrics::install_disabled();
+    }
+    let _telemetry = crdstore::telemetry::init(crdstore::telemetry::LogFormat::Text).expect("telemetry");
     let dir = tempfile::tempdir().expect("tempdir");
     let server = Server::start(Config::ephemeral(dir.path().to_path_buf())).await.expect("server");
     let channel =
@@ -115,7 +135,7 @@ async fn measure(mode: &str) {
         client.create(request).await.expect("create");
     })
     .await;
-    let written = (creates * seconds().as_secs_f64()) as usize;
+    let written = count().unwrap_or((creates * seconds().as_secs_f64()) as usize);
     let gets = rate(&channel, move |mut client, n| async move {
         let request = pb::GetResourceRequest {
             r#ref: Some(reference(&format!("w{}", n % written.max(1)))),
@@ -217,7 +237,17 @@ fn cpu_seconds() -> f64 {
 
 /// Runs one mode in a child process; its (creates/s, gets/s).
 fn run(mode: &str, endpoint: &str) -> (f64, f64) {
-    let out = Command::new(std::env::current_exe().expect("exe"))
+    let exe = std::env::current_exe().expect("exe");
+    let wrap = std::env::var("CRDSTORE_BENCH_WRAP").unwrap_or_default();
+    let mut command = match wrap.split_whitespace().collect::<Vec<_>>().split_first() {
+        Some((program, args)) => {
+            let mut command = Command::new(program);
+            command.args(args).arg(&exe);
+            command
+        }
+        None => Command::new(&exe),
+    };
+    let out = command
         .env("CRDSTORE_BENCH_MODE", mode)
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
         .env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
@@ -251,10 +281,12 @@ fn main() {
         format!("http://{addr}")
     });
     let rounds: usize = std::env::var("CRDSTORE_BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(3);
+    let chosen = std::env::var("CRDSTORE_BENCH_MODES").unwrap_or_else(|_| MODES.join(","));
+    let chosen: Vec<&str> = chosen.split(',').map(str::trim).collect();
     let mut best = [(0.0f64, 0.0f64); 3];
     let mut receiver_cpu = 0.0;
     for _ in 0..rounds.max(1) {
-        for (i, mode) in MODES.iter().enumerate() {
+        for (i, mode) in MODES.iter().enumerate().filter(|(_, m)| chosen.contains(m)) {
             let cpu = cpu_seconds();
             let (creates, gets) = run(mode, if *mode == "tracing" { &endpoint } else { "" });
             if *mode == "tracing" {

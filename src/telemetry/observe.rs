@@ -264,18 +264,7 @@ impl Drop for InFlight {
             self.code = if self.transport == Transport::Grpc { grpc_to_http("0", info.verb) } else { 499 };
         }
         let elapsed = metrics::since(self.start);
-        let code = self.code.to_string();
-        let mut labels = vec![
-            KeyValue::new("verb", info.verb),
-            KeyValue::new("group", info.group.clone()),
-            KeyValue::new("version", info.version.clone()),
-            KeyValue::new("resource", info.resource.clone()),
-            KeyValue::new("subresource", info.subresource),
-            KeyValue::new("scope", info.scope()),
-        ];
-        metrics::get().request_duration.record(elapsed, &labels);
-        labels.push(KeyValue::new("code", code));
-        metrics::get().requests.add(1, &labels);
+        super::series::record(&info, self.code, elapsed);
         if let Some(long_running) = self.long_running.take() {
             metrics::get().longrunning.add(-1, &long_running);
         }
