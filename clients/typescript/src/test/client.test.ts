@@ -3,7 +3,7 @@
 // README example.
 
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -439,9 +439,14 @@ describe("the README", () => {
     const code = example[1]
       .replace('"@crdstore/client"', JSON.stringify(index))
       .replace('"http://localhost:50051"', JSON.stringify(server.url));
-    const file = join(mkdtempSync(join(tmpdir(), "crdstore-readme-")), "example.mjs");
-    writeFileSync(file, code);
-    const { widget: result } = await import(pathToFileURL(file).href);
-    assert.equal(result.spec.size, 4);
+    const dir = mkdtempSync(join(tmpdir(), "crdstore-readme-"));
+    try {
+      const file = join(dir, "example.mjs");
+      writeFileSync(file, code);
+      const { widget: result } = await import(pathToFileURL(file).href);
+      assert.equal(result.spec.size, 4);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
