@@ -15,7 +15,7 @@ use super::raw;
 use crate::error::{Error, Result};
 
 /// Pages at least this long are split over the machine's cores.
-const PARALLEL_FROM: usize = 512;
+pub const PARALLEL_FROM: usize = 512;
 
 /// How many parts a page of `len` objects is split into: one per core for
 /// a large page, else one.

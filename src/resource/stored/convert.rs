@@ -22,9 +22,6 @@ use crate::conversion::Strategy;
 use crate::error::{Error, Result};
 use crate::storage::KeyValue;
 
-/// Pages at least this long are converted on every core.
-const PARALLEL_FROM: usize = 512;
-
 /// The objects of a page, stored as `kvs`, as a client sees them at
 /// `version` (one that converts: `Served::converts`), each as JSON: what
 /// serialising `convert_read` of their reads at the storage version gives.
@@ -37,37 +34,13 @@ pub async fn render_page(served: &Arc<Served>, version: &str, kvs: Vec<KeyValue>
         let converted = convert_read(served, version, objects, true).await?;
         return Ok(converted.iter().map(|obj| serde_json::to_vec(obj).expect("JSON values serialize")).collect());
     };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if kvs.len() < PARALLEL_FROM || cores < 2 {
+    let parts = page::parts_for(kvs.len());
+    if parts < 2 {
         return declarative_chunk(served, version, &kvs);
     }
-    let size = kvs.len().div_ceil(cores);
-    let mut chunks: Vec<Vec<KeyValue>> = Vec::with_capacity(cores);
-    let mut rest = kvs;
-    while rest.len() > size {
-        let tail = rest.split_off(size);
-        chunks.push(rest);
-        rest = tail;
-    }
-    chunks.push(rest);
-    let mut chunks = chunks.into_iter();
-    let first = chunks.next().expect("a page has a chunk");
-    let others: Vec<_> = chunks
-        .map(|chunk| {
-            let (served, version) = (served.clone(), version.to_string());
-            tokio::task::spawn_blocking(move || declarative_chunk(&served, &version, &chunk))
-        })
-        .collect();
-    let mut out = declarative_chunk(served, version, &first);
-    for other in others {
-        let rendered = other.await.map_err(|e| Error::internal(format!("converting a page failed: {e}")))?;
-        // The first error in the page's order, as a sequential pass gives.
-        out = out.and_then(|mut out| {
-            out.extend(rendered?);
-            Ok(out)
-        });
-    }
-    out
+    let (served, version) = (served.clone(), version.to_string());
+    let chunks = page::split(kvs, parts, move |_, chunk: Vec<KeyValue>| declarative_chunk(&served, &version, &chunk));
+    Ok(chunks.await?.into_iter().flatten().collect())
 }
 
 /// A page through a webhook: each object's JSON at the storage version

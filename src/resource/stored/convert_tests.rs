@@ -134,7 +134,7 @@ async fn declarative_pages_walk_rules_backwards_and_fail_as_the_value_path() {
 #[tokio::test]
 async fn a_large_page_is_split_and_keeps_its_order() {
     let first = served("v1", false);
-    let kvs: Vec<KeyValue> = (0..PARALLEL_FROM as i64 * 2 + 7)
+    let kvs: Vec<KeyValue> = (0..crate::conversion::page::PARALLEL_FROM as i64 * 2 + 7)
         .map(|i| {
             let obj = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta(&format!("w{i}")),
                              "spec": {"hostPort": format!("h:{i}"), "replicas": i}});
