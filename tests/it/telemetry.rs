@@ -111,14 +111,7 @@ async fn metrics_count_known_requests_under_the_apiservers_names() {
         .await
         .unwrap();
     // Three ADDED events reach the watcher.
-    let mut seen = String::new();
-    tokio::time::timeout(WAIT, async {
-        while seen.matches("\"ADDED\"").count() < 3 {
-            seen.push_str(&String::from_utf8_lossy(&watch.chunk().await.unwrap().unwrap()));
-        }
-    })
-    .await
-    .expect("three events on the watch");
+    added(&mut watch, 3).await;
 
     let after = scrape(http).await;
     let request = |verb: &'static str, scope: &'static str, code: &'static str| {
@@ -551,4 +544,17 @@ async fn reflection_answers_v1_and_v1alpha_and_health_names_each_service() {
             .status;
         assert_eq!(status, tonic_health::pb::health_check_response::ServingStatus::Serving as i32, "{service:?}");
     }
+}
+
+/// Reads the HTTP watch `watch` until `count` ADDED events have arrived
+/// (within `WAIT`).
+pub(super) async fn added(watch: &mut reqwest::Response, count: usize) {
+    let mut seen = String::new();
+    tokio::time::timeout(WAIT, async {
+        while seen.matches("\"ADDED\"").count() < count {
+            seen.push_str(&String::from_utf8_lossy(&watch.chunk().await.unwrap().unwrap()));
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("{count} events on the watch"));
 }

@@ -60,14 +60,7 @@ async fn the_dashboard_prometheus_and_collector_configs_check_against_live_metri
         assert_eq!(client.post(&collection).json(&body).send().await.unwrap().status(), 201);
     }
     assert_eq!(client.get(format!("{collection}/m0")).send().await.unwrap().status(), 200);
-    let mut seen = String::new();
-    tokio::time::timeout(WAIT, async {
-        while seen.matches("\"ADDED\"").count() < 3 {
-            seen.push_str(&String::from_utf8_lossy(&watch.chunk().await.unwrap().unwrap()));
-        }
-    })
-    .await
-    .expect("three events on the watch");
+    super::added(&mut watch, 3).await;
     let watching = scrape_text(http).await;
     drop(watch);
     let deadline = Instant::now() + WAIT;
