@@ -155,7 +155,8 @@ impl SledStore {
     /// exactly the image's objects at its revision. On an error `dir` holds
     /// a partial store: build into a directory of its own and drop it then.
     pub fn restore(dir: &Path, image: Image) -> Result<(), StorageError> {
-        let db = sled::Config::new().path(dir).mode(sled::Mode::HighThroughput).open().map_err(sled_err)?;
+        let config = sled::Config::new().path(dir).mode(sled::Mode::HighThroughput);
+        let db = super::lock::open(&config, dir, super::lock::LOCK_WAIT)?;
         let tree = db.open_tree(keys::TREE).map_err(sled_err)?;
         if !tree.is_empty() {
             return Err(StorageError::Internal(format!("{} already holds a store", dir.display())));

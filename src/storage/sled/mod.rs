@@ -14,6 +14,7 @@ mod compaction;
 mod history;
 mod image;
 mod index;
+mod lock;
 mod replay;
 mod reply;
 mod writer;
@@ -138,12 +139,8 @@ impl SledStore {
     /// compacted only while it runs. The writer, flusher and fan-out threads
     /// are the store's own.
     pub fn open(dir: &Path, options: SledOptions) -> Result<(Self, Background), StorageError> {
-        let db = sled::Config::new()
-            .path(dir)
-            .mode(sled::Mode::HighThroughput)
-            .cache_capacity(SLED_CACHE_BYTES)
-            .open()
-            .map_err(sled_err)?;
+        let config = sled::Config::new().path(dir).mode(sled::Mode::HighThroughput).cache_capacity(SLED_CACHE_BYTES);
+        let db = lock::open(&config, dir, lock::LOCK_WAIT)?;
         let tree = db.open_tree(keys::TREE).map_err(sled_err)?;
         check_format(&tree)?;
         let compacted = read_meta(&tree, keys::META_COMPACTED)?;
