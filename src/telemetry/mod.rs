@@ -7,6 +7,7 @@
 //! instruments through `crate::metrics`.
 
 mod observe;
+mod otlp;
 pub mod request_info;
 mod series;
 
@@ -97,12 +98,10 @@ fn resource() -> Resource {
     builder.with_attribute(opentelemetry::KeyValue::new("service.version", env!("CARGO_PKG_VERSION"))).build()
 }
 
-fn span_exporter() -> Result<opentelemetry_otlp::SpanExporter, BoxError> {
-    let builder = opentelemetry_otlp::SpanExporter::builder();
-    Ok(match protocol("TRACES")? {
-        Protocol::Grpc => builder.with_tonic().build()?,
-        protocol => builder.with_http().with_protocol(protocol).build()?,
-    })
+/// Spans go through crdstore's own exporter (`otlp`), metrics through
+/// opentelemetry-otlp's.
+fn span_exporter() -> Result<otlp::SpanExporter, BoxError> {
+    otlp::SpanExporter::from_env(protocol("TRACES")? == Protocol::Grpc)
 }
 
 fn metric_exporter() -> Result<opentelemetry_otlp::MetricExporter, BoxError> {

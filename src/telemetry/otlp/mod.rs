@@ -1,0 +1,245 @@
+//! crdstore's OTLP span exporter: the batch span processor's batches
+//! written as one OTLP request by `encode` and sent over gRPC or
+//! HTTP/protobuf, configured by the standard variables (the signal's or
+//! the common endpoint, headers and timeout). It replaces
+//! opentelemetry-otlp's exporter for traces, whose conversion and encoding
+//! were most of what tracing cost (metrics still go through it).
+
+mod encode;
+
+use std::borrow::Cow;
+use std::fmt;
+use std::time::Duration;
+
+use opentelemetry_sdk::error::{OTelSdkError, OTelSdkResult};
+use opentelemetry_sdk::trace::SpanData;
+use opentelemetry_sdk::Resource;
+
+use self::encode::Encoder;
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// OTLP/gRPC's trace export method.
+const GRPC_PATH: &str = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
+/// The specification's defaults.
+const GRPC_DEFAULT: &str = "http://localhost:4317";
+const HTTP_DEFAULT: &str = "http://localhost:4318";
+const HTTP_TRACES_PATH: &str = "/v1/traces";
+const TIMEOUT_DEFAULT: Duration = Duration::from_secs(10);
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// The signal's variable, else the common one.
+fn traces_or_common(suffix: &str) -> Option<String> {
+    env(&format!("OTEL_EXPORTER_OTLP_TRACES_{suffix}")).or_else(|| env(&format!("OTEL_EXPORTER_OTLP_{suffix}")))
+}
+
+/// Where spans go, as the specification resolves it: the traces endpoint
+/// as given; the common one with `/v1/traces` appended for HTTP, as given
+/// for gRPC.
+fn endpoint(grpc: bool) -> String {
+    if let Some(endpoint) = env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") {
+        return endpoint;
+    }
+    let base =
+        env("OTEL_EXPORTER_OTLP_ENDPOINT").unwrap_or_else(|| (if grpc { GRPC_DEFAULT } else { HTTP_DEFAULT }).into());
+    match grpc {
+        true => base,
+        false => format!("{}{HTTP_TRACES_PATH}", base.trim_end_matches('/')),
+    }
+}
+
+/// `key=value` pairs, comma-separated, values percent-decoded.
+fn headers(value: &str) -> Vec<(String, String)> {
+    value
+        .split(',')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(k, v)| {
+            let v = v.trim();
+            let decoded = percent_encoding::percent_decode_str(v).decode_utf8().map(Cow::into_owned);
+            (k.trim().to_ascii_lowercase(), decoded.unwrap_or_else(|_| v.to_string()))
+        })
+        .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+        .collect()
+}
+
+/// The export timeout in milliseconds, the signal's or the common one.
+fn timeout() -> Result<Duration, BoxError> {
+    match traces_or_common("TIMEOUT") {
+        None => Ok(TIMEOUT_DEFAULT),
+        Some(ms) => ms
+            .trim()
+            .parse::<u64>()
+            .map(Duration::from_millis)
+            .map_err(|_| format!("OTEL_EXPORTER_OTLP_TIMEOUT {ms:?} is not a number of milliseconds").into()),
+    }
+}
+
+/// How the requests travel.
+enum Transport {
+    Grpc { channel: tonic::transport::Channel, metadata: tonic::metadata::MetadataMap },
+    Http { client: reqwest::Client, url: reqwest::Url, headers: reqwest::header::HeaderMap },
+}
+
+/// The span exporter. Made inside the runtime, whose handle runs its
+/// requests: the batch span processor calls it from a thread of its own.
+pub struct SpanExporter {
+    encoder: Encoder,
+    transport: Transport,
+    timeout: Duration,
+    runtime: tokio::runtime::Handle,
+}
+
+impl fmt::Debug for SpanExporter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let protocol = match self.transport {
+            Transport::Grpc { .. } => "grpc",
+            Transport::Http { .. } => "http/protobuf",
+        };
+        f.debug_struct("SpanExporter").field("protocol", &protocol).field("timeout", &self.timeout).finish()
+    }
+}
+
+impl SpanExporter {
+    /// From the `OTEL_EXPORTER_OTLP_*` variables; `grpc` chooses the
+    /// protocol. Call inside the runtime.
+    pub fn from_env(grpc: bool) -> Result<Self, BoxError> {
+        if let Some(compression) = traces_or_common("COMPRESSION").filter(|c| c.trim() != "none") {
+            return Err(format!("OTEL_EXPORTER_OTLP_COMPRESSION {compression:?} is not supported: use none").into());
+        }
+        let endpoint = endpoint(grpc);
+        let pairs = traces_or_common("HEADERS").map(|h| headers(&h)).unwrap_or_default();
+        let timeout = timeout()?;
+        let invalid = |what: &str, err: &dyn fmt::Display| format!("OTLP traces {what}: {err}");
+        let transport = if grpc {
+            let channel = tonic::transport::Endpoint::from_shared(endpoint.clone())
+                .map_err(|e| invalid(&format!("endpoint {endpoint:?}"), &e))?
+                .timeout(timeout)
+                .connect_lazy();
+            let mut metadata = tonic::metadata::MetadataMap::new();
+            for (k, v) in pairs {
+                let key = tonic::metadata::MetadataKey::from_bytes(k.as_bytes()).map_err(|e| invalid("header", &e))?;
+                metadata.insert(key, v.parse().map_err(|e| invalid("header", &e))?);
+            }
+            Transport::Grpc { channel, metadata }
+        } else {
+            let url = reqwest::Url::parse(&endpoint).map_err(|e| invalid(&format!("endpoint {endpoint:?}"), &e))?;
+            let mut headers = reqwest::header::HeaderMap::new();
+            headers.insert(reqwest::header::CONTENT_TYPE, "application/x-protobuf".parse()?);
+            for (k, v) in pairs {
+                let name = reqwest::header::HeaderName::from_bytes(k.as_bytes()).map_err(|e| invalid("header", &e))?;
+                headers.insert(name, v.parse().map_err(|e| invalid("header", &e))?);
+            }
+            let agent = concat!("crdstore/", env!("CARGO_PKG_VERSION"));
+            let client = reqwest::Client::builder().timeout(timeout).user_agent(agent).build()?;
+            Transport::Http { client, url, headers }
+        };
+        Ok(Self { encoder: Encoder::default(), transport, timeout, runtime: tokio::runtime::Handle::try_current()? })
+    }
+}
+
+/// A request whose bytes are already encoded.
+#[derive(Clone, Default, PartialEq)]
+struct Encoded(Vec<u8>);
+
+impl fmt::Debug for Encoded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Encoded({} bytes)", self.0.len())
+    }
+}
+
+impl prost::Message for Encoded {
+    fn encode_raw(&self, buf: &mut impl prost::bytes::BufMut) {
+        buf.put_slice(&self.0);
+    }
+
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: prost::encoding::WireType,
+        buf: &mut impl prost::bytes::Buf,
+        ctx: prost::encoding::DecodeContext,
+    ) -> Result<(), prost::DecodeError> {
+        prost::encoding::skip_field(wire_type, tag, buf, ctx)
+    }
+
+    fn encoded_len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
+/// The collector's answer, read no further than its end.
+#[derive(Clone, PartialEq, prost::Message)]
+struct Answer {}
+
+/// `send` within `timeout`; made on the runtime, where its timer lives.
+async fn within(timeout: Duration, send: impl std::future::Future<Output = OTelSdkResult>) -> OTelSdkResult {
+    tokio::time::timeout(timeout, send).await.unwrap_or(Err(OTelSdkError::Timeout(timeout)))
+}
+
+fn failed(err: impl fmt::Display) -> OTelSdkError {
+    OTelSdkError::InternalFailure(format!("OTLP trace export failed: {err}"))
+}
+
+impl SpanExporter {
+    /// Sends `body` on the runtime (the caller is the batch span
+    /// processor's thread), within the timeout.
+    async fn send(&self, body: Vec<u8>) -> OTelSdkResult {
+        let timeout = self.timeout;
+        let sent = match &self.transport {
+            Transport::Grpc { channel, metadata } => {
+                let mut grpc = tonic::client::Grpc::new(channel.clone());
+                let mut request = tonic::Request::new(Encoded(body));
+                *request.metadata_mut() = metadata.clone();
+                let path = http::uri::PathAndQuery::from_static(GRPC_PATH);
+                self.runtime.spawn(within(timeout, async move {
+                    grpc.ready().await.map_err(failed)?;
+                    let codec = tonic_prost::ProstCodec::<Encoded, Answer>::default();
+                    grpc.unary(request, path, codec).await.map(drop).map_err(failed)
+                }))
+            }
+            Transport::Http { client, url, headers } => {
+                let post = client.post(url.clone()).headers(headers.clone()).body(body);
+                self.runtime.spawn(within(timeout, async move {
+                    let answer = post.send().await.map_err(failed)?;
+                    let status = answer.status();
+                    let _ = answer.bytes().await;
+                    match status.is_success() {
+                        true => Ok(()),
+                        false => Err(failed(format!("the collector answered {status}"))),
+                    }
+                }))
+            }
+        };
+        sent.await.unwrap_or_else(|join| Err(failed(join)))
+    }
+}
+
+impl opentelemetry_sdk::trace::SpanExporter for SpanExporter {
+    async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
+        let body = self.encoder.request(&batch);
+        drop(batch);
+        self.send(body).await
+    }
+
+    fn set_resource(&mut self, resource: &Resource) {
+        self.encoder = Encoder::new(resource);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_are_pairs_with_percent_decoded_values() {
+        let parsed = headers("Api-Key=s%20ecret, tenant = a=b ,empty=,=x,novalue");
+        assert_eq!(parsed, vec![("api-key".into(), "s ecret".into()), ("tenant".into(), "a=b".into())]);
+    }
+}
