@@ -10,14 +10,17 @@ mod observe;
 mod otlp;
 pub mod request_info;
 mod series;
+mod spans;
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::{Protocol, WithExportConfig as _};
 use opentelemetry_sdk::metrics::PeriodicReader;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
-use opentelemetry_sdk::trace::{BatchConfig, BatchConfigBuilder, BatchSpanProcessor, SdkTracerProvider};
+use opentelemetry_sdk::trace::{
+    BatchConfig, BatchConfigBuilder, BatchSpanProcessor, SpanExporter as _, SpanProcessor as _,
+};
 use opentelemetry_sdk::Resource;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
@@ -49,14 +52,14 @@ pub enum LogFormat {
 
 /// The telemetry of a process: flushes what is left on `shutdown`.
 pub struct Telemetry {
-    tracer: Option<SdkTracerProvider>,
+    spans: Option<Arc<BatchSpanProcessor>>,
 }
 
 impl Telemetry {
     /// Sends the spans and metrics not sent yet, then stops the exporters.
     pub fn shutdown(self) {
-        if let Some(tracer) = self.tracer {
-            let _ = tracer.shutdown();
+        if let Some(spans) = self.spans {
+            let _ = spans.shutdown();
         }
         crate::metrics::shutdown();
     }
@@ -100,8 +103,10 @@ fn resource() -> Resource {
 
 /// Spans go through crdstore's own exporter (`otlp`), metrics through
 /// opentelemetry-otlp's.
-fn span_exporter() -> Result<otlp::SpanExporter, BoxError> {
-    otlp::SpanExporter::from_env(protocol("TRACES")? == Protocol::Grpc)
+fn span_exporter(resource: &Resource) -> Result<otlp::SpanExporter, BoxError> {
+    let mut exporter = otlp::SpanExporter::from_env(protocol("TRACES")? == Protocol::Grpc)?;
+    exporter.set_resource(resource);
+    Ok(exporter)
 }
 
 fn metric_exporter() -> Result<opentelemetry_otlp::MetricExporter, BoxError> {
@@ -125,12 +130,9 @@ pub fn init(format: LogFormat) -> Result<Telemetry, BoxError> {
         let resource = resource.clone();
         crate::metrics::install(move |builder| builder.with_reader(reader).with_resource(resource));
     }
-    let tracer = if otlp_configured("TRACES") {
-        // The sampler is the SDK's, from OTEL_TRACES_SAMPLER(_ARG).
-        let batches = BatchSpanProcessor::new(span_exporter()?, batch_config());
-        let provider = SdkTracerProvider::builder().with_span_processor(batches).with_resource(resource).build();
+    let processor = if otlp_configured("TRACES") {
         opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
-        Some(provider)
+        Some(Arc::new(BatchSpanProcessor::new(span_exporter(&resource)?, batch_config())))
     } else {
         None
     };
@@ -149,29 +151,20 @@ pub fn init(format: LogFormat) -> Result<Telemetry, BoxError> {
     // Spans are debug-level under the `crdstore` target: with tracing off
     // and the default filter nothing is interested, and they cost nothing.
     // Only spans go to OTLP (the request's log line is a log line, not a
-    // span event), decided once per callsite. What the layer adds by
-    // default costs on every span or every poll and says nothing a trace
-    // of crdstore needs: the source location and target, the thread (a
-    // String per span), busy/idle timings (two clock reads per poll), and
-    // making each span the OpenTelemetry context while entered (nothing in
-    // crdstore reads it). The level hint bounds what the `log` crate hands
-    // over: without one, `log::max_level` is TRACE while spans are exported,
-    // and every `trace!` of sled's page cache (a dozen per write) became a
+    // span event), decided once per callsite, through crdstore's own layer
+    // (`spans`). The level hint bounds what the `log` crate hands over:
+    // without one, `log::max_level` is TRACE while spans are exported, and
+    // every `trace!` of sled's page cache (a dozen per write) became a
     // record dispatched through both layers' filters, a fifth of what
     // tracing cost a create.
-    let spans = tracer.as_ref().map(|provider| {
-        tracing_opentelemetry::layer()
-            .with_tracer(provider.tracer("crdstore"))
-            .with_location(false)
-            .with_target(false)
-            .with_threads(false)
-            .with_tracked_inactivity(false)
-            .with_context_activation(false)
-            .with_filter(exported())
+    let spans = processor.as_ref().map(|processor| {
+        // The sampler is the SDK's, from OTEL_TRACES_SAMPLER(_ARG).
+        let sampler = opentelemetry_sdk::trace::Config::default().sampler;
+        spans::SpanLayer::new(processor.clone(), sampler).with_filter(exported())
     });
     tracing_subscriber::registry().with(logs.with_filter(filter)).with(spans).try_init()?;
-    TRACING.store(tracer.is_some(), Ordering::Relaxed);
-    Ok(Telemetry { tracer })
+    TRACING.store(processor.is_some(), Ordering::Relaxed);
+    Ok(Telemetry { spans: processor })
 }
 
 /// What goes to OTLP: crdstore's spans at debug level and above, never an

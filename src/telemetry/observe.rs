@@ -10,10 +10,10 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use http_body::{Body, Frame, SizeHint};
+use opentelemetry::trace::TraceContextExt as _;
 use opentelemetry::KeyValue;
 use tracing::field::{Empty, Field, Value};
 use tracing::Span;
-use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 use super::RequestInfo;
 use crate::metrics;
@@ -150,43 +150,51 @@ pub fn start(transport: Transport, info: RequestInfo, method: &str, path: &str, 
         true => path.trim_start_matches('/').split_once('/').unwrap_or((path, "")),
         false => ("", ""),
     };
-    let span = tracing::debug_span!(
-        target: "crdstore::request",
-        "request",
-        otel.name = span_name(transport, method, path, &info),
-        otel.kind = "server",
-        otel.status_code = Empty,
-        trace_id = Empty,
-        span_id = Empty,
-        "rpc.system" = grpc.then_some("grpc"),
-        "rpc.service" = given(service),
-        "rpc.method" = given(rpc),
-        "rpc.grpc.status_code" = Empty,
-        "http.request.method" = (!grpc).then_some(method),
-        "url.path" = (!grpc).then_some(path),
-        "http.response.status_code" = Empty,
-        "crdstore.verb" = info.verb,
-        "crdstore.group" = given(&info.group),
-        "crdstore.version" = given(&info.version),
-        "crdstore.resource" = given(&info.resource),
-        "crdstore.subresource" = given(info.subresource),
-        "crdstore.scope" = Empty,
-        "k8s.namespace.name" = given(&info.namespace),
-        "crdstore.name" = given(&info.name),
-        "crdstore.code" = Empty,
-    );
-    if !span.is_disabled() && super::tracing_on() {
-        let parent = opentelemetry::global::get_text_map_propagator(|p| p.extract(&Headers(headers)));
-        let _ = span.set_parent(parent);
-        // The IDs are for the request's log line (JSON logs show its
-        // span's fields): recorded only when that line is written.
-        if tracing::enabled!(target: "crdstore::request", tracing::Level::DEBUG) {
-            let context = span.context();
-            let ids = opentelemetry::trace::TraceContextExt::span(&context).span_context().clone();
-            span.record("trace_id", tracing::field::display(ids.trace_id()));
-            span.record("span_id", tracing::field::display(ids.span_id()));
+    let make = || {
+        tracing::debug_span!(
+            target: "crdstore::request",
+            "request",
+            otel.name = span_name(transport, method, path, &info),
+            otel.kind = "server",
+            otel.status_code = Empty,
+            trace_id = Empty,
+            span_id = Empty,
+            "rpc.system" = grpc.then_some("grpc"),
+            "rpc.service" = given(service),
+            "rpc.method" = given(rpc),
+            "rpc.grpc.status_code" = Empty,
+            "http.request.method" = (!grpc).then_some(method),
+            "url.path" = (!grpc).then_some(path),
+            "http.response.status_code" = Empty,
+            "crdstore.verb" = info.verb,
+            "crdstore.group" = given(&info.group),
+            "crdstore.version" = given(&info.version),
+            "crdstore.resource" = given(&info.resource),
+            "crdstore.subresource" = given(info.subresource),
+            "crdstore.scope" = Empty,
+            "k8s.namespace.name" = given(&info.namespace),
+            "crdstore.name" = given(&info.name),
+            "crdstore.code" = Empty,
+        )
+    };
+    // With tracing on, the span takes its IDs and the `traceparent`'s
+    // parent from here (`spans::with_root`); the IDs are for the request's
+    // log line too (JSON logs show its span's fields), recorded only when
+    // that line is written.
+    let span = match super::tracing_on() {
+        false => make(),
+        true => {
+            let parent = opentelemetry::global::get_text_map_propagator(|p| p.extract(&Headers(headers)));
+            let root = super::spans::Root::new(Some(parent.span().span_context().clone()));
+            let (trace_id, span_id) = (root.trace_id, root.span_id);
+            let span = super::spans::with_root(root, make);
+            if !span.is_disabled() && tracing::enabled!(target: "crdstore::request", tracing::Level::DEBUG) {
+                span.record("trace_id", tracing::field::display(trace_id));
+                span.record("span_id", tracing::field::display(span_id));
+            }
+            span
         }
-    }
+    };
     let long_running = info.long_running().then(|| {
         let labels = vec![
             KeyValue::new("verb", info.verb),
