@@ -4,8 +4,10 @@
 //! off (the baseline), metrics on (the default), and metrics plus tracing
 //! sampled at 100% exporting over OTLP/gRPC to a receiver on loopback. Each
 //! mode runs in a process of its own (the providers are process-wide),
-//! `CRDSTORE_BENCH_ROUNDS` times (default 3, the best kept), interleaved so
-//! that a noisy neighbour hurts every mode alike. Targets: metrics cost at
+//! `CRDSTORE_BENCH_ROUNDS` times (default 3), interleaved so that a noisy
+//! neighbour hurts every mode alike. The best round of each mode is kept,
+//! and each round's cost is also paired with that round's baseline and the
+//! median of those printed. Targets: metrics cost at
 //! most 3%, tracing at 100% at most 15%.
 //!
 //! Figures are printed, not asserted. `CRDSTORE_BENCH_SECONDS` sets the
@@ -284,8 +286,10 @@ fn main() {
     let chosen = std::env::var("CRDSTORE_BENCH_MODES").unwrap_or_else(|_| MODES.join(","));
     let chosen: Vec<&str> = chosen.split(',').map(str::trim).collect();
     let mut best = [(0.0f64, 0.0f64); 3];
+    let mut rounds_run: Vec<[(f64, f64); 3]> = Vec::new();
     let mut receiver_cpu = 0.0;
     for _ in 0..rounds.max(1) {
+        let mut round = [(0.0f64, 0.0f64); 3];
         for (i, mode) in MODES.iter().enumerate().filter(|(_, m)| chosen.contains(m)) {
             let cpu = cpu_seconds();
             let (creates, gets) = run(mode, if *mode == "tracing" { &endpoint } else { "" });
@@ -293,7 +297,9 @@ fn main() {
                 receiver_cpu += cpu_seconds() - cpu;
             }
             best[i] = (best[i].0.max(creates), best[i].1.max(gets));
+            round[i] = (creates, gets);
         }
+        rounds_run.push(round);
     }
     let spans = receiver.0.load(Ordering::Relaxed);
     let cost = |base: f64, with: f64| (base - with) / base * 100.0;
@@ -307,6 +313,18 @@ fn main() {
             cost(best[0].0, creates),
             cost(best[0].1, gets)
         );
+    }
+    // Each round runs the modes back to back, so a round's ratio is paired
+    // against the same moment of the machine: its median does not hang on
+    // one lucky round of the baseline, as the best does.
+    let median = |mut costs: Vec<f64>| {
+        costs.sort_by(f64::total_cmp);
+        costs.get(costs.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    for (i, label) in labels.iter().enumerate().skip(1) {
+        let creates = median(rounds_run.iter().map(|r| cost(r[0].0, r[i].0)).collect());
+        let gets = median(rounds_run.iter().map(|r| cost(r[0].1, r[i].1)).collect());
+        println!("{label:<34} median of the rounds' paired costs: creates {creates:.1}%, gets {gets:.1}%");
     }
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let load = load.split_whitespace().take(3).collect::<Vec<_>>().join(" ");
