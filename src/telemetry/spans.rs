@@ -57,10 +57,16 @@ thread_local! {
 /// Makes a span with `make` that takes `root`'s IDs and remote parent (when
 /// the span has no local parent).
 pub fn with_root<T>(root: Root, make: impl FnOnce() -> T) -> T {
+    /// Takes back a root no span took, even when `make` panics.
+    struct Handed;
+    impl Drop for Handed {
+        fn drop(&mut self) {
+            ROOT.with(|r| r.borrow_mut().take());
+        }
+    }
     ROOT.with(|r| *r.borrow_mut() = Some(root));
-    let made = make();
-    ROOT.with(|r| r.borrow_mut().take());
-    made
+    let _handed = Handed;
+    make()
 }
 
 /// A span's record in the registry.

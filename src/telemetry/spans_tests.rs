@@ -128,3 +128,15 @@ fn the_sampler_decides_for_spans_without_a_parent() {
     assert_eq!(on.len(), 1);
     assert_eq!(on[0].parent_span_id, SpanId::INVALID);
 }
+
+#[test]
+fn a_root_no_span_took_is_not_left_for_the_next_span() {
+    let root = Root::new(Some(remote(true)));
+    let spans = traced(Sampler::AlwaysOn, || {
+        let _ = std::panic::catch_unwind(|| with_root(root, || panic!("made no span")));
+        drop(tracing::debug_span!("later"));
+    });
+    assert_eq!(spans.len(), 1);
+    assert_ne!(spans[0].span_context.trace_id(), TraceId::from(0xabc_u128), "a trace of its own");
+    assert_eq!(spans[0].parent_span_id, SpanId::INVALID);
+}
