@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crdstore::pb::v1 as pb;
+use crdstore::pb::v1::custom_resource_definitions_client::CustomResourceDefinitionsClient;
 use opentelemetry_proto::tonic::collector::metrics::v1::metrics_service_server::{
     MetricsService, MetricsServiceServer,
 };
@@ -321,6 +322,11 @@ impl Traced {
         });
         Self { grpc: addr("grpc="), http: addr("http="), child, logs, _dir: dir }
     }
+
+    /// A definitions client to its gRPC address.
+    async fn definitions(&self) -> CustomResourceDefinitionsClient<tonic::transport::Channel> {
+        CustomResourceDefinitionsClient::connect(format!("http://{}", self.grpc)).await.unwrap()
+    }
 }
 
 /// A W3C traceparent, its trace ID and its parent span ID.
@@ -380,14 +386,7 @@ async fn traced_requests(protocol: &str) {
     };
     let traced = Traced::start(&endpoint, protocol).await;
     let group = "traced.example.com";
-    let mut definitions =
-        crdstore::pb::v1::custom_resource_definitions_client::CustomResourceDefinitionsClient::connect(format!(
-            "http://{}",
-            traced.grpc
-        ))
-        .await
-        .unwrap();
-    create(&mut definitions, &meters(group)).await;
+    create(&mut traced.definitions().await, &meters(group)).await;
 
     // Over gRPC, the traceparent in the metadata.
     let (header, trace, parent) = traceparent(7);

@@ -12,14 +12,7 @@ async fn a_conversion_webhook_call_is_a_child_span_with_its_host_count_and_outco
     let (grpc_receiver, _) = receiver.start().await;
     let traced = Traced::start(&format!("http://{grpc_receiver}"), "grpc").await;
     let hook = Webhook::start().await;
-    let mut definitions =
-        crdstore::pb::v1::custom_resource_definitions_client::CustomResourceDefinitionsClient::connect(format!(
-            "http://{}",
-            traced.grpc
-        ))
-        .await
-        .unwrap();
-    crate::support::create(&mut definitions, &widgets_crd(hook.conversion(&["v1"]))).await;
+    crate::support::create(&mut traced.definitions().await, &widgets_crd(hook.conversion(&["v1"]))).await;
 
     // Created at v1, stored at v2: one review of one object.
     let (header, trace, parent) = traceparent(11);
