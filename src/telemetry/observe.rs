@@ -151,8 +151,11 @@ pub fn start(transport: Transport, info: RequestInfo, method: &str, path: &str, 
         false => ("", ""),
     };
     let make = || {
+        // A root: its parent is the `traceparent`'s, never a span that
+        // happens to be current on this thread.
         tracing::debug_span!(
             target: "crdstore::request",
+            parent: None,
             "request",
             otel.name = span_name(transport, method, path, &info),
             otel.kind = "server",

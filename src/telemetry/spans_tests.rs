@@ -140,3 +140,15 @@ fn a_root_no_span_took_is_not_left_for_the_next_span() {
     assert_ne!(spans[0].span_context.trace_id(), TraceId::from(0xabc_u128), "a trace of its own");
     assert_eq!(spans[0].parent_span_id, SpanId::INVALID);
 }
+
+#[test]
+fn a_span_made_a_root_takes_the_handed_root_whatever_is_current() {
+    let root = Root::new(Some(remote(true)));
+    let spans = traced(Sampler::ParentBased(Box::new(Sampler::AlwaysOn)), || {
+        let _current = tracing::debug_span!("left entered").entered();
+        drop(with_root(root, || tracing::debug_span!(parent: None, "request")));
+    });
+    let request = spans.iter().find(|s| s.name == "request").expect("the request span");
+    assert_eq!(request.span_context.trace_id(), TraceId::from(0xabc_u128));
+    assert_eq!(request.parent_span_id, SpanId::from(0xdef_u64));
+}

@@ -248,7 +248,11 @@ impl Receiver {
             if let Some(t) = found(&self.0.lock().unwrap()) {
                 return t;
             }
-            assert!(Instant::now() < deadline, "no {what} arrived");
+            if Instant::now() >= deadline {
+                let received = self.0.lock().unwrap();
+                let names: Vec<&str> = received.spans.iter().map(|s| s.name.as_str()).take(40).collect();
+                panic!("no {what} arrived; {} spans did: {names:?}", received.spans.len());
+            }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }

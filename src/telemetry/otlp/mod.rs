@@ -142,7 +142,7 @@ impl SpanExporter {
 
 /// A request whose bytes are already encoded.
 #[derive(Clone, Default, PartialEq)]
-struct Encoded(Vec<u8>);
+struct Encoded(prost::bytes::Bytes);
 
 impl fmt::Debug for Encoded {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -187,37 +187,100 @@ fn failed(err: impl fmt::Display) -> OTelSdkError {
     OTelSdkError::InternalFailure(format!("OTLP trace export failed: {err}"))
 }
 
+/// How many times an export is tried, and the wait before the first retry
+/// (doubled after each).
+const ATTEMPTS: u32 = 4;
+const FIRST_RETRY: Duration = Duration::from_millis(100);
+
+/// Whether a collector's gRPC answer is worth another try (OTLP's list of
+/// retryable codes).
+fn retryable_code(code: tonic::Code) -> bool {
+    use tonic::Code::*;
+    matches!(code, Cancelled | DeadlineExceeded | ResourceExhausted | Aborted | OutOfRange | Unavailable | DataLoss)
+}
+
+/// Whether an HTTP answer is worth another try (OTLP/HTTP's list).
+fn retryable_status(status: reqwest::StatusCode) -> bool {
+    matches!(status.as_u16(), 429 | 502 | 503 | 504)
+}
+
+/// One try over gRPC: Ok, or the error and whether to try again.
+async fn grpc_once(
+    channel: &tonic::transport::Channel,
+    metadata: &tonic::metadata::MetadataMap,
+    body: &prost::bytes::Bytes,
+) -> Result<(), (OTelSdkError, bool)> {
+    let mut grpc = tonic::client::Grpc::new(channel.clone());
+    // A connection not made yet, or lost: worth another try.
+    grpc.ready().await.map_err(|e| (failed(e), true))?;
+    let mut request = tonic::Request::new(Encoded(body.clone()));
+    *request.metadata_mut() = metadata.clone();
+    let path = http::uri::PathAndQuery::from_static(GRPC_PATH);
+    let codec = tonic_prost::ProstCodec::<Encoded, Answer>::default();
+    match grpc.unary(request, path, codec).await {
+        Ok(_) => Ok(()),
+        Err(status) => Err((failed(&status), retryable_code(status.code()))),
+    }
+}
+
+/// One try over HTTP/protobuf.
+async fn http_once(
+    client: &reqwest::Client,
+    url: &reqwest::Url,
+    headers: &reqwest::header::HeaderMap,
+    body: &prost::bytes::Bytes,
+) -> Result<(), (OTelSdkError, bool)> {
+    let post = client.post(url.clone()).headers(headers.clone()).body(body.clone());
+    let answer = post.send().await.map_err(|e| (failed(&e), e.is_connect() || e.is_timeout() || e.is_request()))?;
+    let status = answer.status();
+    let _ = answer.bytes().await;
+    match status.is_success() {
+        true => Ok(()),
+        false => Err((failed(format!("the collector answered {status}")), retryable_status(status))),
+    }
+}
+
 impl SpanExporter {
     /// Sends `body` on the runtime (the caller is the batch span
-    /// processor's thread), within the timeout.
+    /// processor's thread), within the timeout, trying again with backoff
+    /// while the failure is one OTLP says to retry. A batch that fails is
+    /// dropped with a warning in the log.
     async fn send(&self, body: Vec<u8>) -> OTelSdkResult {
         let timeout = self.timeout;
-        let sent = match &self.transport {
+        let body = prost::bytes::Bytes::from(body);
+        let transport = match &self.transport {
             Transport::Grpc { channel, metadata } => {
-                let mut grpc = tonic::client::Grpc::new(channel.clone());
-                let mut request = tonic::Request::new(Encoded(body));
-                *request.metadata_mut() = metadata.clone();
-                let path = http::uri::PathAndQuery::from_static(GRPC_PATH);
-                self.runtime.spawn(within(timeout, async move {
-                    grpc.ready().await.map_err(failed)?;
-                    let codec = tonic_prost::ProstCodec::<Encoded, Answer>::default();
-                    grpc.unary(request, path, codec).await.map(drop).map_err(failed)
-                }))
+                Transport::Grpc { channel: channel.clone(), metadata: metadata.clone() }
             }
             Transport::Http { client, url, headers } => {
-                let post = client.post(url.clone()).headers(headers.clone()).body(body);
-                self.runtime.spawn(within(timeout, async move {
-                    let answer = post.send().await.map_err(failed)?;
-                    let status = answer.status();
-                    let _ = answer.bytes().await;
-                    match status.is_success() {
-                        true => Ok(()),
-                        false => Err(failed(format!("the collector answered {status}"))),
-                    }
-                }))
+                Transport::Http { client: client.clone(), url: url.clone(), headers: headers.clone() }
             }
         };
-        sent.await.unwrap_or_else(|join| Err(failed(join)))
+        let sent = self.runtime.spawn(within(timeout, async move {
+            let mut wait = FIRST_RETRY;
+            let mut attempt = 1;
+            loop {
+                let tried = match &transport {
+                    Transport::Grpc { channel, metadata } => grpc_once(channel, metadata, &body).await,
+                    Transport::Http { client, url, headers } => http_once(client, url, headers, &body).await,
+                };
+                match tried {
+                    Ok(()) => return Ok(()),
+                    Err((err, true)) if attempt < ATTEMPTS => {
+                        tracing::debug!(error = %err, attempt, "OTLP trace export failed; trying again");
+                        tokio::time::sleep(wait).await;
+                        wait *= 2;
+                        attempt += 1;
+                    }
+                    Err((err, _)) => return Err(err),
+                }
+            }
+        }));
+        let result = sent.await.unwrap_or_else(|join| Err(failed(join)));
+        if let Err(err) = &result {
+            tracing::warn!(error = %err, "OTLP trace export failed; its spans are dropped");
+        }
+        result
     }
 }
 
@@ -235,7 +298,52 @@ impl opentelemetry_sdk::trace::SpanExporter for SpanExporter {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
     use super::*;
+
+    /// An HTTP collector on loopback answering `codes` in turn (then 200);
+    /// the exporter to it, and how many requests it got.
+    async fn collector(codes: Vec<u16>) -> (SpanExporter, Arc<AtomicUsize>) {
+        let hits = Arc::new(AtomicUsize::new(0));
+        let counted = hits.clone();
+        let app = axum::Router::new().route(
+            "/v1/traces",
+            axum::routing::post(move |body: axum::body::Bytes| async move {
+                assert_eq!(&body[..], b"spans", "the same bytes on every try");
+                let n = counted.fetch_add(1, Ordering::SeqCst);
+                axum::http::StatusCode::from_u16(codes.get(n).copied().unwrap_or(200)).unwrap()
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = reqwest::Url::parse(&format!("http://{}/v1/traces", listener.local_addr().unwrap())).unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let transport = Transport::Http { client: reqwest::Client::new(), url, headers: Default::default() };
+        let exporter = SpanExporter {
+            encoder: Encoder::default(),
+            transport,
+            timeout: Duration::from_secs(10),
+            runtime: tokio::runtime::Handle::current(),
+        };
+        (exporter, hits)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn retryable_answers_are_tried_again_and_others_are_errors() {
+        let (exporter, hits) = collector(vec![503, 429]).await;
+        exporter.send(b"spans".to_vec()).await.expect("the third try is taken");
+        assert_eq!(hits.load(Ordering::SeqCst), 3);
+
+        let (exporter, hits) = collector(vec![400]).await;
+        let err = exporter.send(b"spans".to_vec()).await.unwrap_err();
+        assert!(err.to_string().contains("the collector answered 400"), "{err}");
+        assert_eq!(hits.load(Ordering::SeqCst), 1, "a bad request is not tried again");
+
+        let (exporter, hits) = collector(vec![503; 10]).await;
+        assert!(exporter.send(b"spans".to_vec()).await.is_err());
+        assert_eq!(hits.load(Ordering::SeqCst), ATTEMPTS as usize, "tries are bounded");
+    }
 
     #[test]
     fn headers_are_pairs_with_percent_decoded_values() {
