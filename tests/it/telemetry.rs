@@ -282,12 +282,27 @@ impl MetricsService for Receiver {
 
 /// The built binary serving with OTLP export to `endpoint`, killed on drop.
 struct Traced {
-    child: tokio::process::Child,
+    /// Killed when dropped.
+    _child: tokio::process::Child,
     /// Its log lines (JSON), as they arrive.
     logs: Arc<Mutex<Vec<String>>>,
     grpc: SocketAddr,
     http: SocketAddr,
     _dir: tempfile::TempDir,
+}
+
+/// A failing test shows what the server logged (export failures among it).
+impl Drop for Traced {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let logs = self.logs.lock().unwrap_or_else(|e| e.into_inner());
+            let warnings: Vec<&String> = logs.iter().filter(|l| !l.contains("\"level\":\"DEBUG\"")).collect();
+            eprintln!("the traced server's log, less its debug lines ({} lines in all):", logs.len());
+            for line in warnings.iter().rev().take(40).rev() {
+                eprintln!("  {line}");
+            }
+        }
+    }
 }
 
 impl Traced {
@@ -324,7 +339,7 @@ impl Traced {
                 }
             }
         });
-        Self { grpc: addr("grpc="), http: addr("http="), child, logs, _dir: dir }
+        Self { grpc: addr("grpc="), http: addr("http="), _child: child, logs, _dir: dir }
     }
 
     /// A definitions client to its gRPC address.
@@ -495,7 +510,7 @@ async fn traced_requests(protocol: &str) {
     // Still serving.
     let ready = reqwest::get(format!("http://{}/readyz", traced.http)).await.unwrap();
     assert_eq!(ready.status(), 200);
-    drop(traced.child);
+    drop(traced);
 }
 
 #[tokio::test]
