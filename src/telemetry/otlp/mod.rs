@@ -77,7 +77,9 @@ fn timeout() -> Result<Duration, BoxError> {
     }
 }
 
-/// How the requests travel.
+/// How the requests travel (each export's task holds its own clone:
+/// the channel and the client are handles to shared connections).
+#[derive(Clone)]
 enum Transport {
     Grpc { channel: tonic::transport::Channel, metadata: tonic::metadata::MetadataMap },
     Http { client: reqwest::Client, url: reqwest::Url, headers: reqwest::header::HeaderMap },
@@ -248,14 +250,7 @@ impl SpanExporter {
     async fn send(&self, body: Vec<u8>) -> OTelSdkResult {
         let timeout = self.timeout;
         let body = prost::bytes::Bytes::from(body);
-        let transport = match &self.transport {
-            Transport::Grpc { channel, metadata } => {
-                Transport::Grpc { channel: channel.clone(), metadata: metadata.clone() }
-            }
-            Transport::Http { client, url, headers } => {
-                Transport::Http { client: client.clone(), url: url.clone(), headers: headers.clone() }
-            }
-        };
+        let transport = self.transport.clone();
         let sent = self.runtime.spawn(within(timeout, async move {
             let mut wait = FIRST_RETRY;
             let mut attempt = 1;
