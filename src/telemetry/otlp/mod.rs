@@ -16,6 +16,7 @@ use opentelemetry_sdk::trace::SpanData;
 use opentelemetry_sdk::Resource;
 
 use self::encode::Encoder;
+use super::env;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -26,10 +27,6 @@ const GRPC_DEFAULT: &str = "http://localhost:4317";
 const HTTP_DEFAULT: &str = "http://localhost:4318";
 const HTTP_TRACES_PATH: &str = "/v1/traces";
 const TIMEOUT_DEFAULT: Duration = Duration::from_secs(10);
-
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-}
 
 /// The signal's variable, else the common one.
 fn traces_or_common(suffix: &str) -> Option<String> {
