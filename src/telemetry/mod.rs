@@ -15,12 +15,10 @@ mod spans;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use opentelemetry::InstrumentationScope;
 use opentelemetry_otlp::{Protocol, WithExportConfig as _};
 use opentelemetry_sdk::metrics::PeriodicReader;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
-use opentelemetry_sdk::trace::{
-    BatchConfig, BatchConfigBuilder, BatchSpanProcessor, SpanExporter as _, SpanProcessor as _,
-};
 use opentelemetry_sdk::Resource;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
@@ -52,14 +50,15 @@ pub enum LogFormat {
 
 /// The telemetry of a process: flushes what is left on `shutdown`.
 pub struct Telemetry {
-    spans: Option<Arc<BatchSpanProcessor>>,
+    spans: Option<otlp::Exporter>,
 }
 
 impl Telemetry {
     /// Sends the spans and metrics not sent yet, then stops the exporters.
+    /// Blocks: call it off the runtime's workers.
     pub fn shutdown(self) {
         if let Some(spans) = self.spans {
-            let _ = spans.shutdown();
+            spans.shutdown();
         }
         crate::metrics::shutdown();
     }
@@ -104,9 +103,8 @@ fn resource() -> Resource {
 /// Spans go through crdstore's own exporter (`otlp`), metrics through
 /// opentelemetry-otlp's.
 fn span_exporter(resource: &Resource) -> Result<otlp::SpanExporter, BoxError> {
-    let mut exporter = otlp::SpanExporter::from_env(protocol("TRACES")? == Protocol::Grpc)?;
-    exporter.set_resource(resource);
-    Ok(exporter)
+    let scope = InstrumentationScope::builder("crdstore").with_version(env!("CARGO_PKG_VERSION")).build();
+    otlp::SpanExporter::from_env(protocol("TRACES")? == Protocol::Grpc, resource, &scope)
 }
 
 fn metric_exporter() -> Result<opentelemetry_otlp::MetricExporter, BoxError> {
@@ -130,9 +128,10 @@ pub fn init(format: LogFormat) -> Result<Telemetry, BoxError> {
         let resource = resource.clone();
         crate::metrics::install(move |builder| builder.with_reader(reader).with_resource(resource));
     }
-    let processor = if otlp_configured("TRACES") {
+    let queue = if otlp_configured("TRACES") {
         opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
-        Some(Arc::new(BatchSpanProcessor::new(span_exporter(&resource)?, batch_config())))
+        let queue = Arc::new(otlp::Queue::new(otlp::Batching::from_env()));
+        Some((queue.clone(), otlp::Exporter::start(queue, span_exporter(&resource)?)))
     } else {
         None
     };
@@ -157,14 +156,14 @@ pub fn init(format: LogFormat) -> Result<Telemetry, BoxError> {
     // every `trace!` of sled's page cache (a dozen per write) became a
     // record dispatched through both layers' filters, a fifth of what
     // tracing cost a create.
-    let spans = processor.as_ref().map(|processor| {
+    let spans = queue.as_ref().map(|(queue, _)| {
         // The sampler is the SDK's, from OTEL_TRACES_SAMPLER(_ARG).
         let sampler = opentelemetry_sdk::trace::Config::default().sampler;
-        spans::SpanLayer::new(processor.clone(), sampler).with_filter(exported())
+        spans::SpanLayer::new(queue.clone(), sampler).with_filter(exported())
     });
     tracing_subscriber::registry().with(logs.with_filter(filter)).with(spans).try_init()?;
-    TRACING.store(processor.is_some(), Ordering::Relaxed);
-    Ok(Telemetry { spans: processor })
+    TRACING.store(queue.is_some(), Ordering::Relaxed);
+    Ok(Telemetry { spans: queue.map(|(_, exporter)| exporter) })
 }
 
 /// What goes to OTLP: crdstore's spans at debug level and above, never an
@@ -175,22 +174,6 @@ fn exported() -> tracing_subscriber::filter::FilterFn<impl Fn(&tracing::Metadata
         meta.is_span() && meta.target().starts_with("crdstore") && *meta.level() <= tracing::Level::DEBUG
     })
     .with_max_level_hint(tracing::level_filters::LevelFilter::DEBUG)
-}
-
-/// The batching of exported spans: the `OTEL_BSP_*` variables where set,
-/// else a queue and batches four times the SDK's (8192 and 2048 spans):
-/// a create makes eight spans, so at thousands of requests a second the
-/// SDK's 2048 would drop spans between two exports and its batches of 512
-/// would make an export call every 64 creates.
-fn batch_config() -> BatchConfig {
-    let mut config = BatchConfigBuilder::default();
-    if env("OTEL_BSP_MAX_QUEUE_SIZE").is_none() {
-        config = config.with_max_queue_size(8192);
-    }
-    if env("OTEL_BSP_MAX_EXPORT_BATCH_SIZE").is_none() {
-        config = config.with_max_export_batch_size(2048);
-    }
-    config.build()
 }
 
 /// `/metrics`: every metric in the Prometheus text format.

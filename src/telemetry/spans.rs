@@ -1,11 +1,12 @@
-//! The layer that turns crdstore's `tracing` spans into OpenTelemetry spans
-//! for the batch span processor. tracing-opentelemetry did this through the
-//! SDK's tracer: a `SpanBuilder` per span, a second SDK span built from it
-//! at close, then the `SpanData`; under callgrind its callbacks were most
-//! of what tracing still cost a create. Here a span is one small record in
-//! the registry's extensions, decided sampled or not when it opens (its
-//! parent's decision, else the SDK's sampler from `OTEL_TRACES_SAMPLER`),
-//! and handed to the processor as `SpanData` when it closes.
+//! The layer that turns crdstore's `tracing` spans into OTLP spans in the
+//! export queue. tracing-opentelemetry did this through the SDK's tracer: a
+//! `SpanBuilder` per span, a second SDK span built from it at close, then
+//! the `SpanData`; under callgrind its callbacks were most of what tracing
+//! still cost a create. Here a span is one small record in the registry's
+//! extensions, decided sampled or not when it opens (its parent's
+//! decision, else the SDK's sampler from `OTEL_TRACES_SAMPLER`), its
+//! attributes kept already encoded, and written into the queue's batch
+//! when it closes.
 //!
 //! The special fields are tracing-opentelemetry's: `otel.name`, `otel.kind`
 //! and `otel.status_code` (`error` or `ok`), `otel.status_message`. A
@@ -22,14 +23,13 @@ use std::time::SystemTime;
 use opentelemetry::trace::{
     SpanContext, SpanId, SpanKind, Status, TraceContextExt as _, TraceFlags, TraceId, TraceState,
 };
-use opentelemetry::{InstrumentationScope, KeyValue};
-use opentelemetry_sdk::trace::{
-    IdGenerator as _, RandomIdGenerator, SamplingDecision, ShouldSample, SpanData, SpanEvents, SpanLinks, SpanProcessor,
-};
+use opentelemetry_sdk::trace::{IdGenerator as _, RandomIdGenerator, SamplingDecision, ShouldSample};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing_subscriber::layer::Context;
 use tracing_subscriber::registry::LookupSpan;
+
+use super::otlp::{Attributes as Encoded, Finished, Queue, Scalar};
 
 /// What a request's span is given by `observe`: its IDs, and the remote
 /// parent its `traceparent` named, if any.
@@ -92,7 +92,9 @@ struct Open {
     name: Cow<'static, str>,
     kind: SpanKind,
     start: SystemTime,
-    attributes: Vec<KeyValue>,
+    attributes: Encoded,
+    /// `Fields::present` of the attributes.
+    present: u64,
     status: Status,
 }
 
@@ -103,7 +105,10 @@ struct Fields {
     kind: Option<SpanKind>,
     status_code: Option<&'static str>,
     status_message: Option<String>,
-    attributes: Vec<KeyValue>,
+    attributes: Encoded,
+    /// Which of the callsite's fields (by index, the first 64) are among
+    /// the attributes: only those are looked for when recorded again.
+    present: u64,
 }
 
 fn kind(value: &str) -> Option<SpanKind> {
@@ -118,10 +123,13 @@ fn kind(value: &str) -> Option<SpanKind> {
 }
 
 impl Fields {
-    fn set(&mut self, key: &'static str, value: opentelemetry::Value) {
-        match self.attributes.iter_mut().find(|kv| kv.key.as_str() == key) {
-            Some(kv) => kv.value = value,
-            None => self.attributes.push(KeyValue::new(key, value)),
+    fn set(&mut self, field: &Field, value: Scalar<'_>) {
+        match 1u64.checked_shl(field.index() as u32) {
+            Some(bit) if self.present & bit == 0 => {
+                self.attributes.push(field.name(), value);
+                self.present |= bit;
+            }
+            _ => self.attributes.set(field.name(), value),
         }
     }
 }
@@ -141,36 +149,33 @@ impl Visit for Fields {
             "otel.status_message" => self.status_message = Some(value.to_string()),
             // The request's IDs, written for its log line.
             "trace_id" | "span_id" => {}
-            name => self.set(name, opentelemetry::Value::from(value.to_string())),
+            _ => self.set(field, Scalar::Str(value)),
         }
     }
 
     fn record_bool(&mut self, field: &Field, value: bool) {
-        self.set(field.name(), value.into());
+        self.set(field, Scalar::Bool(value));
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
-        self.set(field.name(), value.into());
+        self.set(field, Scalar::I64(value));
     }
 
     fn record_u64(&mut self, field: &Field, value: u64) {
         match i64::try_from(value) {
-            Ok(v) => self.set(field.name(), v.into()),
-            Err(_) => self.set(field.name(), opentelemetry::Value::from(value.to_string())),
+            Ok(v) => self.set(field, Scalar::I64(v)),
+            Err(_) => self.set(field, Scalar::Str(&value.to_string())),
         }
     }
 
     fn record_f64(&mut self, field: &Field, value: f64) {
-        self.set(field.name(), value.into());
+        self.set(field, Scalar::F64(value));
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
         match field.name() {
             "trace_id" | "span_id" => {}
-            "otel.name" | "otel.kind" | "otel.status_code" | "otel.status_message" => {
-                self.record_str(field, &format!("{value:?}"))
-            }
-            name => self.set(name, opentelemetry::Value::from(format!("{value:?}"))),
+            _ => self.record_str(field, &format!("{value:?}")),
         }
     }
 }
@@ -183,18 +188,16 @@ fn status(code: Option<&'static str>, message: Option<String>) -> Status {
     }
 }
 
-/// The layer: spans to `processor`, sampled by `sampler`.
+/// The layer: spans to `queue`, sampled by `sampler`.
 pub struct SpanLayer {
-    processor: Arc<dyn SpanProcessor>,
+    queue: Arc<Queue>,
     sampler: Box<dyn ShouldSample>,
     ids: RandomIdGenerator,
-    scope: InstrumentationScope,
 }
 
 impl SpanLayer {
-    pub fn new(processor: Arc<dyn SpanProcessor>, sampler: Box<dyn ShouldSample>) -> Self {
-        let scope = InstrumentationScope::builder("crdstore").with_version(env!("CARGO_PKG_VERSION")).build();
-        Self { processor, sampler, ids: RandomIdGenerator::default(), scope }
+    pub fn new(queue: Arc<Queue>, sampler: Box<dyn ShouldSample>) -> Self {
+        Self { queue, sampler, ids: RandomIdGenerator::default() }
     }
 
     /// Whether a span with no local parent is sampled, under `parent`.
@@ -217,7 +220,10 @@ where
             None => None,
         };
         let local = local.and_then(|p| p.extensions().get::<Recorded>().map(|r| r.context().clone()));
-        let mut fields = Fields::default();
+        // Room for the fields as most spans have them: a request's twenty
+        // grew its buffer five times.
+        let room = attrs.metadata().fields().len() * 48;
+        let mut fields = Fields { attributes: Encoded::with_capacity(room), ..Fields::default() };
         attrs.record(&mut fields);
         let name: Cow<'static, str> = fields.name.take().map_or(Cow::Borrowed(attrs.metadata().name()), Cow::Owned);
         let kind = fields.kind.take().unwrap_or(SpanKind::Internal);
@@ -247,6 +253,7 @@ where
                 start: SystemTime::now(),
                 status: status(fields.status_code, fields.status_message),
                 attributes: fields.attributes,
+                present: fields.present,
             })),
         };
         span.extensions_mut().insert(recorded);
@@ -256,9 +263,11 @@ where
         let Some(span) = ctx.span(id) else { return };
         let mut extensions = span.extensions_mut();
         let Some(Recorded::Sampled(open)) = extensions.get_mut::<Recorded>() else { return };
-        let mut fields = Fields { attributes: std::mem::take(&mut open.attributes), ..Fields::default() };
+        let mut fields =
+            Fields { attributes: std::mem::take(&mut open.attributes), present: open.present, ..Fields::default() };
         values.record(&mut fields);
         open.attributes = fields.attributes;
+        open.present = fields.present;
         if let Some(name) = fields.name {
             open.name = Cow::Owned(name);
         }
@@ -273,21 +282,16 @@ where
     fn on_close(&self, id: Id, ctx: Context<'_, S>) {
         let Some(span) = ctx.span(&id) else { return };
         let Some(Recorded::Sampled(open)) = span.extensions_mut().remove::<Recorded>() else { return };
-        let Open { context, parent_span_id, parent_is_remote, name, kind, start, attributes, status } = *open;
-        self.processor.on_end(SpanData {
-            span_context: context,
-            parent_span_id,
-            parent_span_is_remote: parent_is_remote,
-            span_kind: kind,
-            name,
-            start_time: start,
-            end_time: SystemTime::now(),
-            attributes,
-            dropped_attributes_count: 0,
-            events: SpanEvents::default(),
-            links: SpanLinks::default(),
-            status,
-            instrumentation_scope: self.scope.clone(),
+        self.queue.push(&Finished {
+            context: &open.context,
+            parent_span_id: open.parent_span_id,
+            parent_is_remote: open.parent_is_remote,
+            name: &open.name,
+            kind: &open.kind,
+            start: open.start,
+            end: SystemTime::now(),
+            attributes: &open.attributes,
+            status: &open.status,
         });
     }
 }

@@ -1,5 +1,6 @@
-//! An OTLP `ExportTraceServiceRequest` written straight from the SDK's
-//! spans into one buffer. opentelemetry-otlp first converts every span into
+//! OTLP trace protobuf written straight into buffers: each span once, as
+//! it ends, into the export queue (`batch`), and an export request framed
+//! around a run of them. opentelemetry-otlp first converts every span into
 //! opentelemetry-proto's structs (a `String` per attribute key and value),
 //! groups them by scope, then prost walks the nesting once for lengths and
 //! once to write: under callgrind that was over two fifths of what tracing
@@ -8,11 +9,10 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use opentelemetry::trace::{SpanId, SpanKind, Status};
-use opentelemetry::{Array, InstrumentationScope, KeyValue, Value};
-use opentelemetry_sdk::trace::SpanData;
+use opentelemetry::trace::{SpanContext, SpanId, SpanKind, Status};
+use opentelemetry::{InstrumentationScope, Value};
 use opentelemetry_sdk::Resource;
-use prost::encoding::{encode_key, encode_varint, encoded_len_varint, WireType};
+use prost::encoding::{decode_varint, encode_key, encode_varint, encoded_len_varint, WireType};
 
 /// The span flag saying whether the parent's remoteness is known (always),
 /// and the one saying that it is remote (OTLP's `SpanFlags`).
@@ -70,6 +70,15 @@ fn nanos(time: SystemTime) -> u64 {
     time.duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
 }
 
+/// An attribute's value as a span records it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(in crate::telemetry) enum Scalar<'a> {
+    Str(&'a str),
+    Bool(bool),
+    I64(i64),
+    F64(f64),
+}
+
 /// An `AnyValue`'s string, written even when empty.
 fn string_value(buf: &mut Vec<u8>, v: &str) {
     encode_key(1, WireType::LengthDelimited, buf);
@@ -79,46 +88,106 @@ fn string_value(buf: &mut Vec<u8>, v: &str) {
 
 /// An `AnyValue`'s body: its one field is written even when it holds the
 /// default (it is a `oneof`).
-fn any_value(buf: &mut Vec<u8>, value: &Value) {
+fn any_value(buf: &mut Vec<u8>, value: Scalar<'_>) {
     match value {
-        Value::Bool(v) => {
+        Scalar::Bool(v) => {
             encode_key(2, WireType::Varint, buf);
-            encode_varint(u64::from(*v), buf);
+            encode_varint(u64::from(v), buf);
         }
-        Value::I64(v) => {
+        Scalar::I64(v) => {
             encode_key(3, WireType::Varint, buf);
-            encode_varint(*v as u64, buf);
+            encode_varint(v as u64, buf);
         }
-        Value::F64(v) => {
+        Scalar::F64(v) => {
             encode_key(4, WireType::SixtyFourBit, buf);
             buf.extend_from_slice(&v.to_le_bytes());
         }
-        Value::String(v) => string_value(buf, v.as_str()),
-        Value::Array(array) => nested(buf, 5, 1, |buf| match array {
-            Array::Bool(vs) => vs.iter().for_each(|v| nested(buf, 1, 1, |buf| any_value(buf, &Value::Bool(*v)))),
-            Array::I64(vs) => vs.iter().for_each(|v| nested(buf, 1, 1, |buf| any_value(buf, &Value::I64(*v)))),
-            Array::F64(vs) => vs.iter().for_each(|v| nested(buf, 1, 1, |buf| any_value(buf, &Value::F64(*v)))),
-            Array::String(vs) => vs.iter().for_each(|v| nested(buf, 1, 1, |buf| string_value(buf, v.as_str()))),
-            // A kind of array this build does not know goes as an empty one.
-            _ => {}
-        }),
-        // A kind of value this build does not know goes as its text.
-        other => string_value(buf, &other.as_str()),
+        Scalar::Str(v) => string_value(buf, v),
     }
 }
 
-/// Repeated `KeyValue`s at `tag`.
-fn attributes<'a>(buf: &mut Vec<u8>, tag: u32, attributes: impl IntoIterator<Item = (&'a str, &'a Value)>) {
-    for (key, value) in attributes {
-        nested(buf, tag, 1, |buf| {
-            bytes_field(buf, 1, key.as_bytes());
-            nested(buf, 2, 1, |buf| any_value(buf, value));
-        });
+/// A `KeyValue` at `tag`.
+fn key_value(buf: &mut Vec<u8>, tag: u32, key: &str, value: Scalar<'_>) {
+    nested(buf, tag, 1, |buf| {
+        bytes_field(buf, 1, key.as_bytes());
+        nested(buf, 2, 1, |buf| any_value(buf, value));
+    });
+}
+
+/// A resource's or scope's attribute, as a scalar; an array (which no
+/// crdstore resource has) as its text.
+fn scalar(value: &Value) -> (Scalar<'_>, Option<String>) {
+    match value {
+        Value::Bool(v) => (Scalar::Bool(*v), None),
+        Value::I64(v) => (Scalar::I64(*v), None),
+        Value::F64(v) => (Scalar::F64(*v), None),
+        Value::String(v) => (Scalar::Str(v.as_str()), None),
+        other => (Scalar::Str(""), Some(other.as_str().into_owned())),
     }
 }
 
-fn key_values(kvs: &[KeyValue]) -> impl Iterator<Item = (&str, &Value)> {
-    kvs.iter().map(|kv| (kv.key.as_str(), &kv.value))
+fn attributes_of<'a>(buf: &mut Vec<u8>, tag: u32, kvs: impl IntoIterator<Item = (&'a str, &'a Value)>) {
+    for (key, value) in kvs {
+        match scalar(value) {
+            (_, Some(text)) => key_value(buf, tag, key, Scalar::Str(&text)),
+            (value, None) => key_value(buf, tag, key, value),
+        }
+    }
+}
+
+/// The span field holding its attributes.
+const ATTRIBUTES: u32 = 9;
+
+/// A span's attributes, kept as they are sent: the `KeyValue` fields of
+/// its OTLP `Span`, in the order recorded, each key once.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(in crate::telemetry) struct Attributes(Vec<u8>);
+
+impl Attributes {
+    pub(in crate::telemetry) fn with_capacity(bytes: usize) -> Self {
+        Self(Vec::with_capacity(bytes))
+    }
+
+    /// Adds an attribute whose key is not there yet (a span's fields as it
+    /// is made: `tracing` names each once).
+    pub(in crate::telemetry) fn push(&mut self, key: &str, value: Scalar<'_>) {
+        key_value(&mut self.0, ATTRIBUTES, key, value);
+    }
+
+    /// Sets an attribute, replacing the value it had.
+    pub(in crate::telemetry) fn set(&mut self, key: &str, value: Scalar<'_>) {
+        if let Some(at) = self.find(key) {
+            self.0.drain(at);
+        }
+        self.push(key, value);
+    }
+
+    /// Where the attribute `key` is written, if it is.
+    fn find(&self, key: &str) -> Option<std::ops::Range<usize>> {
+        let mut at = 0;
+        while at < self.0.len() {
+            let mut rest = &self.0[at + 1..];
+            let len = decode_varint(&mut rest).ok()? as usize;
+            let body_at = self.0.len() - rest.len();
+            let body = rest.get(..len)?;
+            let mut inner = body.strip_prefix(&[0x0a][..]).unwrap_or(&[]);
+            let named = match decode_varint(&mut inner) {
+                Ok(n) => inner.get(..n as usize) == Some(key.as_bytes()),
+                Err(_) => key.is_empty(),
+            };
+            if named {
+                return Some(at..body_at + len);
+            }
+            at = body_at + len;
+        }
+        None
+    }
+
+    /// The attributes' bytes, as sent.
+    #[cfg(test)]
+    pub(in crate::telemetry) fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
 }
 
 fn span_kind(kind: &SpanKind) -> u64 {
@@ -131,104 +200,95 @@ fn span_kind(kind: &SpanKind) -> u64 {
     }
 }
 
-/// A `Span`'s body, as opentelemetry-proto's conversion makes it.
-fn span(buf: &mut Vec<u8>, span: &SpanData) {
-    let context = &span.span_context;
-    bytes_field(buf, 1, &context.trace_id().to_bytes());
-    bytes_field(buf, 2, &context.span_id().to_bytes());
-    bytes_field(buf, 3, context.trace_state().header().as_bytes());
-    if span.parent_span_id != SpanId::INVALID {
-        bytes_field(buf, 4, &span.parent_span_id.to_bytes());
-    }
-    bytes_field(buf, 5, span.name.as_bytes());
-    varint_field(buf, 6, span_kind(&span.span_kind));
-    fixed64_field(buf, 7, nanos(span.start_time));
-    fixed64_field(buf, 8, nanos(span.end_time));
-    attributes(buf, 9, key_values(&span.attributes));
-    varint_field(buf, 10, u64::from(span.dropped_attributes_count));
-    for event in span.events.iter() {
-        nested(buf, 11, 1, |buf| {
-            fixed64_field(buf, 1, nanos(event.timestamp));
-            bytes_field(buf, 2, event.name.as_bytes());
-            attributes(buf, 3, key_values(&event.attributes));
-            varint_field(buf, 4, u64::from(event.dropped_attributes_count));
-        });
-    }
-    varint_field(buf, 12, u64::from(span.events.dropped_count));
-    for link in span.links.iter() {
-        nested(buf, 13, 1, |buf| {
-            let context = &link.span_context;
-            bytes_field(buf, 1, &context.trace_id().to_bytes());
-            bytes_field(buf, 2, &context.span_id().to_bytes());
-            bytes_field(buf, 3, context.trace_state().header().as_bytes());
-            attributes(buf, 4, key_values(&link.attributes));
-            varint_field(buf, 5, u64::from(link.dropped_attributes_count));
-            let remote = if context.is_remote() { IS_REMOTE } else { 0 };
-            fixed32_field(buf, 6, u32::from(context.trace_flags().to_u8()) | HAS_IS_REMOTE | remote);
-        });
-    }
-    varint_field(buf, 14, u64::from(span.links.dropped_count));
-    nested(buf, 15, 1, |buf| match &span.status {
-        Status::Unset => {}
-        Status::Ok => varint_field(buf, 3, 1),
-        Status::Error { description } => {
-            bytes_field(buf, 2, description.as_bytes());
-            varint_field(buf, 3, 2);
+/// A span that has ended, as the layer kept it.
+pub(in crate::telemetry) struct Finished<'a> {
+    pub context: &'a SpanContext,
+    pub parent_span_id: SpanId,
+    pub parent_is_remote: bool,
+    pub name: &'a str,
+    pub kind: &'a SpanKind,
+    pub start: SystemTime,
+    pub end: SystemTime,
+    pub attributes: &'a Attributes,
+    pub status: &'a Status,
+}
+
+/// The `spans` field of a `ScopeSpans`: one span, as opentelemetry-proto's
+/// conversion makes it.
+pub(in crate::telemetry) fn span(buf: &mut Vec<u8>, span: &Finished<'_>) {
+    nested(buf, 2, 2, |buf| {
+        let context = span.context;
+        bytes_field(buf, 1, &context.trace_id().to_bytes());
+        bytes_field(buf, 2, &context.span_id().to_bytes());
+        bytes_field(buf, 3, context.trace_state().header().as_bytes());
+        if span.parent_span_id != SpanId::INVALID {
+            bytes_field(buf, 4, &span.parent_span_id.to_bytes());
         }
+        bytes_field(buf, 5, span.name.as_bytes());
+        varint_field(buf, 6, span_kind(span.kind));
+        fixed64_field(buf, 7, nanos(span.start));
+        fixed64_field(buf, 8, nanos(span.end));
+        buf.extend_from_slice(&span.attributes.0);
+        nested(buf, 15, 1, |buf| match span.status {
+            Status::Unset => {}
+            Status::Ok => varint_field(buf, 3, 1),
+            Status::Error { description } => {
+                bytes_field(buf, 2, description.as_bytes());
+                varint_field(buf, 3, 2);
+            }
+        });
+        let remote = if span.parent_is_remote { IS_REMOTE } else { 0 };
+        fixed32_field(buf, 16, u32::from(context.trace_flags().to_u8()) | HAS_IS_REMOTE | remote);
     });
-    let remote = if span.parent_span_is_remote { IS_REMOTE } else { 0 };
-    fixed32_field(buf, 16, u32::from(context.trace_flags().to_u8()) | HAS_IS_REMOTE | remote);
 }
 
-/// An `InstrumentationScope`'s body.
-fn scope(buf: &mut Vec<u8>, scope: &InstrumentationScope) {
-    bytes_field(buf, 1, scope.name().as_bytes());
-    bytes_field(buf, 2, scope.version().unwrap_or_default().as_bytes());
-    attributes(buf, 3, scope.attributes().map(|kv| (kv.key.as_str(), &kv.value)));
-}
-
-/// Writes export requests for one resource.
+/// Frames runs of encoded spans as export requests: one `ResourceSpans`
+/// with one `ScopeSpans`, both written once, when the exporter is made.
 #[derive(Debug, Default, Clone)]
 pub(super) struct Encoder {
-    /// The `Resource` field of `ResourceSpans`, key included, and its
-    /// `schema_url` field.
+    /// The `Resource` field of `ResourceSpans`, key included.
     resource: Vec<u8>,
-    schema_url: Vec<u8>,
+    /// `ResourceSpans`' `schema_url` field.
+    resource_schema: Vec<u8>,
+    /// The `scope` field of `ScopeSpans`, key included.
+    scope: Vec<u8>,
+    /// `ScopeSpans`' `schema_url` field.
+    scope_schema: Vec<u8>,
 }
 
 impl Encoder {
-    pub(super) fn new(resource: &Resource) -> Self {
+    pub(super) fn new(resource: &Resource, scope: &InstrumentationScope) -> Self {
         let mut encoded = Vec::new();
-        nested(&mut encoded, 1, 2, |buf| attributes(buf, 1, resource.iter().map(|(k, v)| (k.as_str(), v))));
-        let mut schema_url = Vec::new();
-        bytes_field(&mut schema_url, 3, resource.schema_url().unwrap_or_default().as_bytes());
-        Self { resource: encoded, schema_url }
+        nested(&mut encoded, 1, 2, |buf| attributes_of(buf, 1, resource.iter().map(|(k, v)| (k.as_str(), v))));
+        let mut resource_schema = Vec::new();
+        bytes_field(&mut resource_schema, 3, resource.schema_url().unwrap_or_default().as_bytes());
+        let mut scope_field = Vec::new();
+        nested(&mut scope_field, 1, 1, |buf| {
+            bytes_field(buf, 1, scope.name().as_bytes());
+            bytes_field(buf, 2, scope.version().unwrap_or_default().as_bytes());
+            attributes_of(buf, 3, scope.attributes().map(|kv| (kv.key.as_str(), &kv.value)));
+        });
+        let mut scope_schema = Vec::new();
+        bytes_field(&mut scope_schema, 3, scope.schema_url().unwrap_or_default().as_bytes());
+        Self { resource: encoded, resource_schema, scope: scope_field, scope_schema }
     }
 
-    /// The `ExportTraceServiceRequest` of `batch`: one `ResourceSpans`, with
-    /// a `ScopeSpans` per instrumentation scope in the order first seen.
-    pub(super) fn request(&self, batch: &[SpanData]) -> Vec<u8> {
-        let mut scopes: Vec<(&InstrumentationScope, Vec<&SpanData>)> = Vec::new();
-        for s in batch {
-            match scopes.iter_mut().find(|(scope, _)| **scope == s.instrumentation_scope) {
-                Some((_, spans)) => spans.push(s),
-                None => scopes.push((&s.instrumentation_scope, vec![s])),
-            }
-        }
-        let mut buf = Vec::with_capacity(self.resource.len() + batch.len() * 512 + 64);
-        nested(&mut buf, 1, 4, |buf| {
-            buf.extend_from_slice(&self.resource);
-            for (instrumentation, spans) in &scopes {
-                nested(buf, 2, 4, |buf| {
-                    nested(buf, 1, 1, |buf| scope(buf, instrumentation));
-                    for s in spans {
-                        nested(buf, 2, 2, |buf| span(buf, s));
-                    }
-                    bytes_field(buf, 3, instrumentation.schema_url().unwrap_or_default().as_bytes());
-                });
-            }
-            buf.extend_from_slice(&self.schema_url);
-        });
+    /// The `ExportTraceServiceRequest` carrying `spans` (spans as `span`
+    /// wrote them, back to back).
+    pub(super) fn request(&self, spans: &[u8]) -> Vec<u8> {
+        let scope_spans = self.scope.len() + spans.len() + self.scope_schema.len();
+        let resource_spans =
+            self.resource.len() + 1 + encoded_len_varint(scope_spans as u64) + scope_spans + self.resource_schema.len();
+        let mut buf = Vec::with_capacity(resource_spans + 16);
+        encode_key(1, WireType::LengthDelimited, &mut buf);
+        encode_varint(resource_spans as u64, &mut buf);
+        buf.extend_from_slice(&self.resource);
+        encode_key(2, WireType::LengthDelimited, &mut buf);
+        encode_varint(scope_spans as u64, &mut buf);
+        buf.extend_from_slice(&self.scope);
+        buf.extend_from_slice(spans);
+        buf.extend_from_slice(&self.scope_schema);
+        buf.extend_from_slice(&self.resource_schema);
         buf
     }
 }

@@ -1,21 +1,25 @@
-//! crdstore's OTLP span exporter: the batch span processor's batches
-//! written as one OTLP request by `encode` and sent over gRPC or
-//! HTTP/protobuf, configured by the standard variables (the signal's or
-//! the common endpoint, headers and timeout). It replaces
-//! opentelemetry-otlp's exporter for traces, whose conversion and encoding
-//! were most of what tracing cost (metrics still go through it).
+//! crdstore's OTLP span export: spans encoded as they end (`encode`) into
+//! a queue of batches (`batch`), each sent as one OTLP request over gRPC
+//! or HTTP/protobuf, configured by the standard variables (the signal's or
+//! the common endpoint, headers and timeout, and the `OTEL_BSP_*`
+//! batching). It replaces opentelemetry-otlp's exporter and the SDK's
+//! batch span processor for traces, whose conversions, copies and encoding
+//! were most of what tracing cost (metrics still go through them).
 
+mod batch;
 mod encode;
 
 use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
+use opentelemetry::InstrumentationScope;
 use opentelemetry_sdk::error::{OTelSdkError, OTelSdkResult};
-use opentelemetry_sdk::trace::SpanData;
 use opentelemetry_sdk::Resource;
 
+pub(super) use self::batch::{Batching, Exporter, Queue};
 use self::encode::Encoder;
+pub(super) use self::encode::{Attributes, Finished, Scalar};
 use super::env;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -82,8 +86,8 @@ enum Transport {
     Http { client: reqwest::Client, url: reqwest::Url, headers: reqwest::header::HeaderMap },
 }
 
-/// The span exporter. Made inside the runtime, whose handle runs its
-/// requests: the batch span processor calls it from a thread of its own.
+/// What sends a batch. Made inside the runtime, whose handle runs its
+/// requests.
 pub struct SpanExporter {
     encoder: Encoder,
     transport: Transport,
@@ -103,8 +107,9 @@ impl fmt::Debug for SpanExporter {
 
 impl SpanExporter {
     /// From the `OTEL_EXPORTER_OTLP_*` variables; `grpc` chooses the
-    /// protocol. Call inside the runtime.
-    pub fn from_env(grpc: bool) -> Result<Self, BoxError> {
+    /// protocol, and the requests carry `resource` and `scope`. Call inside
+    /// the runtime.
+    pub fn from_env(grpc: bool, resource: &Resource, scope: &InstrumentationScope) -> Result<Self, BoxError> {
         if let Some(compression) = traces_or_common("COMPRESSION").filter(|c| c.trim() != "none") {
             return Err(format!("OTEL_EXPORTER_OTLP_COMPRESSION {compression:?} is not supported: use none").into());
         }
@@ -135,7 +140,8 @@ impl SpanExporter {
             let client = reqwest::Client::builder().timeout(timeout).user_agent(agent).build()?;
             Transport::Http { client, url, headers }
         };
-        Ok(Self { encoder: Encoder::default(), transport, timeout, runtime: tokio::runtime::Handle::try_current()? })
+        let encoder = Encoder::new(resource, scope);
+        Ok(Self { encoder, transport, timeout, runtime: tokio::runtime::Handle::try_current()? })
     }
 }
 
@@ -240,8 +246,7 @@ async fn http_once(
 }
 
 impl SpanExporter {
-    /// Sends `body` on the runtime (the caller is the batch span
-    /// processor's thread), within the timeout, trying again with backoff
+    /// Sends `body` on the runtime, within the timeout, trying again with backoff
     /// while the failure is one OTLP says to retry. A batch that fails is
     /// dropped with a warning in the log.
     async fn send(&self, body: Vec<u8>) -> OTelSdkResult {
@@ -276,16 +281,23 @@ impl SpanExporter {
     }
 }
 
-impl opentelemetry_sdk::trace::SpanExporter for SpanExporter {
-    async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
-        let body = self.encoder.request(&batch);
-        drop(batch);
-        self.send(body).await
+/// The spans waiting in `queue`, taken and decoded as a collector would
+/// read their requests.
+#[cfg(test)]
+pub(super) fn sent_spans(queue: &Queue) -> Vec<opentelemetry_proto::tonic::trace::v1::Span> {
+    use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+    use prost::Message as _;
+    let scope = InstrumentationScope::builder("crdstore").build();
+    let encoder = Encoder::new(&Resource::builder_empty().build(), &scope);
+    let mut spans = Vec::new();
+    while let Some((batch, count)) = queue.take(true) {
+        let request = ExportTraceServiceRequest::decode(encoder.request(&batch).as_slice()).expect("decodes");
+        let mut taken: Vec<_> =
+            request.resource_spans.into_iter().flat_map(|r| r.scope_spans).flat_map(|s| s.spans).collect();
+        assert_eq!(taken.len(), count, "the batch holds as many spans as it counted");
+        spans.append(&mut taken);
     }
-
-    fn set_resource(&mut self, resource: &Resource) {
-        self.encoder = Encoder::new(resource);
-    }
+    spans
 }
 
 #[cfg(test)]
