@@ -116,7 +116,7 @@ async fn measure(mode: &str) {
     if mode == "off" {
         crdstore::metrics::install_disabled();
     }
-    let _telemetry = crdstore::telemetry::init(crdstore::telemetry::LogFormat::Text).expect("telemetry");
+    let telemetry = crdstore::telemetry::init(crdstore::telemetry::LogFormat::Text).expect("telemetry");
     let dir = tempfile::tempdir().expect("tempdir");
     let server = Server::start(Config::ephemeral(dir.path().to_path_buf())).await.expect("server");
     let channel =
@@ -148,6 +148,9 @@ async fn measure(mode: &str) {
     .await;
     println!("creates={creates} gets={gets}");
     server.shutdown().await.expect("shutdown");
+    // The spans still queued go out, so that the receiver's count is all
+    // the exporter kept.
+    tokio::task::spawn_blocking(move || telemetry.shutdown()).await.expect("telemetry shutdown");
 }
 
 /// An OTLP trace export read only as far as counting its spans: each span
@@ -237,8 +240,9 @@ fn cpu_seconds() -> f64 {
     secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
-/// Runs one mode in a child process; its (creates/s, gets/s).
-fn run(mode: &str, endpoint: &str) -> (f64, f64) {
+/// Runs one mode in a child process; its (creates/s, gets/s) and the
+/// spans its exporter dropped (its queue full), as its log said.
+fn run(mode: &str, endpoint: &str) -> (f64, f64, u64) {
     let exe = std::env::current_exe().expect("exe");
     let wrap = std::env::var("CRDSTORE_BENCH_WRAP").unwrap_or_default();
     let mut command = match wrap.split_whitespace().collect::<Vec<_>>().split_first() {
@@ -254,7 +258,7 @@ fn run(mode: &str, endpoint: &str) -> (f64, f64) {
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
         .env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
         .env("OTEL_TRACES_SAMPLER", "always_on")
-        .env("RUST_LOG", "error")
+        .env("RUST_LOG", "error,crdstore::telemetry=warn")
         .output()
         .expect("bench child");
     assert!(out.status.success(), "{mode}: {}", String::from_utf8_lossy(&out.stderr));
@@ -262,7 +266,14 @@ fn run(mode: &str, endpoint: &str) -> (f64, f64) {
     let figure = |name: &str| -> f64 {
         text.split_whitespace().find_map(|w| w.strip_prefix(name)).and_then(|v| v.parse().ok()).expect("figure")
     };
-    (figure("creates="), figure("gets="))
+    let log = String::from_utf8_lossy(&out.stderr);
+    let dropped = log
+        .lines()
+        .filter(|line| line.contains("OTLP spans dropped"))
+        .filter_map(|line| line.split_whitespace().find_map(|w| w.strip_prefix("dropped=")))
+        .filter_map(|n| n.parse::<u64>().ok())
+        .sum();
+    (figure("creates="), figure("gets="), dropped)
 }
 
 fn main() {
@@ -288,11 +299,13 @@ fn main() {
     let mut best = [(0.0f64, 0.0f64); 3];
     let mut rounds_run: Vec<[(f64, f64); 3]> = Vec::new();
     let mut receiver_cpu = 0.0;
+    let mut dropped = 0;
     for _ in 0..rounds.max(1) {
         let mut round = [(0.0f64, 0.0f64); 3];
         for (i, mode) in MODES.iter().enumerate().filter(|(_, m)| chosen.contains(m)) {
             let cpu = cpu_seconds();
-            let (creates, gets) = run(mode, if *mode == "tracing" { &endpoint } else { "" });
+            let (creates, gets, lost) = run(mode, if *mode == "tracing" { &endpoint } else { "" });
+            dropped += lost;
             if *mode == "tracing" {
                 receiver_cpu += cpu_seconds() - cpu;
             }
@@ -328,7 +341,7 @@ fn main() {
     }
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let load = load.split_whitespace().take(3).collect::<Vec<_>>().join(" ");
-    println!("spans received by the local OTLP receiver: {spans}");
+    println!("spans received by the local OTLP receiver: {spans}; dropped by the exporter, its queue full: {dropped}");
     println!(
         "CPU the receiver used (this process, spans counted, not decoded): {receiver_cpu:.2} s over {} tracing runs \
          of {:.0} s each; load average {load}",
