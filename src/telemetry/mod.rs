@@ -68,19 +68,24 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
+/// An OTLP exporter setting of a signal (`TRACES`, `METRICS`):
+/// `OTEL_EXPORTER_OTLP_<signal>_<setting>`, else the common
+/// `OTEL_EXPORTER_OTLP_<setting>`.
+fn signal_or_common(signal: &str, setting: &str) -> Option<String> {
+    env(&format!("OTEL_EXPORTER_OTLP_{signal}_{setting}")).or_else(|| env(&format!("OTEL_EXPORTER_OTLP_{setting}")))
+}
+
 /// Whether OTLP export of a signal (`TRACES`, `METRICS`) is configured: an
 /// endpoint for it or for all, and its exporter not `none`.
 fn otlp_configured(signal: &str) -> bool {
     let exporter = env(&format!("OTEL_{signal}_EXPORTER"));
-    exporter.as_deref() != Some("none")
-        && (env(&format!("OTEL_EXPORTER_OTLP_{signal}_ENDPOINT")).is_some()
-            || env("OTEL_EXPORTER_OTLP_ENDPOINT").is_some())
+    exporter.as_deref() != Some("none") && signal_or_common(signal, "ENDPOINT").is_some()
 }
 
 /// The protocol of a signal: `grpc` or `http/protobuf` (the
 /// specification's default).
 fn protocol(signal: &str) -> Result<Protocol, BoxError> {
-    let chosen = env(&format!("OTEL_EXPORTER_OTLP_{signal}_PROTOCOL")).or_else(|| env("OTEL_EXPORTER_OTLP_PROTOCOL"));
+    let chosen = signal_or_common(signal, "PROTOCOL");
     match chosen.as_deref().unwrap_or("http/protobuf") {
         "grpc" => Ok(Protocol::Grpc),
         "http/protobuf" => Ok(Protocol::HttpBinary),

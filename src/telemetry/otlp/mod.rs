@@ -32,9 +32,9 @@ const HTTP_DEFAULT: &str = "http://localhost:4318";
 const HTTP_TRACES_PATH: &str = "/v1/traces";
 const TIMEOUT_DEFAULT: Duration = Duration::from_secs(10);
 
-/// The signal's variable, else the common one.
-fn traces_or_common(suffix: &str) -> Option<String> {
-    env(&format!("OTEL_EXPORTER_OTLP_TRACES_{suffix}")).or_else(|| env(&format!("OTEL_EXPORTER_OTLP_{suffix}")))
+/// The traces' variable, else the common one.
+fn traces_or_common(setting: &str) -> Option<String> {
+    super::signal_or_common("TRACES", setting)
 }
 
 /// Where spans go, as the specification resolves it: the traces endpoint
