@@ -423,10 +423,11 @@ pub fn compare_kube_aware(a: &str, b: &str) -> std::cmp::Ordering {
 
 /// Resolves and caches served definitions.
 pub struct Catalog {
-    cache: RwLock<HashMap<String, Arc<Served>>>,
-    /// The kinds compiled into the binary, by `(group, plural)`: they win
-    /// over any stored definition.
-    builtins: HashMap<(String, String), Arc<Served>>,
+    /// By definition name (foldhash: every request looks its kind up here).
+    cache: RwLock<HashMap<String, Arc<Served>, foldhash::fast::RandomState>>,
+    /// The kinds compiled into the binary (a handful, looked through in
+    /// order): they win over any stored definition.
+    builtins: Vec<Arc<Served>>,
     /// The bound of every conversion webhook call.
     webhook_timeout: Duration,
 }
@@ -446,28 +447,30 @@ impl Catalog {
     /// An empty catalog whose definitions call conversion webhooks with
     /// `webhook_timeout`.
     pub fn new(webhook_timeout: Duration) -> Self {
-        Self { cache: RwLock::default(), builtins: HashMap::new(), webhook_timeout }
+        Self { cache: RwLock::default(), builtins: Vec::new(), webhook_timeout }
     }
 
-    /// Serves `builtins` beside the stored definitions.
+    /// Serves `builtins` beside the stored definitions (a later one of the
+    /// same group and plural replaces an earlier one).
     pub fn with_builtins(mut self, builtins: impl IntoIterator<Item = Served>) -> Self {
         for served in builtins {
-            self.builtins.insert((served.group.clone(), served.plural.clone()), Arc::new(served));
+            self.builtins.retain(|b| (&b.group, &b.plural) != (&served.group, &served.plural));
+            self.builtins.push(Arc::new(served));
         }
         self
     }
 
     /// The kinds compiled into the binary.
     pub fn builtins(&self) -> impl Iterator<Item = &Arc<Served>> {
-        self.builtins.values()
+        self.builtins.iter()
     }
 
     /// The definition serving `plural` in `group`, whatever the version.
     pub fn resolve_any(&self, store: &dyn Storage, group: &str, plural: &str) -> Option<Arc<Served>> {
-        if let Some(builtin) = self.builtins.get(&(group.to_string(), plural.to_string())) {
+        if let Some(builtin) = self.builtins.iter().find(|b| b.group == group && b.plural == plural) {
             return Some(builtin.clone());
         }
-        let name = format!("{plural}.{group}");
+        let name = [plural, ".", group].concat();
         let kv = store.get(&keys::definition_key(&name))?;
         if let Some(hit) = self.cache.read().expect("catalog lock").get(&name) {
             if hit.revision == kv.mod_revision {

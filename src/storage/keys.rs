@@ -67,12 +67,13 @@ pub const DEFINITIONS_RESOURCE: &str = "customresourcedefinitions";
 
 /// The key prefix of every definition.
 pub fn definitions_prefix() -> String {
-    format!("{REGISTRY_ROOT}{DEFINITIONS_GROUP}/{DEFINITIONS_RESOURCE}/")
+    definition_key("")
 }
 
-/// The storage key of the definition `name`.
+/// The storage key of the definition `name` (every request resolves its
+/// kind through one: joined, not formatted).
 pub fn definition_key(name: &str) -> String {
-    format!("{}{name}", definitions_prefix())
+    [REGISTRY_ROOT, DEFINITIONS_GROUP, "/", DEFINITIONS_RESOURCE, "/", name].concat()
 }
 
 /// The built-in resources Kubernetes keeps directly under `/registry/`
