@@ -161,14 +161,17 @@ impl Exporter {
 
 async fn run(queue: Arc<Queue>, sender: SpanExporter) {
     loop {
-        let partial = tokio::select! {
-            () = queue.ready.notified() => queue.closed(),
+        let timer = tokio::select! {
+            () = queue.ready.notified() => false,
             () = tokio::time::sleep(queue.batching.delay) => true,
         };
+        // Read once: a shutdown that comes while this round sends is seen
+        // by the next round (its wake-up is kept), which then takes all.
+        let closing = queue.closed();
         // On shutdown the rest goes within one export timeout in all, not
         // one per batch: a collector that is gone holds the exit no longer.
-        let deadline = queue.closed().then(|| tokio::time::Instant::now() + sender.timeout);
-        while let Some((spans, _)) = queue.take(partial) {
+        let deadline = closing.then(|| tokio::time::Instant::now() + sender.timeout);
+        while let Some((spans, _)) = queue.take(timer || closing) {
             let body = sender.encoder.request(&spans);
             match deadline {
                 Some(deadline) => {
@@ -181,9 +184,9 @@ async fn run(queue: Arc<Queue>, sender: SpanExporter) {
         }
         let dropped = queue.dropped();
         if dropped > 0 {
-            tracing::warn!(dropped, "OTLP spans dropped: more ended than the export queue holds");
+            tracing::warn!(dropped, "OTLP spans dropped: the export queue was full or shut down");
         }
-        if queue.closed() {
+        if closing {
             return;
         }
     }

@@ -96,15 +96,16 @@ fn the_variables_set_the_batching_and_a_batch_is_never_larger_than_the_queue() {
     assert_eq!(unreadable, Batching::default(), "as the SDK does, a value that is no number is ignored");
 }
 
-/// A collector on loopback keeping the bodies it is sent; the exporter to
-/// it.
-async fn collector() -> (SpanExporter, Arc<StdMutex<Vec<Vec<u8>>>>) {
+/// A collector on loopback keeping the bodies it is sent, each answered
+/// after `delay`; the exporter to it.
+async fn collector(delay: Duration) -> (SpanExporter, Arc<StdMutex<Vec<Vec<u8>>>>) {
     let bodies = Arc::new(StdMutex::new(Vec::new()));
     let kept = bodies.clone();
     let app = axum::Router::new().route(
         "/v1/traces",
         axum::routing::post(move |body: axum::body::Bytes| async move {
             kept.lock().unwrap().push(body.to_vec());
+            tokio::time::sleep(delay).await;
             axum::http::StatusCode::OK
         }),
     );
@@ -120,9 +121,24 @@ async fn collector() -> (SpanExporter, Arc<StdMutex<Vec<Vec<u8>>>>) {
     (exporter, bodies)
 }
 
+fn sent(bodies: &StdMutex<Vec<Vec<u8>>>) -> Vec<String> {
+    bodies.lock().unwrap().iter().flat_map(|b| names(b)).collect()
+}
+
+/// Waits until the collector has had a request.
+async fn first_request(bodies: &StdMutex<Vec<Vec<u8>>>) {
+    for _ in 0..500 {
+        if !bodies.lock().unwrap().is_empty() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("no export request arrived");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_batch_is_sent_at_once_and_the_rest_on_shutdown() {
-    let (sender, bodies) = collector().await;
+    let (sender, bodies) = collector(Duration::ZERO).await;
     let queue = Arc::new(Queue::new(batching(100, 2)));
     let exporter = Exporter::start(queue.clone(), sender);
     end(&queue, "a");
@@ -130,13 +146,22 @@ async fn a_full_batch_is_sent_at_once_and_the_rest_on_shutdown() {
     end(&queue, "c");
     let sent =
         |bodies: &StdMutex<Vec<Vec<u8>>>| bodies.lock().unwrap().iter().flat_map(|b| names(b)).collect::<Vec<_>>();
-    for _ in 0..500 {
-        if !bodies.lock().unwrap().is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    first_request(&bodies).await;
     assert_eq!(sent(&bodies), ["a", "b"], "the full batch, long before the schedule's hour");
     tokio::task::spawn_blocking(move || exporter.shutdown()).await.unwrap();
     assert_eq!(sent(&bodies), ["a", "b", "c"], "the rest on shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shutdown_while_a_batch_is_being_sent_still_sends_the_rest() {
+    let (sender, bodies) = collector(Duration::from_millis(300)).await;
+    let queue = Arc::new(Queue::new(batching(100, 2)));
+    let exporter = Exporter::start(queue.clone(), sender);
+    end(&queue, "a");
+    end(&queue, "b");
+    first_request(&bodies).await;
+    // The full batch's answer is still 300 ms away.
+    end(&queue, "c");
+    tokio::task::spawn_blocking(move || exporter.shutdown()).await.unwrap();
+    assert_eq!(sent(&bodies), ["a", "b", "c"], "the batch being filled went out after the one in flight");
 }
