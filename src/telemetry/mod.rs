@@ -37,6 +37,16 @@ pub fn tracing_on() -> bool {
     TRACING.load(Ordering::Relaxed)
 }
 
+/// Whether the log filter lets debug lines through, and with them the
+/// request's span (debug level) into the lines written inside it.
+static LOGS_SHOW_REQUEST_SPANS: AtomicBool = AtomicBool::new(true);
+
+/// Whether a log line can show a request span's fields: only then are its
+/// trace and span IDs written into it.
+fn logs_show_request_spans() -> bool {
+    LOGS_SHOW_REQUEST_SPANS.load(Ordering::Relaxed)
+}
+
 /// How log lines are written (to stderr).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum LogFormat {
@@ -141,6 +151,8 @@ pub fn init(format: LogFormat) -> Result<Telemetry, BoxError> {
         None
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    let debug = filter.max_level_hint().is_none_or(|level| level >= tracing::level_filters::LevelFilter::DEBUG);
+    LOGS_SHOW_REQUEST_SPANS.store(debug, Ordering::Relaxed);
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let logs = match format {
         LogFormat::Text => tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(ansi).boxed(),

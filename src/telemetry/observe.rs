@@ -182,8 +182,9 @@ pub fn start(transport: Transport, info: RequestInfo, method: &str, path: &str, 
     };
     // With tracing on, the span takes its IDs and the `traceparent`'s
     // parent from here (`spans::with_root`); the IDs are for the request's
-    // log line too (JSON logs show its span's fields), recorded only when
-    // that line is written.
+    // log lines too (JSON logs show its span's fields), recorded only when
+    // the log filter lets such lines through (with spans exported, the
+    // span is always enabled: asking `tracing` would always say yes).
     let span = match super::tracing_on() {
         false => make(),
         true => {
@@ -191,7 +192,7 @@ pub fn start(transport: Transport, info: RequestInfo, method: &str, path: &str, 
             let root = super::spans::Root::new(Some(parent.span().span_context().clone()));
             let (trace_id, span_id) = (root.trace_id, root.span_id);
             let span = super::spans::with_root(root, make);
-            if !span.is_disabled() && tracing::enabled!(target: "crdstore::request", tracing::Level::DEBUG) {
+            if !span.is_disabled() && super::logs_show_request_spans() {
                 span.record("trace_id", tracing::field::display(trace_id));
                 span.record("span_id", tracing::field::display(span_id));
             }
