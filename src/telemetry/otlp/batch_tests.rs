@@ -9,7 +9,7 @@ use opentelemetry::trace::{SpanContext, SpanId, SpanKind, Status, TraceFlags, Tr
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use prost::Message as _;
 
-use super::super::{Attributes, Encoder, Transport};
+use super::super::{collector, Attributes, Encoder};
 use super::*;
 
 fn batching(max_queue: usize, max_batch: usize) -> Batching {
@@ -96,31 +96,6 @@ fn the_variables_set_the_batching_and_a_batch_is_never_larger_than_the_queue() {
     assert_eq!(unreadable, Batching::default(), "as the SDK does, a value that is no number is ignored");
 }
 
-/// A collector on loopback keeping the bodies it is sent, each answered
-/// after `delay`; the exporter to it.
-async fn collector(delay: Duration) -> (SpanExporter, Arc<StdMutex<Vec<Vec<u8>>>>) {
-    let bodies = Arc::new(StdMutex::new(Vec::new()));
-    let kept = bodies.clone();
-    let app = axum::Router::new().route(
-        "/v1/traces",
-        axum::routing::post(move |body: axum::body::Bytes| async move {
-            kept.lock().unwrap().push(body.to_vec());
-            tokio::time::sleep(delay).await;
-            axum::http::StatusCode::OK
-        }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = reqwest::Url::parse(&format!("http://{}/v1/traces", listener.local_addr().unwrap())).unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    let exporter = SpanExporter {
-        encoder: Encoder::default(),
-        transport: Transport::Http { client: reqwest::Client::new(), url, headers: Default::default() },
-        timeout: Duration::from_secs(10),
-        runtime: tokio::runtime::Handle::current(),
-    };
-    (exporter, bodies)
-}
-
 fn sent(bodies: &StdMutex<Vec<Vec<u8>>>) -> Vec<String> {
     bodies.lock().unwrap().iter().flat_map(|b| names(b)).collect()
 }
@@ -138,7 +113,7 @@ async fn first_request(bodies: &StdMutex<Vec<Vec<u8>>>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_batch_is_sent_at_once_and_the_rest_on_shutdown() {
-    let (sender, bodies) = collector(Duration::ZERO).await;
+    let (sender, bodies) = collector(Vec::new(), Duration::ZERO).await;
     let queue = Arc::new(Queue::new(batching(100, 2)));
     let exporter = Exporter::start(queue.clone(), sender);
     end(&queue, "a");
@@ -154,7 +129,7 @@ async fn a_full_batch_is_sent_at_once_and_the_rest_on_shutdown() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shutdown_while_a_batch_is_being_sent_still_sends_the_rest() {
-    let (sender, bodies) = collector(Duration::from_millis(300)).await;
+    let (sender, bodies) = collector(Vec::new(), Duration::from_millis(300)).await;
     let queue = Arc::new(Queue::new(batching(100, 2)));
     let exporter = Exporter::start(queue.clone(), sender);
     end(&queue, "a");

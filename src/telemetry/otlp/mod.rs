@@ -78,16 +78,14 @@ fn timeout() -> Result<Duration, BoxError> {
     }
 }
 
-/// How the requests travel (each export's task holds its own clone:
-/// the channel and the client are handles to shared connections).
-#[derive(Clone)]
+/// How the requests travel.
 enum Transport {
     Grpc { channel: tonic::transport::Channel, metadata: tonic::metadata::MetadataMap },
     Http { client: reqwest::Client, url: reqwest::Url, headers: reqwest::header::HeaderMap },
 }
 
-/// What sends a batch. Made inside the runtime, whose handle runs its
-/// requests.
+/// What sends a batch. Made inside the runtime, on which the export task
+/// runs.
 pub struct SpanExporter {
     encoder: Encoder,
     transport: Transport,
@@ -183,7 +181,7 @@ impl prost::Message for Encoded {
 #[derive(Clone, PartialEq, prost::Message)]
 struct Answer {}
 
-/// `send` within `timeout`; made on the runtime, where its timer lives.
+/// `send` within `timeout`.
 async fn within(timeout: Duration, send: impl std::future::Future<Output = OTelSdkResult>) -> OTelSdkResult {
     tokio::time::timeout(timeout, send).await.unwrap_or(Err(OTelSdkError::Timeout(timeout)))
 }
@@ -246,18 +244,16 @@ async fn http_once(
 }
 
 impl SpanExporter {
-    /// Sends `body` on the runtime, within the timeout, trying again with backoff
-    /// while the failure is one OTLP says to retry. A batch that fails is
-    /// dropped with a warning in the log.
+    /// Sends `body` within the timeout, trying again with backoff while
+    /// the failure is one OTLP says to retry. A batch that fails is dropped
+    /// with a warning in the log.
     async fn send(&self, body: Vec<u8>) -> OTelSdkResult {
-        let timeout = self.timeout;
         let body = prost::bytes::Bytes::from(body);
-        let transport = self.transport.clone();
-        let sent = self.runtime.spawn(within(timeout, async move {
+        let result = within(self.timeout, async {
             let mut wait = FIRST_RETRY;
             let mut attempt = 1;
             loop {
-                let tried = match &transport {
+                let tried = match &self.transport {
                     Transport::Grpc { channel, metadata } => grpc_once(channel, metadata, &body).await,
                     Transport::Http { client, url, headers } => http_once(client, url, headers, &body).await,
                 };
@@ -272,8 +268,8 @@ impl SpanExporter {
                     Err((err, _)) => return Err(err),
                 }
             }
-        }));
-        let result = sent.await.unwrap_or_else(|join| Err(failed(join)));
+        })
+        .await;
         if let Err(err) = &result {
             tracing::warn!(error = %err, "OTLP trace export failed; its spans are dropped");
         }
@@ -300,53 +296,63 @@ pub(super) fn sent_spans(queue: &Queue) -> Vec<opentelemetry_proto::tonic::trace
     spans
 }
 
+/// A collector on loopback answering its n-th request with `answers[n]`
+/// (200 past them) after `delay`, keeping the bodies it is sent; the
+/// exporter to it.
+#[cfg(test)]
+pub(super) async fn collector(
+    answers: Vec<u16>,
+    delay: Duration,
+) -> (SpanExporter, std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>) {
+    let bodies = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = bodies.clone();
+    let app = axum::Router::new().route(
+        "/v1/traces",
+        axum::routing::post(move |body: axum::body::Bytes| async move {
+            let n = {
+                let mut kept = kept.lock().unwrap();
+                kept.push(body.to_vec());
+                kept.len() - 1
+            };
+            tokio::time::sleep(delay).await;
+            axum::http::StatusCode::from_u16(answers.get(n).copied().unwrap_or(200)).unwrap()
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = reqwest::Url::parse(&format!("http://{}/v1/traces", listener.local_addr().unwrap())).unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let exporter = SpanExporter {
+        encoder: Encoder::default(),
+        transport: Transport::Http { client: reqwest::Client::new(), url, headers: Default::default() },
+        timeout: Duration::from_secs(10),
+        runtime: tokio::runtime::Handle::current(),
+    };
+    (exporter, bodies)
+}
+
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Arc;
-
     use super::*;
-
-    /// An HTTP collector on loopback answering `codes` in turn (then 200);
-    /// the exporter to it, and how many requests it got.
-    async fn collector(codes: Vec<u16>) -> (SpanExporter, Arc<AtomicUsize>) {
-        let hits = Arc::new(AtomicUsize::new(0));
-        let counted = hits.clone();
-        let app = axum::Router::new().route(
-            "/v1/traces",
-            axum::routing::post(move |body: axum::body::Bytes| async move {
-                assert_eq!(&body[..], b"spans", "the same bytes on every try");
-                let n = counted.fetch_add(1, Ordering::SeqCst);
-                axum::http::StatusCode::from_u16(codes.get(n).copied().unwrap_or(200)).unwrap()
-            }),
-        );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = reqwest::Url::parse(&format!("http://{}/v1/traces", listener.local_addr().unwrap())).unwrap();
-        tokio::spawn(async move { axum::serve(listener, app).await });
-        let transport = Transport::Http { client: reqwest::Client::new(), url, headers: Default::default() };
-        let exporter = SpanExporter {
-            encoder: Encoder::default(),
-            transport,
-            timeout: Duration::from_secs(10),
-            runtime: tokio::runtime::Handle::current(),
-        };
-        (exporter, hits)
-    }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn retryable_answers_are_tried_again_and_others_are_errors() {
-        let (exporter, hits) = collector(vec![503, 429]).await;
+        let hits = |bodies: &std::sync::Mutex<Vec<Vec<u8>>>| {
+            let bodies = bodies.lock().unwrap();
+            assert!(bodies.iter().all(|b| b == b"spans"), "the same bytes on every try");
+            bodies.len()
+        };
+        let (exporter, bodies) = collector(vec![503, 429], Duration::ZERO).await;
         exporter.send(b"spans".to_vec()).await.expect("the third try is taken");
-        assert_eq!(hits.load(Ordering::SeqCst), 3);
+        assert_eq!(hits(&bodies), 3);
 
-        let (exporter, hits) = collector(vec![400]).await;
+        let (exporter, bodies) = collector(vec![400], Duration::ZERO).await;
         let err = exporter.send(b"spans".to_vec()).await.unwrap_err();
         assert!(err.to_string().contains("the collector answered 400"), "{err}");
-        assert_eq!(hits.load(Ordering::SeqCst), 1, "a bad request is not tried again");
+        assert_eq!(hits(&bodies), 1, "a bad request is not tried again");
 
-        let (exporter, hits) = collector(vec![503; 10]).await;
+        let (exporter, bodies) = collector(vec![503; 10], Duration::ZERO).await;
         assert!(exporter.send(b"spans".to_vec()).await.is_err());
-        assert_eq!(hits.load(Ordering::SeqCst), ATTEMPTS as usize, "tries are bounded");
+        assert_eq!(hits(&bodies), ATTEMPTS as usize, "tries are bounded");
     }
 
     #[test]
