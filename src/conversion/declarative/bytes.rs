@@ -60,12 +60,6 @@ fn raw_members(raw: &RawValue) -> Option<Vec<(Cow<'_, str>, &RawValue)>> {
 }
 
 impl<'a> Node<'a> {
-    /// The object `json` is, its members unparsed; None if it is not one.
-    pub fn parse(json: &'a str) -> Option<Self> {
-        let members = serde_json::from_str::<RawMembers<'_>>(json).ok()?.0;
-        Some(Node::Object(members.into_iter().map(|(k, v)| (k, Node::Raw(v))).collect()))
-    }
-
     pub fn is_object(&self) -> bool {
         match self {
             Node::Raw(raw) => raw.get().starts_with('{'),
@@ -140,7 +134,7 @@ impl<'a> Node<'a> {
                     if i > 0 {
                         out.push(b',');
                     }
-                    serde_json::to_writer(&mut *out, key.as_ref()).expect("strings serialize");
+                    super::shape::write_key(key, out);
                     out.push(b':');
                     node.write(out);
                 }

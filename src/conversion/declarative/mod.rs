@@ -20,6 +20,7 @@
 
 mod bytes;
 mod path;
+mod shape;
 mod stash;
 mod validate;
 
@@ -33,6 +34,7 @@ use crate::schema::cel::expression::Expression;
 use crate::schema::Schema;
 pub use bytes::Node;
 pub use path::FieldPath;
+pub use shape::Shape;
 pub use stash::{annotation, ANNOTATION_PREFIX};
 pub use validate::validate;
 
@@ -154,6 +156,9 @@ pub struct Declarative {
     /// Unique to this compilation in the process: what caches of its
     /// conversions are keyed by (two stores in one process share revisions).
     id: u64,
+    /// Where the rules reach: the metadata and the parents of every path
+    /// any rule reads or writes, either way.
+    shape: Shape,
 }
 
 #[derive(Debug, Clone)]
@@ -244,7 +249,18 @@ impl Declarative {
         }
         static COMPILED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let id = COMPILED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Ok(Self { versions: compiled, edges, id })
+        let mut shape = Shape::default();
+        shape.add(&["metadata".to_string()]);
+        for step in edges.iter().flat_map(|edge: &Edge| &edge.rules) {
+            let paths = match &step.op {
+                Op::Rename { from, to } | Op::Cel { from, to, .. } => vec![from, to],
+                Op::Default { path, .. } => vec![path],
+            };
+            for (_, parents) in paths.into_iter().filter_map(|path| path.0.split_last()) {
+                shape.add(parents);
+            }
+        }
+        Ok(Self { versions: compiled, edges, id, shape })
     }
 
     /// Converts `obj` (at the version its apiVersion names) to `to_version`,
@@ -276,6 +292,12 @@ impl Declarative {
             });
         }
         Ok(obj)
+    }
+
+    /// Where the rules reach into an object: what `convert_node`'s input
+    /// is best parsed along.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
     }
 
     /// This compilation's identity, unique in the process.

@@ -160,7 +160,7 @@ fn declarative_bytes(served: &Served, rules: &Declarative, version: &str, kv: &K
         return None;
     }
     let json = std::str::from_utf8(json).ok()?;
-    let mut obj = Node::parse(json)?;
+    let mut obj = rules.shape().parse(json)?;
     let members = obj.members()?;
     if !members.iter().any(|(k, _)| k == "apiVersion") {
         return None;

@@ -1,0 +1,181 @@
+//! Where the rules reach into an object, as a tree of member names, and
+//! the parse that follows it: an object's JSON is scanned once, the
+//! objects on the rules' paths parsed into members as the scan meets them
+//! and every other value kept as the bytes it was (`Node::Raw`). Reaching
+//! into a raw object later (`Node::members`) would scan its bytes again.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::bytes::Node;
+use crate::conversion::raw::Key;
+
+/// The members a parse descends into, each with what it descends into
+/// below it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Shape(Vec<(String, Shape)>);
+
+impl Shape {
+    /// Descends along `segments` too.
+    pub fn add(&mut self, segments: &[String]) {
+        let Some((first, rest)) = segments.split_first() else { return };
+        let at = match self.0.iter().position(|(name, _)| name == first) {
+            Some(at) => at,
+            None => {
+                self.0.push((first.clone(), Shape::default()));
+                self.0.len() - 1
+            }
+        };
+        self.0[at].1.add(rest);
+    }
+
+    fn child(&self, name: &str) -> Option<&Shape> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, shape)| shape)
+    }
+
+    /// The object `json` is, parsed where this shape descends; None when
+    /// it is not an object or not JSON.
+    pub fn parse<'a>(&self, json: &'a str) -> Option<Node<'a>> {
+        let mut deserializer = serde_json::Deserializer::from_str(json);
+        let node = self.deserialize(&mut deserializer).ok()?;
+        deserializer.end().ok()?;
+        matches!(node, Node::Object(_)).then_some(node)
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for &Shape {
+    type Value = Node<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Node<'de>, D::Error> {
+        deserializer.deserialize_any(ShapeVisitor(self))
+    }
+}
+
+/// A value on a shape's path: an object is parsed into members, anything
+/// else (rare there) becomes a value.
+struct ShapeVisitor<'s>(&'s Shape);
+
+impl<'de> Visitor<'de> for ShapeVisitor<'_> {
+    type Value = Node<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node<'de>, A::Error> {
+        let mut members = Vec::with_capacity(map.size_hint().unwrap_or(8));
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            let node = match self.0.child(&key) {
+                Some(below) => map.next_value_seed(below)?,
+                None => Node::Raw(map.next_value::<&'de RawValue>()?),
+            };
+            members.push((key, node));
+        }
+        Ok(Node::Object(members))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node<'de>, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(4));
+        while let Some(item) = seq.next_element::<Value>()? {
+            items.push(item);
+        }
+        Ok(Node::Value(Value::Array(items)))
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Node<'de>, E> {
+        Ok(Node::Value(Value::Bool(v)))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Node<'de>, E> {
+        Ok(Node::Value(Value::from(v)))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Node<'de>, E> {
+        Ok(Node::Value(Value::from(v)))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Node<'de>, E> {
+        Ok(Node::Value(Value::from(v)))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Node<'de>, E> {
+        Ok(Node::Value(Value::String(v.to_string())))
+    }
+
+    fn visit_unit<E>(self) -> Result<Node<'de>, E> {
+        Ok(Node::Value(Value::Null))
+    }
+}
+
+/// A key as `Node::write` writes it: as it was read when it was read
+/// without escapes (so it needs none), else escaped.
+pub fn write_key(key: &Cow<'_, str>, out: &mut Vec<u8>) {
+    match key {
+        Cow::Borrowed(key) => {
+            out.push(b'"');
+            out.extend_from_slice(key.as_bytes());
+            out.push(b'"');
+        }
+        Cow::Owned(key) => serde_json::to_writer(&mut *out, key).expect("strings serialize"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(paths: &[&[&str]]) -> Shape {
+        let mut shape = Shape::default();
+        for path in paths {
+            shape.add(&path.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        }
+        shape
+    }
+
+    #[test]
+    fn a_parse_descends_only_along_the_shape_and_writes_the_same_bytes() {
+        let json = r#"{"apiVersion":"g/v1","metadata":{"name":"a","labels":{"x":"y"}},"spec":{"a":{"b":[1,{"c":2}],"d":"e\u0000"},"f":1.5,"g":null,"h":true},"status":{"i":{}}}"#;
+        let node = shape(&[&["metadata"], &["spec", "a", "b"], &["spec", "f", "z"]]).parse(json).expect("an object");
+        let Node::Object(top) = &node else { panic!("{node:?}") };
+        let kinds: Vec<(&str, &str)> = top
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_ref(),
+                    match v {
+                        Node::Raw(_) => "raw",
+                        Node::Object(_) => "object",
+                        Node::Value(_) => "value",
+                    },
+                )
+            })
+            .collect();
+        assert_eq!(kinds, [("apiVersion", "raw"), ("metadata", "object"), ("spec", "object"), ("status", "raw")]);
+        let Node::Object(spec) = &top[2].1 else { panic!() };
+        assert!(
+            matches!(&spec[0].1, Node::Object(a) if matches!(a[0].1, Node::Value(Value::Array(_))) && matches!(a[1].1, Node::Raw(_)))
+        );
+        assert!(matches!(&spec[1].1, Node::Value(v) if *v == serde_json::json!(1.5)));
+        let mut out = Vec::new();
+        node.write(&mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), json);
+        let value: Value = serde_json::from_str(json).unwrap();
+        assert_eq!(node.into_value(), value);
+    }
+
+    #[test]
+    fn a_key_with_escapes_is_written_escaped_and_anything_but_an_object_is_refused() {
+        let json = r#"{"a\"b":{"c":1},"d\u00e9":2}"#;
+        let node = shape(&[&["a\"b"]]).parse(json).expect("an object");
+        let mut out = Vec::new();
+        node.write(&mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), r#"{"a\"b":{"c":1},"dé":2}"#);
+        for bad in ["[1]", "\"s\"", "{\"a\":", "{} {}", "{\"a\":1,}"] {
+            assert!(Shape::default().parse(bad).is_none(), "{bad}");
+        }
+    }
+}
