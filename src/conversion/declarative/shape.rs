@@ -113,6 +113,7 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_> {
 
 /// A key as `Node::write` writes it: as it was read when it was read
 /// without escapes (so it needs none), else escaped.
+#[allow(clippy::ptr_arg, reason = "whether the key is borrowed is what decides")]
 pub fn write_key(key: &Cow<'_, str>, out: &mut Vec<u8>) {
     match key {
         Cow::Borrowed(key) => {
