@@ -253,7 +253,7 @@ const PARALLEL_FROM: usize = 1024;
 /// (a list of 10,000 spends most of its time turning stored bytes into
 /// what it answers). The first error in the page's order, as a sequential
 /// pass gives.
-fn decode_all<T: Send>(items: &[KeyValue], decode: &(dyn Fn(&KeyValue) -> Result<T> + Sync)) -> Result<Vec<T>> {
+pub fn decode_all<T: Send>(items: &[KeyValue], decode: &(dyn Fn(&KeyValue) -> Result<T> + Sync)) -> Result<Vec<T>> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if items.len() < PARALLEL_FROM || cores < 2 {
         return items.iter().map(decode).collect();

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use super::codec::{failure_as, json_body, respond_json, unsupported, Output, Reply};
 use super::discovery::{self, CRD_GROUP};
 use super::query::Params;
-use super::{protobuf, watch, Api};
+use super::{lists, protobuf, watch, Api};
 use crate::apimachinery::list::ListPage;
 use crate::apimachinery::meta::MAX_BODY_BYTES;
 use crate::apimachinery::options::{ResourceVersion, WriteOptions};
@@ -291,38 +291,12 @@ fn list_meta(page: &ListPage) -> ListMeta {
 
 /// A list's `metadata`.
 fn list_metadata<T>(page: &ListPage<T>) -> Value {
-    let mut metadata = json!({"resourceVersion": page.revision.to_string()});
-    if !page.continue_token.is_empty() {
-        metadata["continue"] = json!(page.continue_token);
-    }
-    if let Some(remaining) = page.remaining.filter(|n| *n > 0) {
-        metadata["remainingItemCount"] = json!(remaining);
-    }
-    metadata
+    lists::metadata(page.revision, &page.continue_token, page.remaining)
 }
 
 /// A list envelope: `kind` is the list kind, `metadata` the list's.
 fn list_json(api_version: &str, kind: &str, page: &ListPage) -> Value {
     json!({"apiVersion": api_version, "kind": kind, "metadata": list_metadata(page), "items": page.items})
-}
-
-/// `list_json` of items that are JSON already, written around them: the
-/// same bytes serialising `list_json` of the parsed items gives.
-fn list_json_bytes(api_version: &str, kind: &str, page: &ListPage<Vec<u8>>) -> Vec<u8> {
-    let size = page.items.iter().map(|item| item.len() + 1).sum::<usize>() + 256;
-    let mut out = Vec::with_capacity(size);
-    let head = json!({"apiVersion": api_version, "kind": kind, "metadata": list_metadata(page)});
-    serde_json::to_writer(&mut out, &head).expect("JSON values serialize");
-    out.pop(); // the closing brace
-    out.extend_from_slice(br#","items":["#);
-    for (i, item) in page.items.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(item);
-    }
-    out.extend_from_slice(b"]}");
-    out
 }
 
 async fn definitions(
@@ -462,8 +436,8 @@ async fn resources(
             Ok(watch::stream(events, tabulate, slot))
         }
         (&Method::GET, true, None) if output == Output::Json && !proto => {
-            let page = resources.list_json(&r, &params.list_options()?).await?;
-            Ok(respond_json(StatusCode::OK, list_json_bytes(&served.api_version(&r.version), &served.list_kind, &page)))
+            let page = resources.list_json_lazy(&r, &params.list_options()?).await?;
+            Ok(lists::respond(&served.api_version(&r.version), &served.list_kind, page).await)
         }
         (&Method::GET, true, None) => {
             let page = resources.list(&r, &params.list_options()?).await?;

@@ -10,6 +10,7 @@ pub mod codec;
 mod core;
 mod discovery;
 mod featuregates;
+mod lists;
 mod openapi;
 pub mod protobuf;
 mod query;

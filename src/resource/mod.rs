@@ -11,5 +11,5 @@ pub mod stored;
 pub mod strategy;
 pub mod table;
 
-pub use service::{Deleted, Endpoint, Resources};
+pub use service::{Deleted, Endpoint, JsonItems, JsonPage, Resources};
 pub use strategy::Ref;

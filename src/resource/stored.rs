@@ -254,6 +254,22 @@ pub fn render(served: &Served, version: &str, kv: &KeyValue) -> Result<Vec<u8>> 
     Ok(serde_json::to_vec(&from_stored(served, version, kv)?).expect("JSON values serialize"))
 }
 
+/// `render` appended to `out`, `api_version` being
+/// `served.api_version(version)` (made once for a page); on an error
+/// nothing is appended.
+pub fn render_into(served: &Served, version: &str, api_version: &str, kv: &KeyValue, out: &mut Vec<u8>) -> Result<()> {
+    let (json, mark) = split_mark(&kv.value);
+    if mark == Some(served.storage_mark)
+        && served.plain(version)
+        && splice_into(json, api_version, kv.mod_revision, out).is_some()
+    {
+        return Ok(());
+    }
+    let obj = from_stored(served, version, kv)?;
+    serde_json::to_writer(&mut *out, &obj).expect("JSON values serialize");
+    Ok(())
+}
+
 /// A key of a JSON object, borrowed unless it has escapes.
 struct Key<'a>(Cow<'a, str>);
 

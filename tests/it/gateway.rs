@@ -420,3 +420,50 @@ async fn bodies_over_the_limit_are_refused_with_a_status() {
     let (status, refused) = http.json(Method::POST, COLLECTION, Some(big)).await;
     assert_eq!((status, refused["reason"].as_str()), (StatusCode::PAYLOAD_TOO_LARGE, Some("RequestEntityTooLarge")));
 }
+
+#[tokio::test]
+async fn a_long_list_streams_and_reads_as_its_pages_do() {
+    let server = TestServer::start().await;
+    let http = std::sync::Arc::new(Http::new(&server));
+    widgets(&http).await;
+    let writers = (0..8).map(|writer| {
+        let http = http.clone();
+        tokio::spawn(async move {
+            for i in (writer..640).step_by(8) {
+                let (status, _) =
+                    http.json(Method::POST, COLLECTION, Some(widget(&format!("w{i:04}"), 1, json!({})))).await;
+                assert_eq!(status, StatusCode::CREATED);
+            }
+        })
+    });
+    for writer in writers.collect::<Vec<_>>() {
+        writer.await.unwrap();
+    }
+    // Longer than a chunk: sent as it renders, so without a length.
+    let (status, headers, bytes) = http.send(Method::GET, COLLECTION, None, "application/json").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers.get("transfer-encoding").map(|v| v.to_str().unwrap()), Some("chunked"), "{headers:?}");
+    assert!(headers.get("content-length").is_none());
+    let whole: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(whole["kind"], "WidgetList");
+    // Pages shorter than a chunk are sent whole, with their length.
+    let mut items = Vec::new();
+    let mut path =
+        format!("{COLLECTION}?limit=300&resourceVersion={}", whole["metadata"]["resourceVersion"].as_str().unwrap());
+    loop {
+        let (status, headers, bytes) = http.send(Method::GET, &path, None, "application/json").await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(
+            headers.get("content-length").map(|v| v.to_str().unwrap().to_string()),
+            Some(bytes.len().to_string())
+        );
+        let page: Value = serde_json::from_slice(&bytes).unwrap();
+        items.extend(page["items"].as_array().unwrap().iter().cloned());
+        match page["metadata"]["continue"].as_str() {
+            Some(token) => path = format!("{COLLECTION}?limit=300&continue={token}"),
+            None => break,
+        }
+    }
+    assert_eq!(items.len(), 640);
+    assert_eq!(whole["items"], Value::Array(items), "the streamed list is its pages, item for item");
+}

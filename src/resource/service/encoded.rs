@@ -3,15 +3,17 @@
 //! (`stored::render`), never built as a value when its mark allows, and
 //! selectors read only the head of each stored object.
 
-use serde_json::Value;
+use std::ops::Range;
+use std::sync::Arc;
 
 use super::{Resources, Selectors};
 use crate::apimachinery::list::{self, ListPage};
 use crate::apimachinery::options::{ListOptions, ResourceVersion};
 use crate::error::Result;
+use crate::resource::served::Served;
 use crate::resource::stored::{self, Head};
 use crate::resource::Ref;
-use crate::storage::KeyValue;
+use crate::storage::{KeyValue, Revision};
 
 impl Selectors {
     /// Whether the head matches; only for selectors that do not need the
@@ -49,66 +51,147 @@ impl Resources {
     /// `list`, each item as the JSON of the object. At a version that
     /// converts, the page is `list`'s, serialised.
     pub async fn list_json(&self, r: &Ref, options: &ListOptions) -> Result<ListPage<Vec<u8>>> {
+        let page = self.list_json_lazy(r, options).await?;
+        Ok(ListPage {
+            items: page.items.into_rendered()?,
+            revision: page.revision,
+            continue_token: page.continue_token,
+            remaining: page.remaining,
+        })
+    }
+
+    /// `list_json`, its items rendered when they are taken
+    /// (`JsonItems::render`), so that a transport can send the first
+    /// while the rest render. At a version that converts, the page is
+    /// converted first, in one call.
+    pub async fn list_json_lazy(&self, r: &Ref, options: &ListOptions) -> Result<JsonPage> {
         let served = self.served_collection(r)?;
-        if served.converts(&r.version) {
-            let selectors = Selectors::parse(&served, &r.version, &options.label_selector, &options.field_selector)?;
-            if selectors.as_ref().is_some_and(Selectors::needs_object) {
-                // A selectable field is read at the request version: `list`
-                // converts the page, then selects.
-                let page = self.list(r, options).await?;
-                let items =
-                    page.items.iter().map(|obj| serde_json::to_vec(obj).expect("JSON values serialize")).collect();
-                return Ok(ListPage {
-                    items,
-                    revision: page.revision,
-                    continue_token: page.continue_token,
-                    remaining: page.remaining,
-                });
-            }
-            // Labels, name and namespace select at the storage version, as
-            // `list` selects them, then the page converts in one call from
-            // the stored bytes.
-            let keep = |kv: &KeyValue| Ok(kv.clone());
-            let select = selectors.map(|selectors| {
-                let served = &*served;
-                move |kv: &KeyValue| -> Result<Option<KeyValue>> {
-                    let matched = match stored::head(&kv.value) {
-                        Some(head) => selectors.matches_head(&head),
-                        None => selectors.matches(&stored::at_storage(served, kv)?),
-                    };
-                    Ok(matched.then(|| kv.clone()))
-                }
-            });
-            let select = select.as_ref().map(|s| s as list::Select<'_, KeyValue>);
-            let prefix = Self::collection_prefix(&served, r);
-            let page = list::list_selected(self.store.as_ref(), &prefix, options, &keep, select).await?;
-            let items = stored::render_page(&served, &r.version, page.items).await?;
-            return Ok(ListPage {
-                items,
+        let selectors = Selectors::parse(&served, &r.version, &options.label_selector, &options.field_selector)?;
+        let converts = served.converts(&r.version);
+        if converts && selectors.as_ref().is_some_and(Selectors::needs_object) {
+            // A selectable field is read at the request version: `list`
+            // converts the page, then selects.
+            let page = self.list(r, options).await?;
+            let items = page.items.iter().map(|obj| serde_json::to_vec(obj).expect("JSON values serialize")).collect();
+            return Ok(JsonPage {
+                items: JsonItems::new(&served, &r.version, Pending::Rendered(items)),
                 revision: page.revision,
                 continue_token: page.continue_token,
                 remaining: page.remaining,
             });
         }
-        let served = &*served;
-        let selectors = Selectors::parse(served, &r.version, &options.label_selector, &options.field_selector)?;
-        let render = |kv: &KeyValue| stored::render(served, &r.version, kv);
+        // Labels, name and namespace select by the head of the stored
+        // bytes, as `list` selects them; a selectable field (at a version
+        // that does not convert) by the object as read.
+        let keep = |kv: &KeyValue| Ok(kv.clone());
         let select = selectors.map(|selectors| {
-            // The head answers selectors on labels, name and namespace; a
-            // selectable field needs the object as read.
-            let by_head = !selectors.needs_object();
-            move |kv: &KeyValue| -> Result<Option<Vec<u8>>> {
-                match stored::head(&kv.value).filter(|_| by_head) {
-                    Some(head) if selectors.matches_head(&head) => render(kv).map(Some),
-                    Some(_) => Ok(None),
-                    None => {
-                        let obj: Value = stored::from_stored(served, &r.version, kv)?;
-                        Ok(selectors.matches(&obj).then(|| serde_json::to_vec(&obj).expect("JSON values serialize")))
-                    }
-                }
+            let (served, version) = (&*served, r.version.as_str());
+            move |kv: &KeyValue| -> Result<Option<KeyValue>> {
+                let matched = match stored::head(&kv.value).filter(|_| !selectors.needs_object()) {
+                    Some(head) => selectors.matches_head(&head),
+                    None if converts => selectors.matches(&stored::at_storage(served, kv)?),
+                    None => selectors.matches(&stored::from_stored(served, version, kv)?),
+                };
+                Ok(matched.then(|| kv.clone()))
             }
         });
-        let select = select.as_ref().map(|s| s as list::Select<'_, Vec<u8>>);
-        list::list_selected(self.store.as_ref(), &Self::collection_prefix(served, r), options, &render, select).await
+        let select = select.as_ref().map(|s| s as list::Select<'_, KeyValue>);
+        let prefix = Self::collection_prefix(&served, r);
+        let page = list::list_selected(self.store.as_ref(), &prefix, options, &keep, select).await?;
+        let pending = if converts {
+            // The page converts in one call from the stored bytes.
+            Pending::Rendered(stored::render_page(&served, &r.version, page.items).await?)
+        } else {
+            Pending::Stored(page.items)
+        };
+        Ok(JsonPage {
+            items: JsonItems::new(&served, &r.version, pending),
+            revision: page.revision,
+            continue_token: page.continue_token,
+            remaining: page.remaining,
+        })
+    }
+}
+
+/// A page of `list_json_lazy`.
+pub struct JsonPage {
+    pub items: JsonItems,
+    pub revision: Revision,
+    /// Empty when this is the last page.
+    pub continue_token: String,
+    /// Items left after this page, when known.
+    pub remaining: Option<i64>,
+}
+
+/// The items of a `JsonPage`, as JSON when taken.
+pub struct JsonItems {
+    served: Arc<Served>,
+    version: String,
+    /// `served.api_version(version)`, made once for the page.
+    api_version: String,
+    pending: Pending,
+}
+
+enum Pending {
+    /// At a version that does not convert: rendered from the stored bytes
+    /// when taken.
+    Stored(Vec<KeyValue>),
+    /// At a version that converts: the page converted in one call.
+    Rendered(Vec<Vec<u8>>),
+}
+
+impl JsonItems {
+    fn new(served: &Arc<Served>, version: &str, pending: Pending) -> Self {
+        let api_version = served.api_version(version);
+        Self { served: served.clone(), version: version.to_string(), api_version, pending }
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.pending {
+            Pending::Stored(kvs) => kvs.len(),
+            Pending::Rendered(items) => items.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The items in `range` as the list's `items` array holds them there:
+    /// each item's JSON, with a comma before each but the page's first.
+    pub fn render(&self, range: Range<usize>) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(range.clone().map(|i| self.size_of(i)).sum());
+        for i in range {
+            if i > 0 {
+                out.push(b',');
+            }
+            match &self.pending {
+                Pending::Stored(kvs) => {
+                    stored::render_into(&self.served, &self.version, &self.api_version, &kvs[i], &mut out)?
+                }
+                Pending::Rendered(items) => out.extend_from_slice(&items[i]),
+            }
+        }
+        Ok(out)
+    }
+
+    /// About how many bytes item `i` renders to.
+    fn size_of(&self, i: usize) -> usize {
+        match &self.pending {
+            Pending::Stored(kvs) => kvs[i].value.len() + self.api_version.len() + 32,
+            Pending::Rendered(items) => items[i].len() + 1,
+        }
+    }
+
+    /// Every item's JSON, a long page rendered on every core.
+    pub fn into_rendered(self) -> Result<Vec<Vec<u8>>> {
+        match self.pending {
+            Pending::Stored(kvs) => list::decode_all(&kvs, &|kv| {
+                let mut out = Vec::with_capacity(kv.value.len() + self.api_version.len() + 32);
+                stored::render_into(&self.served, &self.version, &self.api_version, kv, &mut out)?;
+                Ok(out)
+            }),
+            Pending::Rendered(items) => Ok(items),
+        }
     }
 }

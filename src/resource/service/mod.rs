@@ -6,6 +6,7 @@ mod apply;
 mod convert;
 mod delete;
 mod encoded;
+pub use encoded::{JsonItems, JsonPage};
 mod owners;
 mod selectors;
 mod subresources;
