@@ -100,13 +100,7 @@ mod tests {
     use crate::watch::stream::WatchDefaults;
 
     fn widgets(name: &str) -> Ref {
-        Ref {
-            group: "example.com".into(),
-            version: "v1".into(),
-            resource: "widgets".into(),
-            namespace: "default".into(),
-            name: name.into(),
-        }
+        Ref::new("example.com", "v1", "widgets", "default", name)
     }
 
     /// Widgets w0000 to w1099, and a store to write behind their back.

@@ -114,13 +114,7 @@ impl Storage for Holding {
 const DEFINITION: &str = "widgets.example.com";
 
 fn widget(version: &str, name: &str) -> Ref {
-    Ref {
-        group: "example.com".into(),
-        version: version.into(),
-        resource: "widgets".into(),
-        namespace: "default".into(),
-        name: name.into(),
-    }
+    Ref::new("example.com", version, "widgets", "default", name)
 }
 
 /// A patch of `w` at v1 resolves the definition while v1 is its storage

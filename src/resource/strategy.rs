@@ -20,6 +20,20 @@ pub struct Ref {
     pub name: String,
 }
 
+impl Ref {
+    /// `name` of `resource` in `group`/`version`, in `namespace` (empty
+    /// when cluster-scoped); an empty name is the collection.
+    pub fn new(group: &str, version: &str, resource: &str, namespace: &str, name: &str) -> Self {
+        Self {
+            group: group.into(),
+            version: version.into(),
+            resource: resource.into(),
+            namespace: namespace.into(),
+            name: name.into(),
+        }
+    }
+}
+
 /// The checks of apiVersion, kind, name and namespace in a body against the
 /// request, as Kubernetes' handlers make them.
 pub fn check_identity(served: &Served, r: &Ref, obj: &Value, operation: Operation) -> Result<()> {

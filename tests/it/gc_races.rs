@@ -115,13 +115,7 @@ async fn setup() -> Setup {
 }
 
 fn widget(name: &str) -> Ref {
-    Ref {
-        group: "example.com".into(),
-        version: "v1".into(),
-        resource: "widgets".into(),
-        namespace: "default".into(),
-        name: name.into(),
-    }
+    Ref::new("example.com", "v1", "widgets", "default", name)
 }
 
 async fn create(s: &Setup, name: &str, owner: Option<&Value>) -> Value {

@@ -102,13 +102,7 @@ async fn setup() -> Setup {
 }
 
 fn widget_ref(name: &str) -> Ref {
-    Ref {
-        group: "example.com".into(),
-        version: "v1".into(),
-        resource: "widgets".into(),
-        namespace: "default".into(),
-        name: name.into(),
-    }
+    Ref::new("example.com", "v1", "widgets", "default", name)
 }
 
 async fn create(s: &Setup, name: &str) -> Value {
