@@ -6,7 +6,8 @@
 //! lists each; figures are printed, not asserted. Issue 18's target: a
 //! webhook list within 3x the storage-version list. Then through the
 //! bench's own webhook (converting over bytes, as a minimal webhook in
-//! Rust would), in interleaved rounds with the storage-version list, the
+//! Rust would, on a runtime of its own as a webhook process has), in
+//! interleaved rounds with the storage-version list, the
 //! webhook's own work timed apart. `CRDSTORE_BENCH_PARTS` (`webhook`,
 //! `bytes`, `declarative`, comma-separated) runs some parts only, and
 //! `CRDSTORE_BENCH_CEL` (`short`, `payload`) one declarative variant.
@@ -384,12 +385,16 @@ mod bytes_webhook {
         /// Nanoseconds the webhook spent on its own work (parse, convert,
         /// write the answer), across its reviews.
         busy: Arc<AtomicU64>,
-        task: tokio::task::JoinHandle<()>,
+        /// The webhook's own runtime, as a webhook is a process of its own:
+        /// its tasks never wait behind crdstore's on the same workers.
+        runtime: Option<tokio::runtime::Runtime>,
     }
 
     impl Drop for Webhook {
         fn drop(&mut self) {
-            self.task.abort();
+            if let Some(runtime) = self.runtime.take() {
+                runtime.shutdown_background();
+            }
         }
     }
 
@@ -431,12 +436,20 @@ mod bytes_webhook {
                 .unwrap();
             config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
             let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            listener.set_nonblocking(true).unwrap();
             let url = format!("https://localhost:{}/convert", listener.local_addr().unwrap().port());
             let reviews = Arc::new(AtomicUsize::new(0));
             let busy = Arc::new(AtomicU64::new(0));
             let (counted, timed) = (reviews.clone(), busy.clone());
-            let task = tokio::spawn(async move {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .thread_name("webhook")
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.spawn(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
                 loop {
                     let Ok((tcp, _)) = listener.accept().await else { return };
                     let (acceptor, counted, timed) = (acceptor.clone(), counted.clone(), timed.clone());
@@ -455,7 +468,7 @@ mod bytes_webhook {
                     });
                 }
             });
-            Self { url, ca_pem: ca.pem(), reviews, busy, task }
+            Self { url, ca_pem: ca.pem(), reviews, busy, runtime: Some(runtime) }
         }
     }
 
