@@ -166,32 +166,40 @@ impl JsonItems {
                 out.push(b',');
             }
             match &self.pending {
-                Pending::Stored(kvs) => {
-                    stored::render_into(&self.served, &self.version, &self.api_version, &kvs[i], &mut out)?
-                }
+                Pending::Stored(kvs) => self.render_stored(&kvs[i], &mut out)?,
                 Pending::Rendered(items) => out.extend_from_slice(&items[i]),
             }
         }
         Ok(out)
     }
 
-    /// About how many bytes item `i` renders to.
+    /// About how many bytes item `i` renders to, with its comma.
     fn size_of(&self, i: usize) -> usize {
         match &self.pending {
-            Pending::Stored(kvs) => kvs[i].value.len() + self.api_version.len() + 32,
+            Pending::Stored(kvs) => self.stored_size(&kvs[i]),
             Pending::Rendered(items) => items[i].len() + 1,
         }
+    }
+
+    /// About how many bytes a stored item renders to: its stored JSON with
+    /// the apiVersion and resourceVersion rewritten.
+    fn stored_size(&self, kv: &KeyValue) -> usize {
+        kv.value.len() + self.api_version.len() + 32
+    }
+
+    fn render_stored(&self, kv: &KeyValue, out: &mut Vec<u8>) -> Result<()> {
+        stored::render_into(&self.served, &self.version, &self.api_version, kv, out)
     }
 
     /// Every item's JSON, a long page rendered on every core.
     pub fn into_rendered(self) -> Result<Vec<Vec<u8>>> {
         match self.pending {
-            Pending::Stored(kvs) => list::decode_all(&kvs, &|kv| {
-                let mut out = Vec::with_capacity(kv.value.len() + self.api_version.len() + 32);
-                stored::render_into(&self.served, &self.version, &self.api_version, kv, &mut out)?;
+            Pending::Rendered(items) => Ok(items),
+            Pending::Stored(ref kvs) => list::decode_all(kvs, &|kv| {
+                let mut out = Vec::with_capacity(self.stored_size(kv));
+                self.render_stored(kv, &mut out)?;
                 Ok(out)
             }),
-            Pending::Rendered(items) => Ok(items),
         }
     }
 }
