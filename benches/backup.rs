@@ -39,6 +39,7 @@ async fn fill(dir: &Path, n: usize) {
     let options = SledOptions {
         window: HistoryWindow { min_age: Duration::ZERO, min_revisions: 100 },
         compaction_interval: Duration::from_secs(3600),
+        ..SledOptions::default()
     };
     let (store, _compaction) = SledStore::open(dir, options).expect("open store");
     let store = Arc::new(store);

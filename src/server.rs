@@ -318,7 +318,11 @@ impl Server {
         std::fs::create_dir_all(&config.data_dir)?;
         // The instruments exist before the store records into them.
         crate::metrics::install(|builder| builder);
-        let options = SledOptions { window: config.window, compaction_interval: config.compaction_interval };
+        let options = SledOptions {
+            window: config.window,
+            compaction_interval: config.compaction_interval,
+            ..Default::default()
+        };
         let (store, background) = SledStore::open(&config.data_dir, options)?;
         tokio::spawn(background.run());
         let store: Arc<dyn Storage> = Arc::new(store);

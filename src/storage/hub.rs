@@ -3,12 +3,16 @@
 //! topics it touches and hands the wake-ups of their waiting watchers to a
 //! thread of the hub's own, so the commit path does the same small amount
 //! of work however many watchers there are, and never waits for one. Each
-//! watcher reads the log at its own cursor. A topic keeps its newest
-//! `WATCHER_BUFFER` events (counted in events, not batches, since batches
-//! grow with load); a watcher that falls further behind is cut off (it sees
-//! `lagged`) instead of holding up the writer or the other watchers; the
-//! storage watch then catches up from the store's log and subscribes again,
-//! so what a watcher holds stays bounded and it misses nothing.
+//! watcher reads the log at its own cursor. A topic keeps what its slowest
+//! watcher has not read, up to a budget in bytes (`WATCH_BUFFER_BYTES` by
+//! default: the events' keys and values, and what each event costs besides,
+//! since batches grow with load and objects differ in size); a watcher that
+//! falls further behind is cut off (it sees `lagged`) instead of holding up
+//! the writer or the other watchers; the storage watch then catches up from
+//! the store's log and subscribes again, so what a watcher holds stays
+//! bounded and it misses nothing. The budget is large because catching up
+//! is dear: each cut-off watcher reads and decodes the log on its own,
+//! where the topic's batches are shared by every watcher.
 
 use std::collections::{HashMap, VecDeque};
 use std::future::poll_fn;
@@ -17,17 +21,38 @@ use std::task::{Context, Poll, Waker};
 
 use crate::storage::{EventBatch, Revision};
 
-/// Events a watcher may be behind the newest batch of its prefix before it
-/// is cut off.
-pub const WATCHER_BUFFER: usize = 4096;
+/// Bytes of events (`cost`) a watcher may be behind the newest batch of its
+/// prefix before it is cut off: about a minute of 1 KB objects written at
+/// 1,000 a second.
+pub const WATCH_BUFFER_BYTES: usize = 64 << 20;
+
+/// What an event held by a topic costs, in bytes: its keys and values, and
+/// the event and key-values around them.
+fn cost(batch: &[crate::storage::Event]) -> usize {
+    use crate::storage::{Event, KeyValue};
+    const EACH: usize = std::mem::size_of::<Event>() + 2 * 16;
+    let kv = |kv: &KeyValue| kv.key.len() + kv.value.len();
+    batch
+        .iter()
+        .map(|event| {
+            EACH + match event {
+                Event::Put { current, previous } => kv(current) + previous.as_ref().map_or(0, kv),
+                Event::Delete { previous, .. } => kv(previous),
+            }
+        })
+        .sum::<usize>()
+        + std::mem::size_of::<EventBatch>()
+}
 
 /// The batches that touch one prefix, shared by all its watchers.
 struct Topic {
     /// Newest last; `base` is the sequence number of the first.
     log: VecDeque<EventBatch>,
     base: u64,
-    /// Events in `log`.
-    events: usize,
+    /// The `cost` of the batches in `log`.
+    bytes: usize,
+    /// The most `bytes` may be, but for the newest batch.
+    budget: usize,
     subscribers: usize,
     /// Each subscriber's cursor, by subscription id: batches every one of
     /// them has read are dropped.
@@ -43,14 +68,14 @@ impl Topic {
     }
 
     fn push(&mut self, batch: EventBatch) {
-        self.events += batch.len();
+        self.bytes += cost(&batch);
         self.log.push_back(batch);
         // Once per batch, not per read: what every watcher has read goes,
         // so an idle prefix holds nothing its watchers have seen.
         let read = self.cursors.values().copied().min().unwrap_or(self.end() - 1);
-        while (self.base < read || self.events > WATCHER_BUFFER) && self.log.len() > 1 {
+        while (self.base < read || self.bytes > self.budget) && self.log.len() > 1 {
             let dropped = self.log.pop_front().expect("a batch");
-            self.events -= dropped.len();
+            self.bytes -= cost(&dropped);
             self.base += 1;
         }
     }
@@ -62,6 +87,8 @@ fn lock(topic: &Mutex<Topic>) -> MutexGuard<'_, Topic> {
 
 struct Inner {
     next_id: u64,
+    /// Each topic's `budget`.
+    budget: usize,
     published: Revision,
     topics: HashMap<Arc<str>, Arc<Mutex<Topic>>>,
     closed: bool,
@@ -155,7 +182,9 @@ impl Hub {
 }
 
 impl Hub {
-    pub fn new(published: Revision) -> Self {
+    /// A hub whose watchers may each fall `budget` bytes of events behind
+    /// (`WATCH_BUFFER_BYTES`, say) before they are cut off.
+    pub fn new(published: Revision, budget: usize) -> Self {
         let (wake, wakes) = mpsc::channel::<Vec<Waker>>();
         // Waking a thousand watchers is the waker thread's work, not the
         // committer's; it ends when the hub is dropped.
@@ -167,7 +196,7 @@ impl Hub {
         if let Err(err) = spawned {
             tracing::warn!(%err, "no thread to wake watchers on; watchers are woken by the publisher");
         }
-        let inner = Inner { next_id: 0, published, topics: HashMap::new(), closed: false };
+        let inner = Inner { next_id: 0, budget, published, topics: HashMap::new(), closed: false };
         Self { inner: Arc::new(Mutex::new(inner)), wake }
     }
 
@@ -179,7 +208,7 @@ impl Hub {
         let id = inner.next_id;
         inner.next_id += 1;
         let from = inner.published;
-        let closed = inner.closed;
+        let (closed, budget) = (inner.closed, inner.budget);
         let topic = inner
             .topics
             .entry(Arc::from(prefix))
@@ -187,7 +216,8 @@ impl Hub {
                 Arc::new(Mutex::new(Topic {
                     log: VecDeque::new(),
                     base: 0,
-                    events: 0,
+                    bytes: 0,
+                    budget,
                     subscribers: 0,
                     cursors: HashMap::new(),
                     waiting: HashMap::new(),
@@ -280,7 +310,7 @@ mod tests {
 
     #[tokio::test]
     async fn delivers_only_matching_prefixes_after_subscription() {
-        let hub = Hub::new(Revision::new(4));
+        let hub = Hub::new(Revision::new(4), WATCH_BUFFER_BYTES);
         let mut sub = hub.subscribe("/a/");
         assert_eq!(sub.from, 4);
         hub.publish(Revision::new(5), batch("/b/x", Revision::new(5)));
@@ -290,7 +320,7 @@ mod tests {
 
     #[tokio::test]
     async fn batches_every_watcher_has_read_are_not_kept() {
-        let hub = Hub::new(Revision::new(0));
+        let hub = Hub::new(Revision::new(0), WATCH_BUFFER_BYTES);
         let mut a = hub.subscribe("/p/");
         let mut b = hub.subscribe("/p/");
         for rev in 1..=10 {
@@ -310,14 +340,18 @@ mod tests {
 
     #[tokio::test]
     async fn a_full_watcher_is_cut_off_without_blocking_the_publisher() {
-        let hub = Hub::new(Revision::new(0));
+        let budget = 10 * cost(&batch("/k", Revision::new(1)));
+        let hub = Hub::new(Revision::new(0), budget);
         let mut slow = hub.subscribe("/");
         let mut fast = hub.subscribe("/");
-        for rev in 1..=(WATCHER_BUFFER as i64 + 1) {
+        for rev in 1..=10 {
             hub.publish(Revision::new(rev), batch("/k", Revision::new(rev)));
             fast.recv().await.unwrap();
         }
-        assert!(slow.recv().await.is_none());
+        assert_eq!(slow.recv().await.unwrap()[0].revision(), 1, "ten batches are within the budget");
+        hub.publish(Revision::new(11), batch("/k", Revision::new(11)));
+        hub.publish(Revision::new(12), batch("/k", Revision::new(12)));
+        assert!(slow.recv().await.is_none(), "the eleventh unread batch is over it");
         assert!(slow.lagged());
         assert!(!fast.lagged());
         drop(slow);
@@ -326,7 +360,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_waiting_watcher_is_woken_by_the_next_batch_and_a_closed_hub_ends_it() {
-        let hub = Arc::new(Hub::new(Revision::new(0)));
+        let hub = Arc::new(Hub::new(Revision::new(0), WATCH_BUFFER_BYTES));
         let mut subs: Vec<_> = (0..100).map(|_| hub.subscribe("/w/")).collect();
         let readers: Vec<_> = subs
             .drain(..)
@@ -358,7 +392,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_topic_is_dropped_with_its_last_watcher() {
-        let hub = Hub::new(Revision::new(0));
+        let hub = Hub::new(Revision::new(0), WATCH_BUFFER_BYTES);
         let a = hub.subscribe("/a/");
         let b = hub.subscribe("/a/");
         drop(a);

@@ -19,8 +19,11 @@ struct Backend {
 
 impl Backend {
     fn open(window: HistoryWindow) -> Self {
+        Self::open_with(SledOptions { window, compaction_interval: Duration::from_secs(3600), ..Default::default() })
+    }
+
+    fn open_with(options: SledOptions) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let options = SledOptions { window, compaction_interval: Duration::from_secs(3600) };
         let (store, background) = SledStore::open(dir.path(), options.clone()).unwrap();
         tokio::spawn(background.run());
         let store = Arc::new(store);
@@ -316,11 +319,18 @@ async fn a_check_ties_a_commit_to_another_keys_revision() {
 /// of being cut off, so it still sees every revision, once, in order.
 #[tokio::test]
 async fn a_watcher_that_falls_behind_catches_up_from_the_log_without_stalling_writers() {
-    let b = Backend::open(HistoryWindow::default());
+    // A small buffer (32 KiB: some hundreds of these events) so the stalled
+    // watcher is cut off more than once.
+    let watch_buffer = 32 << 10;
+    let b = Backend::open_with(SledOptions {
+        compaction_interval: Duration::from_secs(3600),
+        watch_buffer,
+        ..Default::default()
+    });
     let s = &b.store;
     let mut stalled = s.watch("/slow/", rev(0)).unwrap();
     let mut healthy = s.watch("/slow/", rev(0)).unwrap();
-    let total = crdstore::storage::hub::WATCHER_BUFFER * 2 + 200;
+    let total = 3000;
     let writers = (0..8).map(|w| {
         let s = s.clone();
         tokio::spawn(async move {

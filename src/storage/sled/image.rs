@@ -248,6 +248,7 @@ mod tests {
         SledOptions {
             window: HistoryWindow { min_age: Duration::ZERO, min_revisions },
             compaction_interval: Duration::from_secs(3600),
+            ..SledOptions::default()
         }
     }
 

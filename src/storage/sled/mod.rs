@@ -54,11 +54,18 @@ pub struct SledOptions {
     pub window: HistoryWindow,
     /// How often compaction runs.
     pub compaction_interval: Duration,
+    /// Bytes of events a watcher may fall behind before it catches up
+    /// from the log (see `hub`).
+    pub watch_buffer: usize,
 }
 
 impl Default for SledOptions {
     fn default() -> Self {
-        Self { window: HistoryWindow::default(), compaction_interval: Duration::from_secs(10) }
+        Self {
+            window: HistoryWindow::default(),
+            compaction_interval: Duration::from_secs(10),
+            watch_buffer: crate::storage::hub::WATCH_BUFFER_BYTES,
+        }
     }
 }
 
@@ -152,7 +159,7 @@ impl SledStore {
             tree,
             state: ArcSwap::from_pointee(State { revision, map }),
             compacted: AtomicI64::new(compacted.get()),
-            hub: Hub::new(revision),
+            hub: Hub::new(revision, options.watch_buffer),
             fan_out,
             readable: tokio::sync::watch::Sender::new(revision),
             window: options.window,
@@ -269,7 +276,7 @@ fn read_meta(tree: &sled::Tree, key: &[u8]) -> Result<Revision, StorageError> {
 /// it subscribed, then live batches; only events under `prefix`. A stream
 /// polled by its consumer: no task of its own.
 ///
-/// A watcher that falls `WATCHER_BUFFER` events behind is cut off by the
+/// A watcher that falls `SledOptions::watch_buffer` behind is cut off by the
 /// hub, which never waits for it; it then catches up from the log, as
 /// etcd's unsynced watchers do, and subscribes again: it misses nothing
 /// and holds no more than its buffer, and it ends (`Compacted`, a 410) only
