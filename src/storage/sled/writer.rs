@@ -259,8 +259,7 @@ fn apply_group(shared: &Shared, base: &Arc<State>, group: Vec<(Vec<Op>, Reply)>)
 
 /// Makes applied groups durable with one flush for all that are waiting,
 /// then hands them to the fan-out thread, which publishes them and answers, in
-/// order. Waking watcher and caller tasks from the runtime rather than from
-/// this thread saves a foreign wake each.
+/// order, while this thread starts the next flush.
 fn run_flusher(shared: Arc<Shared>, rx: std::sync::mpsc::Receiver<Stage>) {
     while let Ok(first) = rx.recv() {
         let mut groups = Vec::new();
