@@ -12,7 +12,9 @@
 //! the store's log and subscribes again, so what a watcher holds stays
 //! bounded and it misses nothing. The budget is large because catching up
 //! is dear: each cut-off watcher reads and decodes the log on its own,
-//! where the topic's batches are shared by every watcher.
+//! where the topic's batches are shared by every watcher. All topics
+//! together hold at most `TOPICS_IN_BUDGET` budgets: past that, the topic
+//! that holds most gives up its oldest batches first.
 
 use std::collections::{HashMap, VecDeque};
 use std::future::poll_fn;
@@ -25,6 +27,9 @@ use crate::storage::{EventBatch, Revision};
 /// prefix before it is cut off: about a minute of 1 KB objects written at
 /// 1,000 a second.
 pub const WATCH_BUFFER_BYTES: usize = 64 << 20;
+
+/// How many topics' budgets the hub holds at most, all topics together.
+const TOPICS_IN_BUDGET: usize = 4;
 
 /// What an event held by a topic costs, in bytes: its keys and values, and
 /// the event and key-values around them.
@@ -67,17 +72,28 @@ impl Topic {
         self.base + self.log.len() as u64
     }
 
-    fn push(&mut self, batch: EventBatch) {
+    /// Appends `batch`, then drops what every watcher has read and what is
+    /// over the budget. Returns the change in `bytes`.
+    fn push(&mut self, batch: EventBatch) -> isize {
+        let before = self.bytes;
         self.bytes += cost(&batch);
         self.log.push_back(batch);
         // Once per batch, not per read: what every watcher has read goes,
         // so an idle prefix holds nothing its watchers have seen.
         let read = self.cursors.values().copied().min().unwrap_or(self.end() - 1);
         while (self.base < read || self.bytes > self.budget) && self.log.len() > 1 {
-            let dropped = self.log.pop_front().expect("a batch");
-            self.bytes -= cost(&dropped);
-            self.base += 1;
+            self.drop_oldest();
         }
+        self.bytes as isize - before as isize
+    }
+
+    /// Drops the oldest batch (watchers that have not read it are cut off);
+    /// returns its cost.
+    fn drop_oldest(&mut self) -> usize {
+        let dropped = cost(&self.log.pop_front().expect("a batch"));
+        self.bytes -= dropped;
+        self.base += 1;
+        dropped
     }
 }
 
@@ -89,6 +105,8 @@ struct Inner {
     next_id: u64,
     /// Each topic's `budget`.
     budget: usize,
+    /// The `bytes` of every topic together.
+    held: usize,
     published: Revision,
     topics: HashMap<Arc<str>, Arc<Mutex<Topic>>>,
     closed: bool,
@@ -164,6 +182,7 @@ impl Drop for Subscription {
         topic.cursors.remove(&self.id);
         topic.subscribers -= 1;
         if topic.subscribers == 0 && inner.topics.get(&self.prefix).is_some_and(|t| Arc::ptr_eq(t, &self.topic)) {
+            inner.held -= topic.bytes;
             drop(topic);
             inner.topics.remove(&self.prefix);
         }
@@ -196,7 +215,7 @@ impl Hub {
         if let Err(err) = spawned {
             tracing::warn!(%err, "no thread to wake watchers on; watchers are woken by the publisher");
         }
-        let inner = Inner { next_id: 0, budget, published, topics: HashMap::new(), closed: false };
+        let inner = Inner { next_id: 0, budget, held: 0, published, topics: HashMap::new(), closed: false };
         Self { inner: Arc::new(Mutex::new(inner)), wake }
     }
 
@@ -250,14 +269,24 @@ impl Hub {
         let mut wakers = Vec::new();
         {
             let mut inner = self.inner.lock().expect("hub lock");
+            let inner = &mut *inner;
             inner.published = revision;
             for (prefix, topic) in &inner.topics {
                 if !batch.iter().any(|e| e.key().starts_with(&**prefix)) {
                     continue;
                 }
                 let mut topic = lock(topic);
-                topic.push(batch.clone());
+                inner.held = inner.held.checked_add_signed(topic.push(batch.clone())).expect("bytes held");
                 wakers.extend(topic.waiting.drain().map(|(_, w)| w));
+            }
+            while inner.held > inner.budget.saturating_mul(TOPICS_IN_BUDGET) {
+                let fattest = inner.topics.values().map(|t| (lock(t).bytes, t)).max_by_key(|(bytes, _)| *bytes);
+                let Some((_, topic)) = fattest else { break };
+                let mut topic = lock(topic);
+                if topic.log.len() <= 1 {
+                    break;
+                }
+                inner.held -= topic.drop_oldest();
             }
         }
         self.wake(wakers);
@@ -284,10 +313,12 @@ impl Hub {
         {
             let mut inner = self.inner.lock().expect("hub lock");
             inner.closed = true;
+            inner.held = 0;
             for topic in inner.topics.values() {
                 let mut topic = lock(topic);
                 topic.closed = true;
                 topic.log.clear();
+                topic.bytes = 0;
                 wakers.extend(topic.waiting.drain().map(|(_, w)| w));
             }
         }
@@ -356,6 +387,35 @@ mod tests {
         assert!(!fast.lagged());
         drop(slow);
         assert_eq!(hub.watchers(), 1);
+    }
+
+    #[tokio::test]
+    async fn all_topics_together_hold_a_few_budgets_and_the_fattest_gives_way() {
+        let one = cost(&batch("/t0/k", Revision::new(1)));
+        let hub = Hub::new(Revision::new(0), 10 * one);
+        // One more prefix than the hub holds budgets for, each with a
+        // watcher that reads nothing; eight batches each is within every
+        // topic's budget and, but for one batch, within the hub's.
+        let mut stalled: Vec<_> = (0..=TOPICS_IN_BUDGET).map(|t| hub.subscribe(&format!("/t{t}/"))).collect();
+        let mut rev = 0;
+        let mut write = |t: usize| {
+            rev += 1;
+            hub.publish(Revision::new(rev), batch(&format!("/t{t}/k"), Revision::new(rev)));
+        };
+        for t in 0..=TOPICS_IN_BUDGET {
+            (0..8).for_each(|_| write(t));
+        }
+        let held = |hub: &Hub| hub.inner.lock().unwrap().held;
+        assert_eq!(held(&hub), 40 * one);
+        write(TOPICS_IN_BUDGET);
+        assert_eq!(held(&hub), 40 * one, "the fattest topic gave up its oldest batch");
+        let mut last = stalled.pop().unwrap();
+        assert!(last.recv().await.is_none() && last.lagged(), "its watcher is cut off");
+        for (t, sub) in stalled.iter_mut().enumerate() {
+            assert_eq!(sub.recv().await.unwrap()[0].revision(), 1 + 8 * t as i64, "the others keep theirs");
+        }
+        drop(last);
+        assert_eq!(held(&hub), 32 * one, "a topic's bytes go with its last watcher");
     }
 
     #[tokio::test]
