@@ -182,7 +182,7 @@ impl Drop for Subscription {
         topic.cursors.remove(&self.id);
         topic.subscribers -= 1;
         if topic.subscribers == 0 && inner.topics.get(&self.prefix).is_some_and(|t| Arc::ptr_eq(t, &self.topic)) {
-            inner.held -= topic.bytes;
+            inner.held = inner.held.saturating_sub(topic.bytes);
             drop(topic);
             inner.topics.remove(&self.prefix);
         }
@@ -276,7 +276,7 @@ impl Hub {
                     continue;
                 }
                 let mut topic = lock(topic);
-                inner.held = inner.held.checked_add_signed(topic.push(batch.clone())).expect("bytes held");
+                inner.held = inner.held.saturating_add_signed(topic.push(batch.clone()));
                 wakers.extend(topic.waiting.drain().map(|(_, w)| w));
             }
             while inner.held > inner.budget.saturating_mul(TOPICS_IN_BUDGET) {
@@ -286,7 +286,7 @@ impl Hub {
                 if topic.log.len() <= 1 {
                     break;
                 }
-                inner.held -= topic.drop_oldest();
+                inner.held = inner.held.saturating_sub(topic.drop_oldest());
             }
         }
         self.wake(wakers);
