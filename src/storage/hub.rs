@@ -56,8 +56,6 @@ struct Topic {
     base: u64,
     /// The `cost` of the batches in `log`.
     bytes: usize,
-    /// The most `bytes` may be, but for the newest batch.
-    budget: usize,
     subscribers: usize,
     /// Each subscriber's cursor, by subscription id: batches every one of
     /// them has read are dropped.
@@ -73,15 +71,16 @@ impl Topic {
     }
 
     /// Appends `batch`, then drops what every watcher has read and what is
-    /// over the budget. Returns the change in `bytes`.
-    fn push(&mut self, batch: EventBatch) -> isize {
+    /// over `budget` (but for the newest batch). Returns the change in
+    /// `bytes`.
+    fn push(&mut self, batch: EventBatch, budget: usize) -> isize {
         let before = self.bytes;
         self.bytes += cost(&batch);
         self.log.push_back(batch);
         // Once per batch, not per read: what every watcher has read goes,
         // so an idle prefix holds nothing its watchers have seen.
         let read = self.cursors.values().copied().min().unwrap_or(self.end() - 1);
-        while (self.base < read || self.bytes > self.budget) && self.log.len() > 1 {
+        while (self.base < read || self.bytes > budget) && self.log.len() > 1 {
             self.drop_oldest();
         }
         self.bytes as isize - before as isize
@@ -227,7 +226,7 @@ impl Hub {
         let id = inner.next_id;
         inner.next_id += 1;
         let from = inner.published;
-        let (closed, budget) = (inner.closed, inner.budget);
+        let closed = inner.closed;
         let topic = inner
             .topics
             .entry(Arc::from(prefix))
@@ -236,7 +235,6 @@ impl Hub {
                     log: VecDeque::new(),
                     base: 0,
                     bytes: 0,
-                    budget,
                     subscribers: 0,
                     cursors: HashMap::new(),
                     waiting: HashMap::new(),
@@ -276,7 +274,7 @@ impl Hub {
                     continue;
                 }
                 let mut topic = lock(topic);
-                inner.held = inner.held.saturating_add_signed(topic.push(batch.clone()));
+                inner.held = inner.held.saturating_add_signed(topic.push(batch.clone(), inner.budget));
                 wakers.extend(topic.waiting.drain().map(|(_, w)| w));
             }
             while inner.held > inner.budget.saturating_mul(TOPICS_IN_BUDGET) {
