@@ -51,8 +51,9 @@ fn cost(batch: &[crate::storage::Event]) -> usize {
 
 /// The batches that touch one prefix, shared by all its watchers.
 struct Topic {
-    /// Newest last; `base` is the sequence number of the first.
-    log: VecDeque<EventBatch>,
+    /// Newest last, each with its `cost`; `base` is the sequence number of
+    /// the first.
+    log: VecDeque<(EventBatch, usize)>,
     base: u64,
     /// The `cost` of the batches in `log`.
     bytes: usize,
@@ -70,13 +71,13 @@ impl Topic {
         self.base + self.log.len() as u64
     }
 
-    /// Appends `batch`, then drops what every watcher has read and what is
-    /// over `budget` (but for the newest batch). Returns the change in
-    /// `bytes`.
-    fn push(&mut self, batch: EventBatch, budget: usize) -> isize {
+    /// Appends `batch`, which costs `bytes`, then drops what every watcher
+    /// has read and what is over `budget` (but for the newest batch).
+    /// Returns the change in `self.bytes`.
+    fn push(&mut self, batch: EventBatch, bytes: usize, budget: usize) -> isize {
         let before = self.bytes;
-        self.bytes += cost(&batch);
-        self.log.push_back(batch);
+        self.bytes += bytes;
+        self.log.push_back((batch, bytes));
         // Once per batch, not per read: what every watcher has read goes,
         // so an idle prefix holds nothing its watchers have seen.
         let read = self.cursors.values().copied().min().unwrap_or(self.end() - 1);
@@ -89,7 +90,7 @@ impl Topic {
     /// Drops the oldest batch (watchers that have not read it are cut off);
     /// returns its cost.
     fn drop_oldest(&mut self) -> usize {
-        let dropped = cost(&self.log.pop_front().expect("a batch"));
+        let (_, dropped) = self.log.pop_front().expect("a batch");
         self.bytes -= dropped;
         self.base += 1;
         dropped
@@ -152,7 +153,7 @@ impl Subscription {
             return Poll::Ready(None);
         }
         if self.cursor < topic.end() {
-            let batch = topic.log[(self.cursor - topic.base) as usize].clone();
+            let batch = topic.log[(self.cursor - topic.base) as usize].0.clone();
             self.cursor += 1;
             topic.cursors.insert(self.id, self.cursor);
             return Poll::Ready(Some(batch));
@@ -269,12 +270,18 @@ impl Hub {
             let mut inner = self.inner.lock().expect("hub lock");
             let inner = &mut *inner;
             inner.published = revision;
+            // Counted once, for the first topic it goes to.
+            let mut bytes = None;
             for (prefix, topic) in &inner.topics {
                 if !batch.iter().any(|e| e.key().starts_with(&**prefix)) {
                     continue;
                 }
                 let mut topic = lock(topic);
-                inner.held = inner.held.saturating_add_signed(topic.push(batch.clone(), inner.budget));
+                inner.held = inner.held.saturating_add_signed(topic.push(
+                    batch.clone(),
+                    *bytes.get_or_insert_with(|| cost(&batch)),
+                    inner.budget,
+                ));
                 wakers.extend(topic.waiting.drain().map(|(_, w)| w));
             }
             while inner.held > inner.budget.saturating_mul(TOPICS_IN_BUDGET) {
