@@ -80,7 +80,9 @@ type CustomResourcesClient interface {
 	// Writes `spec.replicas` of a Scale into the object.
 	UpdateScale(ctx context.Context, in *UpdateScaleRequest, opts ...grpc.CallOption) (*UpdateScaleResponse, error)
 	// Converts objects between the served versions of a definition without
-	// storing anything. Not served yet: answers UNIMPLEMENTED.
+	// storing anything, with the definition's conversion strategy (the same
+	// code path every verb converts through). An object that fails names its
+	// index in the request.
 	Convert(ctx context.Context, in *ConvertRequest, opts ...grpc.CallOption) (*ConvertResponse, error)
 	// Server-side apply, as Kubernetes' PATCH of type
 	// `application/apply-patch+yaml`: merges the applied configuration into
@@ -275,7 +277,9 @@ type CustomResourcesServer interface {
 	// Writes `spec.replicas` of a Scale into the object.
 	UpdateScale(context.Context, *UpdateScaleRequest) (*UpdateScaleResponse, error)
 	// Converts objects between the served versions of a definition without
-	// storing anything. Not served yet: answers UNIMPLEMENTED.
+	// storing anything, with the definition's conversion strategy (the same
+	// code path every verb converts through). An object that fails names its
+	// index in the request.
 	Convert(context.Context, *ConvertRequest) (*ConvertResponse, error)
 	// Server-side apply, as Kubernetes' PATCH of type
 	// `application/apply-patch+yaml`: merges the applied configuration into

@@ -194,7 +194,9 @@ class CustomResourcesServicer:
 
     def Convert(self, request, context):
         """Converts objects between the served versions of a definition without
-        storing anything. Not served yet: answers UNIMPLEMENTED.
+        storing anything, with the definition's conversion strategy (the same
+        code path every verb converts through). An object that fails names its
+        index in the request.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -1063,7 +1063,9 @@ export const CustomResources: GenService<{
   },
   /**
    * Converts objects between the served versions of a definition without
-   * storing anything. Not served yet: answers UNIMPLEMENTED.
+   * storing anything, with the definition's conversion strategy (the same
+   * code path every verb converts through). An object that fails names its
+   * index in the request.
    *
    * @generated from rpc crdstore.v1.CustomResources.Convert
    */
