@@ -14,22 +14,26 @@
 //! | `/registry/leases/<namespace>/<name>`                        | a `coordination.k8s.io/v1` `Lease` (built in) |
 //! | `/registry/events/<namespace>/<name>`                        | an `Event` (built in), core/v1 and `events.k8s.io/v1` alike |
 //!
-//! sled layout (one tree, `crdstore`, so that a commit is one atomic batch):
+//! sled layout (one tree, `crdstore`, so that a commit is one atomic write):
 //!
 //! | sled key                         | value |
 //! |----------------------------------|-------|
 //! | `l` + revision (u64 BE) + index (u32 BE) | `codec::LogEntry`: one event of the commit at that revision, with the key's state after and before it |
-//! | `m/revision`                     | the latest committed revision (u64 BE) |
+//! | `m/revision`                     | a committed revision the log reaches (u64 BE): the latest as of the last commit written as a batch |
 //! | `m/compacted`                    | the newest revision whose history is gone (u64 BE) |
 //! | `m/format`                       | the layout version, `FORMAT_VERSION` (u32 BE) |
 //!
 //! The log is the store: a key's current value is its latest log entry. A
-//! commit writes its `l` entries and `m/revision` as one atomic batch,
-//! flushed before it is acknowledged, and nothing else. Every revision from
-//! `m/compacted + 1` to `m/revision` has all its log entries (revisions are
-//! dense); at or below `m/compacted` only the entries that still hold a
-//! key's current value remain. Opening the store replays every entry, in
-//! order, to rebuild the in-memory index.
+//! group of commits writes its `l` entries (and removes the entries they
+//! supersede) with `m/revision` as one atomic batch, flushed before it is
+//! acknowledged, and nothing else; a group that adds a single entry and
+//! removes none writes it alone, one insert being atomic too, and leaves
+//! `m/revision` behind. The latest revision is the log's newest entry (or
+//! `m/compacted`, if newer); `m/revision` only has to stay at or below it,
+//! which opening the store checks. Every revision after `m/compacted` has
+//! all its log entries (revisions are dense); at or below `m/compacted`
+//! only the entries that still hold a key's current value remain. Opening
+//! the store replays every entry, in order, to rebuild the in-memory index.
 
 use super::Revision;
 
@@ -41,7 +45,7 @@ pub const TREE: &str = "crdstore";
 
 /// Prefix of event-log entries.
 pub const LOG_PREFIX: u8 = b'l';
-/// Key of the latest committed revision.
+/// Key of a committed revision the log reaches (see the layout above).
 pub const META_REVISION: &[u8] = b"m/revision";
 /// Key of the compacted revision.
 pub const META_COMPACTED: &[u8] = b"m/compacted";
