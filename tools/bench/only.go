@@ -42,7 +42,7 @@ func partOf(key string) string {
 	switch {
 	case key == "create1" || key == "create1_p50" || key == "create" || key == "update":
 		return "write"
-	case key == "get" || key == "get_p99":
+	case key == "get" || strings.HasPrefix(key, "get_"):
 		return "get"
 	case strings.HasPrefix(key, "watch_") || key == "nowatch_write_p99" || key == "rss":
 		return "watch"

@@ -216,6 +216,15 @@ func (s *server) rss() (int64, error) {
 // on every architecture Linux runs Go on).
 const clockTick = 10 * time.Millisecond
 
+// ownCPU is the load generator's own CPU time so far, user and system.
+func ownCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // cpu is the server's CPU time so far, user and system (utime + stime).
 func (s *server) cpu() (time.Duration, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid()))

@@ -30,6 +30,8 @@ func (f figure) format(v float64) string {
 		return significant(v) + " ms"
 	case "%":
 		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
+	case "µs":
+		return significant(v) + " µs"
 	case "MB":
 		return thousands(int64(math.Round(v))) + " MB"
 	default:
@@ -46,6 +48,8 @@ func figureList(c *config) []figure {
 		{"update", fmt.Sprintf("updates/s, %d clients", c.clients), "/s"},
 		{"get", fmt.Sprintf("gets/s, %d clients", c.clients), "/s"},
 		{"get_p99", "get p99", "ms"},
+		{"get_cpu", "server CPU per get", "µs"},
+		{"get_bench_cpu", "load generator CPU per get", "µs"},
 		{"create1_p50", "create latency p50, 1 client", "ms"},
 		{"list", l + ", whole", "ms"},
 		{"list_paged", fmt.Sprintf("%s, pages of %d", l, c.listPage), "ms"},

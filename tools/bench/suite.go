@@ -201,14 +201,31 @@ func runThroughput(ctx context.Context, c *config, srv *server, clients []client
 		show("update", rate)
 	}
 	if only(c, "get") {
+		// The CPU both sides spend per get: they share the machine's
+		// cores, so the load generator's part bounds the rate too.
+		cpu0, err := srv.cpu()
+		if err != nil {
+			return err
+		}
+		own0 := ownCPU()
 		rate, lats, err := closedLoop(ctx, clients, c.duration, func(ctx context.Context, _ int, cl client, _ int) error {
 			return cl.get(ctx, spaceList, listName(rand.IntN(c.listObjects)))
 		})
 		if err != nil {
 			return fmt.Errorf("gets: %w", err)
 		}
+		own1 := ownCPU()
+		cpu1, err := srv.cpu()
+		if err != nil {
+			return err
+		}
 		show("get", rate)
 		show("get_p99", ms(percentile(lats, 99)))
+		if n := time.Duration(len(lats)); n > 0 {
+			us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+			show("get_cpu", us((cpu1-cpu0)/n))
+			show("get_bench_cpu", us((own1-own0)/n))
+		}
 	}
 	if !only(c, "list") {
 		return nil
