@@ -217,12 +217,12 @@ func (s *server) rss() (int64, error) {
 const clockTick = 10 * time.Millisecond
 
 // ownCPU is the load generator's own CPU time so far, user and system.
-func ownCPU() time.Duration {
+func ownCPU() (time.Duration, error) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+		return 0, fmt.Errorf("getrusage: %w", err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }
 
 // cpu is the server's CPU time so far, user and system (utime + stime).

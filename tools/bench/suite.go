@@ -207,14 +207,20 @@ func runThroughput(ctx context.Context, c *config, srv *server, clients []client
 		if err != nil {
 			return err
 		}
-		own0 := ownCPU()
+		own0, err := ownCPU()
+		if err != nil {
+			return err
+		}
 		rate, lats, err := closedLoop(ctx, clients, c.duration, func(ctx context.Context, _ int, cl client, _ int) error {
 			return cl.get(ctx, spaceList, listName(rand.IntN(c.listObjects)))
 		})
 		if err != nil {
 			return fmt.Errorf("gets: %w", err)
 		}
-		own1 := ownCPU()
+		own1, err := ownCPU()
+		if err != nil {
+			return err
+		}
 		cpu1, err := srv.cpu()
 		if err != nil {
 			return err
