@@ -110,9 +110,11 @@ func (t *crdGRPC) watch(ctx context.Context, conn int, space, rv string, seen fu
 		return err
 	}
 	failures := 0
-	// One buffer per watcher, reused for every event: the event's bytes are
-	// scanned for what the load needs, as the HTTP watcher scans its lines.
+	// The event received last, held (not copied) until the next arrives:
+	// its bytes are scanned for the name the load counts, and for its
+	// resourceVersion only when the watch must resume from it.
 	ev := &rawEvent{}
+	defer ev.release()
 	for ctx.Err() == nil {
 		var stream grpc.ClientStream
 		stream, err = cc.NewStream(ctx, &v1.CustomResources_ServiceDesc.Streams[0], v1.CustomResources_Watch_FullMethodName,
@@ -128,12 +130,15 @@ func (t *crdGRPC) watch(ctx context.Context, conn int, space, rv string, seen fu
 				break
 			}
 			failures = 0
-			kind, obj := ev.split()
-			if r := field(obj, "resourceVersion"); r != nil {
-				rv = string(r)
+			if kind, obj := ev.split(); kind != int(v1.EventType_EVENT_TYPE_BOOKMARK) {
+				seen(fieldAt(obj, nameMarker))
 			}
-			if kind != int(v1.EventType_EVENT_TYPE_BOOKMARK) {
-				seen(field(obj, "name"))
+		}
+		// A watch resumes after the last event it received, whatever its
+		// type (a failed RecvMsg leaves the last one in ev).
+		if _, obj := ev.split(); obj != nil {
+			if r := fieldAt(obj, resourceVersionMarker); r != nil {
+				rv = string(r)
 			}
 		}
 		if ctx.Err() != nil {
@@ -159,10 +164,29 @@ func (t *crdGRPC) watch(ctx context.Context, conn int, space, rv string, seen fu
 	return nil
 }
 
-// rawEvent is a WatchEvent's wire bytes, copied into a buffer the watcher
-// reuses: the load needs only its type and two fields of its object, so
-// it decodes nothing else (a full decode allocates every event's object).
-type rawEvent struct{ buf []byte }
+// rawEvent is a WatchEvent's wire bytes, held in the buffer gRPC read
+// them into (copied only when they span several): the load needs only its
+// type and two fields of its object, so it decodes nothing else (a full
+// decode allocates every event's object).
+type rawEvent struct {
+	held mem.Buffer // the buffer of the last event received, if any
+	buf  []byte     // its bytes
+}
+
+// hold keeps data's bytes in e, releasing the event held before.
+func (e *rawEvent) hold(data mem.BufferSlice) {
+	e.release()
+	e.held = data.MaterializeToBuffer(mem.DefaultBufferPool())
+	e.buf = e.held.ReadOnlyData()
+}
+
+// release gives the held buffer back to gRPC's pool.
+func (e *rawEvent) release() {
+	if e.held != nil {
+		e.held.Free()
+		e.held, e.buf = nil, nil
+	}
+}
 
 // split finds the event's type (field 1) and object (field 2) in the bytes.
 func (e *rawEvent) split() (kind int, object []byte) {
@@ -210,10 +234,7 @@ func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	if !ok {
 		return encoding.GetCodecV2(encproto.Name).Unmarshal(data, v)
 	}
-	e.buf = e.buf[:0]
-	for _, b := range data {
-		e.buf = append(e.buf, b.ReadOnlyData()...)
-	}
+	e.hold(data)
 	return nil
 }
 

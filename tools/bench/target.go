@@ -103,8 +103,18 @@ type client interface {
 // field is the string value of the first `"key":"` in a JSON document,
 // found without parsing it (the documents here hold no escapes).
 func field(doc []byte, key string) []byte {
-	marker := `"` + key + `":"`
-	i := bytes.Index(doc, []byte(marker))
+	return fieldAt(doc, []byte(`"`+key+`":"`))
+}
+
+// The markers of the fields a watcher reads from every event, made once.
+var (
+	nameMarker            = []byte(`"name":"`)
+	resourceVersionMarker = []byte(`"resourceVersion":"`)
+)
+
+// fieldAt is field with its marker (`"key":"`) made by the caller.
+func fieldAt(doc, marker []byte) []byte {
+	i := bytes.Index(doc, marker)
 	if i < 0 {
 		return nil
 	}
