@@ -60,6 +60,8 @@ func figureList(c *config) []figure {
 		{"watch_c2r_p50", w + ": commit-to-receipt p50", "ms"},
 		{"watch_c2r_p99", w + ": commit-to-receipt p99", "ms"},
 		{"watch_write_p99", w + ": write p99", "ms"},
+		{"watch_cpu", w + ": server CPU per event delivered", "µs"},
+		{"watch_bench_cpu", w + ": load generator CPU per event delivered", "µs"},
 		{"nowatch_write_p99", fmt.Sprintf("write p99 at %s writes/s, no watchers", thousands(int64(c.watchRate))), "ms"},
 		{"rss", "RSS after the suite", "MB"},
 	}

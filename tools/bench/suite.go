@@ -153,9 +153,33 @@ func runSystem(ctx context.Context, c *config, sys, dataDir string, figs []figur
 		return v, fmt.Errorf("writes without watchers: %w", err)
 	}
 	show("nowatch_write_p99", ms(percentile(lats, 99)))
+	// The CPU both sides spend over the watch load (its writes included),
+	// per event delivered: they share the machine's cores, so the load
+	// generator's part bounds how much the server can deliver.
+	cpu0, err := srv.cpu()
+	if err != nil {
+		return v, err
+	}
+	own0, err := ownCPU()
+	if err != nil {
+		return v, err
+	}
 	w, err := watchLoad(ctx, c, t, clients)
 	if err != nil {
 		return v, fmt.Errorf("watch load: %w", err)
+	}
+	own1, err := ownCPU()
+	if err != nil {
+		return v, err
+	}
+	cpu1, err := srv.cpu()
+	if err != nil {
+		return v, err
+	}
+	if n := time.Duration(w.events); n > 0 {
+		us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+		show("watch_cpu", us((cpu1-cpu0)/n))
+		show("watch_bench_cpu", us((own1-own0)/n))
 	}
 	show("watch_delivered", w.delivered)
 	show("watch_cutoffs", w.cutoffs)
@@ -272,6 +296,7 @@ func runThroughput(ctx context.Context, c *config, srv *server, clients []client
 
 type watchFigures struct {
 	delivered, cutoffs, c2rP50, c2rP99, writeP99 float64
+	events                                       int64 // events delivered, of the objects written
 }
 
 // watchLoad opens c.watchers watches of one collection from its current
@@ -348,7 +373,8 @@ func watchLoad(ctx context.Context, c *config, t target, clients []client) (watc
 	}
 	stop()
 	wg.Wait()
-	out.delivered = 100 * float64(sum(counts)) / float64(total)
+	out.events = sum(counts)
+	out.delivered = 100 * float64(out.events) / float64(total)
 	out.cutoffs = float64(cuts.Load())
 	// Commit-to-receipt, in place: received becomes the latencies.
 	k := 0
