@@ -105,6 +105,9 @@ impl Webhook {
         let task = tokio::spawn(async move {
             loop {
                 let Ok((tcp, _)) = listener.accept().await else { return };
+                // As Go's net/http and every production server do: without it an
+                // answer's last segment waits for a delayed ACK (40 ms on Linux).
+                let _ = tcp.set_nodelay(true);
                 let (acceptor, state) = (acceptor.clone(), state.clone());
                 tokio::spawn(async move {
                     let Ok(tls) = acceptor.accept(tcp).await else { return };
