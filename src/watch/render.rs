@@ -90,10 +90,12 @@ impl Rendered {
 /// catches up, or from the index for initial events (each of those holds
 /// its own copy of the bytes, so the cache is keyed by what they stand
 /// for, not by where they are). Entries are found by revision, spread over
-/// shards to keep a thousand watchers from queueing on one lock. Each shard
-/// is bounded and emptied when it fills.
+/// shards, each behind a read-write lock: the thousand watchers of one
+/// change all look in the same shard, and only the first writes to it, so
+/// the rest read side by side instead of queueing. Each shard is bounded
+/// and emptied when it fills.
 pub struct RenderCache {
-    shards: Vec<std::sync::Mutex<RenderShard>>,
+    shards: Vec<std::sync::RwLock<RenderShard>>,
 }
 
 /// By mod revision: each key written at it, its versions rendered.
@@ -135,7 +137,7 @@ impl std::hash::Hasher for RevisionHasher {
 
 impl Default for RenderCache {
     fn default() -> Self {
-        Self { shards: (0..RENDER_CACHE_SHARDS).map(|_| std::sync::Mutex::new(RenderShard::default())).collect() }
+        Self { shards: (0..RENDER_CACHE_SHARDS).map(|_| std::sync::RwLock::new(RenderShard::default())).collect() }
     }
 }
 
@@ -159,11 +161,11 @@ impl RenderCache {
                 })
                 .map(|(_, _, o)| o.clone())
         };
-        if let Some(hit) = cached(&shard.lock().expect("render cache lock")) {
+        if let Some(hit) = cached(&shard.read().expect("render cache lock")) {
             return Ok(hit);
         }
         let object = Rendered::new(render()?);
-        let mut map = shard.lock().expect("render cache lock");
+        let mut map = shard.write().expect("render cache lock");
         if let Some(raced) = cached(&map) {
             return Ok(raced);
         }
