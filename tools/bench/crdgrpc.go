@@ -159,6 +159,9 @@ func (t *crdGRPC) watch(ctx context.Context, conn int, space, rv string, seen fu
 			if rv, err = t.revision(ctx, space); err != nil {
 				return err
 			}
+			// Resume from now even if the next stream fails before its
+			// first event, not from the event held from before.
+			ev.release()
 		}
 	}
 	return nil
