@@ -173,27 +173,28 @@ func (t *crdGRPC) watch(ctx context.Context, conn int, space, rv string, seen fu
 // decode allocates every event's object).
 type rawEvent struct {
 	held mem.Buffer // the buffer of the last event received, if any
-	buf  []byte     // its bytes
 }
 
 // hold keeps data's bytes in e, releasing the event held before.
 func (e *rawEvent) hold(data mem.BufferSlice) {
 	e.release()
 	e.held = data.MaterializeToBuffer(mem.DefaultBufferPool())
-	e.buf = e.held.ReadOnlyData()
 }
 
 // release gives the held buffer back to gRPC's pool.
 func (e *rawEvent) release() {
 	if e.held != nil {
 		e.held.Free()
-		e.held, e.buf = nil, nil
+		e.held = nil
 	}
 }
 
 // split finds the event's type (field 1) and object (field 2) in the bytes.
 func (e *rawEvent) split() (kind int, object []byte) {
-	b := e.buf
+	if e.held == nil {
+		return 0, nil
+	}
+	b := e.held.ReadOnlyData()
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {

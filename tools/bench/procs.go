@@ -225,6 +225,33 @@ func ownCPU() (time.Duration, error) {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }
 
+// cpuMark is the CPU the server and the load generator had spent at a
+// moment.
+type cpuMark struct{ server, own time.Duration }
+
+// markCPU reads both now.
+func markCPU(srv *server) (cpuMark, error) {
+	server, err := srv.cpu()
+	if err != nil {
+		return cpuMark{}, err
+	}
+	own, err := ownCPU()
+	return cpuMark{server, own}, err
+}
+
+// showPer shows, under serverKey and ownKey, the CPU each side has spent
+// since m per one of n operations, in microseconds (nothing when n is 0).
+func (m cpuMark) showPer(srv *server, n int64, show func(string, float64), serverKey, ownKey string) error {
+	now, err := markCPU(srv)
+	if err != nil || n <= 0 {
+		return err
+	}
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) / float64(n) }
+	show(serverKey, us(now.server-m.server))
+	show(ownKey, us(now.own-m.own))
+	return nil
+}
+
 // cpu is the server's CPU time so far, user and system (utime + stime).
 func (s *server) cpu() (time.Duration, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid()))

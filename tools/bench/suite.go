@@ -156,11 +156,7 @@ func runSystem(ctx context.Context, c *config, sys, dataDir string, figs []figur
 	// The CPU both sides spend over the watch load (its writes included),
 	// per event delivered: they share the machine's cores, so the load
 	// generator's part bounds how much the server can deliver.
-	cpu0, err := srv.cpu()
-	if err != nil {
-		return v, err
-	}
-	own0, err := ownCPU()
+	spent, err := markCPU(srv)
 	if err != nil {
 		return v, err
 	}
@@ -168,18 +164,8 @@ func runSystem(ctx context.Context, c *config, sys, dataDir string, figs []figur
 	if err != nil {
 		return v, fmt.Errorf("watch load: %w", err)
 	}
-	own1, err := ownCPU()
-	if err != nil {
+	if err := spent.showPer(srv, w.events, show, "watch_cpu", "watch_bench_cpu"); err != nil {
 		return v, err
-	}
-	cpu1, err := srv.cpu()
-	if err != nil {
-		return v, err
-	}
-	if n := time.Duration(w.events); n > 0 {
-		us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-		show("watch_cpu", us((cpu1-cpu0)/n))
-		show("watch_bench_cpu", us((own1-own0)/n))
 	}
 	show("watch_delivered", w.delivered)
 	show("watch_cutoffs", w.cutoffs)
@@ -227,11 +213,7 @@ func runThroughput(ctx context.Context, c *config, srv *server, clients []client
 	if only(c, "get") {
 		// The CPU both sides spend per get: they share the machine's
 		// cores, so the load generator's part bounds the rate too.
-		cpu0, err := srv.cpu()
-		if err != nil {
-			return err
-		}
-		own0, err := ownCPU()
+		spent, err := markCPU(srv)
 		if err != nil {
 			return err
 		}
@@ -241,21 +223,11 @@ func runThroughput(ctx context.Context, c *config, srv *server, clients []client
 		if err != nil {
 			return fmt.Errorf("gets: %w", err)
 		}
-		own1, err := ownCPU()
-		if err != nil {
-			return err
-		}
-		cpu1, err := srv.cpu()
-		if err != nil {
+		if err := spent.showPer(srv, int64(len(lats)), show, "get_cpu", "get_bench_cpu"); err != nil {
 			return err
 		}
 		show("get", rate)
 		show("get_p99", ms(percentile(lats, 99)))
-		if n := time.Duration(len(lats)); n > 0 {
-			us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-			show("get_cpu", us((cpu1-cpu0)/n))
-			show("get_bench_cpu", us((own1-own0)/n))
-		}
 	}
 	if !only(c, "list") {
 		return nil
