@@ -44,11 +44,30 @@ type Client struct {
 	Warn func(warning string)
 }
 
+// The flow-control windows Dial sets: a stream may have 4 MiB in flight
+// (a page of a list, a burst of watch events), a connection 16 MiB.
+const (
+	streamWindow     = 4 << 20
+	connectionWindow = 16 << 20
+)
+
+// WindowOptions are the flow-control settings Dial uses: fixed windows,
+// large enough for list pages and watch bursts. Fixed windows turn off
+// grpc-go's bandwidth-delay probing, which answers nearly every response
+// with a PING that the server must answer in a write of its own: on a
+// request-response load that doubles the server's writes and the
+// client's reads.
+func WindowOptions() []grpc.DialOption {
+	return []grpc.DialOption{grpc.WithStaticStreamWindowSize(streamWindow), grpc.WithStaticConnWindowSize(connectionWindow)}
+}
+
 // Dial connects to a crdstore server at target ("localhost:50051"),
-// without TLS unless opts say otherwise. Calls made while the server is
-// away (restarting, say) wait for it until their context ends.
+// without TLS unless opts say otherwise, with WindowOptions unless opts
+// set the windows. Calls made while the server is away (restarting, say)
+// wait for it until their context ends.
 func Dial(target string, opts ...grpc.DialOption) (*Client, error) {
-	opts = append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, opts...)
+	defaults := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, WindowOptions()...)
+	opts = append(defaults, opts...)
 	conn, err := grpc.NewClient(target, opts...)
 	if err != nil {
 		return nil, err
