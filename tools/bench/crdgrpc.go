@@ -39,9 +39,11 @@ type crdGRPC struct {
 
 func dialGRPC(addr string) (*grpc.ClientConn, error) {
 	// A whole list of 10,000 objects is over gRPC's default 4 MB; etcd's
-	// client also takes any size.
-	return grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+	// client also takes any size. The flow-control windows are those of
+	// crdstore's Go client, which etcd's client is given too.
+	opts := append(crdstore.WindowOptions(), grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(math.MaxInt32)))
+	return grpc.NewClient(addr, opts...)
 }
 
 // define creates the bench definition and waits until it is served.
