@@ -2,7 +2,8 @@
 //! work).
 //! The writer thread drains the queue of pending commits, checks each one's
 //! preconditions against the state left by the ones before it, and writes
-//! the group's log entries and the new revision to sled as one atomic batch.
+//! the group's log entries to sled (`Writes::apply`: as one atomic batch
+//! with the new revision when a commit needs one).
 //! The flusher thread makes everything written so far durable with one
 //! flush and hands it to the fan-out thread (`run_fan_out`),
 //! which publishes it to watchers, then to readers, then answers the callers,
@@ -234,6 +235,7 @@ fn apply_group(shared: &Shared, base: &Arc<State>, group: Vec<(Vec<Op>, Reply)>)
             }
             Ok(Effect { results, events, superseded }) => {
                 revision += 1;
+                writes.joint |= events.len() > 1;
                 for (index, event) in events.iter().enumerate() {
                     writes.insert(keys::log_key(revision, index as u32), codec::encode_event(event, committed_at));
                 }
@@ -256,11 +258,14 @@ fn apply_group(shared: &Shared, base: &Arc<State>, group: Vec<(Vec<Op>, Reply)>)
     Applied { state: Arc::new(State { revision, map }), events: events_out, answers }
 }
 
-/// A group's changes to the log, written as one atomic step.
+/// A group's changes to the log, written as one atomic step when a commit
+/// needs it.
 #[derive(Default)]
 struct Writes {
     inserts: Vec<([u8; 13], Vec<u8>)>,
     removes: Vec<[u8; 13]>,
+    /// Whether a commit wrote more than one entry.
+    joint: bool,
 }
 
 impl Writes {
@@ -273,17 +278,23 @@ impl Writes {
     }
 
     /// Writes the changes and the log's newest `revision` as one sled
-    /// batch; but a group that adds one entry and removes none (a single
-    /// writer's commit) as one insert, which is atomic on its own. A batch
-    /// costs sled a log buffer of its own for the batch's manifest, written
-    /// and synced before the batch (`PageCache::pin_log`): a second sync on
-    /// every flush. Replay takes the newest revision from the log itself;
-    /// `META_REVISION` only has to stay at or below it, as it does when a
-    /// single insert leaves it behind.
+    /// batch; but a group whose commits each add one entry and that
+    /// removes none (concurrent writers' creates, say) as one insert per
+    /// commit, in revision order. Each insert is atomic on its own, and
+    /// sled recovers a prefix of its log, so a crash keeps the commits up
+    /// to some revision, never one without those before it: what a batch
+    /// would give, and none of them was acknowledged before the flush. A
+    /// batch costs sled a log buffer of its own for the batch's manifest,
+    /// written and synced on the writer thread before the batch
+    /// (`PageCache::pin_log`): a second sync on every flush. Replay takes
+    /// the newest revision from the log itself; `META_REVISION` only has
+    /// to stay at or below it, as it does when inserts leave it behind.
     fn apply(self, tree: &sled::Tree, revision: Revision) -> sled::Result<()> {
-        if self.inserts.len() == 1 && self.removes.is_empty() {
-            let (key, value) = self.inserts.into_iter().next().expect("one insert");
-            return tree.insert(key, value).map(|_| ());
+        if !self.joint && self.removes.is_empty() {
+            for (key, value) in self.inserts {
+                tree.insert(key, value)?;
+            }
+            return Ok(());
         }
         let mut batch = sled::Batch::default();
         for (key, value) in self.inserts {
@@ -381,7 +392,7 @@ mod tests {
     }
 
     #[test]
-    fn a_lone_entry_is_one_insert_and_anything_more_one_batch_with_the_revision() {
+    fn single_entry_commits_are_inserts_and_anything_joint_one_batch_with_the_revision() {
         let dir = tempfile::tempdir().unwrap();
         let tree = sled::open(dir.path()).unwrap().open_tree("t").unwrap();
         let key = |rev: i64, index: u32| keys::log_key(Revision::new(rev), index);
@@ -392,17 +403,24 @@ mod tests {
         assert_eq!(tree.get(key(1, 0)).unwrap().as_deref(), Some(&b"a"[..]));
         assert_eq!(revision_meta(&tree), None, "a lone entry leaves the revision to the log");
 
-        let mut two = Writes::default();
-        two.insert(key(2, 0), b"b".to_vec());
-        two.insert(key(2, 1), b"c".to_vec());
-        two.apply(&tree, Revision::new(2)).unwrap();
-        assert_eq!(revision_meta(&tree), Some(Revision::new(2)));
+        let mut group = Writes::default();
+        group.insert(key(2, 0), b"b".to_vec());
+        group.insert(key(3, 0), b"c".to_vec());
+        group.apply(&tree, Revision::new(3)).unwrap();
+        assert_eq!(tree.get(key(3, 0)).unwrap().as_deref(), Some(&b"c"[..]));
+        assert_eq!(revision_meta(&tree), None, "commits of one entry each are inserts");
+
+        let mut two = Writes { joint: true, ..Writes::default() };
+        two.insert(key(4, 0), b"d".to_vec());
+        two.insert(key(4, 1), b"e".to_vec());
+        two.apply(&tree, Revision::new(4)).unwrap();
+        assert_eq!(revision_meta(&tree), Some(Revision::new(4)), "a commit of two entries is one batch");
 
         let mut superseding = Writes::default();
-        superseding.insert(key(3, 0), b"d".to_vec());
+        superseding.insert(key(5, 0), b"f".to_vec());
         superseding.remove(key(1, 0));
-        superseding.apply(&tree, Revision::new(3)).unwrap();
+        superseding.apply(&tree, Revision::new(5)).unwrap();
         assert_eq!(tree.get(key(1, 0)).unwrap(), None);
-        assert_eq!(revision_meta(&tree), Some(Revision::new(3)), "an insert with a removal is one batch");
+        assert_eq!(revision_meta(&tree), Some(Revision::new(5)), "an insert with a removal is one batch");
     }
 }
