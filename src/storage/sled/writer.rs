@@ -235,7 +235,6 @@ fn apply_group(shared: &Shared, base: &Arc<State>, group: Vec<(Vec<Op>, Reply)>)
             }
             Ok(Effect { results, events, superseded }) => {
                 revision += 1;
-                writes.joint |= events.len() > 1;
                 for (index, event) in events.iter().enumerate() {
                     writes.insert(keys::log_key(revision, index as u32), codec::encode_event(event, committed_at));
                 }
@@ -264,8 +263,6 @@ fn apply_group(shared: &Shared, base: &Arc<State>, group: Vec<(Vec<Op>, Reply)>)
 struct Writes {
     inserts: Vec<([u8; 13], Vec<u8>)>,
     removes: Vec<[u8; 13]>,
-    /// Whether a commit wrote more than one entry.
-    joint: bool,
 }
 
 impl Writes {
@@ -290,7 +287,9 @@ impl Writes {
     /// the newest revision from the log itself; `META_REVISION` only has
     /// to stay at or below it, as it does when inserts leave it behind.
     fn apply(self, tree: &sled::Tree, revision: Revision) -> sled::Result<()> {
-        if !self.joint && self.removes.is_empty() {
+        // A commit's second entry is the only one at index 1 or above.
+        let joint = self.inserts.iter().any(|(key, _)| keys::log_slot(key).is_some_and(|(_, index)| index > 0));
+        if !joint && self.removes.is_empty() {
             for (key, value) in self.inserts {
                 tree.insert(key, value)?;
             }
@@ -410,7 +409,7 @@ mod tests {
         assert_eq!(tree.get(key(3, 0)).unwrap().as_deref(), Some(&b"c"[..]));
         assert_eq!(revision_meta(&tree), None, "commits of one entry each are inserts");
 
-        let mut two = Writes { joint: true, ..Writes::default() };
+        let mut two = Writes::default();
         two.insert(key(4, 0), b"d".to_vec());
         two.insert(key(4, 1), b"e".to_vec());
         two.apply(&tree, Revision::new(4)).unwrap();
