@@ -40,7 +40,7 @@ func only(c *config, parts ...string) bool {
 // partOf is the part that measures a figure.
 func partOf(key string) string {
 	switch {
-	case key == "create1" || key == "create1_p50" || key == "create" || key == "update":
+	case strings.HasPrefix(key, "create") || strings.HasPrefix(key, "update"):
 		return "write"
 	case key == "get" || strings.HasPrefix(key, "get_"):
 		return "get"

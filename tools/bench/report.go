@@ -45,7 +45,11 @@ func figureList(c *config) []figure {
 	figs := []figure{
 		{"create1", "creates/s, 1 client", "/s"},
 		{"create", fmt.Sprintf("creates/s, %d clients", c.clients), "/s"},
+		{"create_cpu", fmt.Sprintf("server CPU per create, %d clients", c.clients), "µs"},
+		{"create_bench_cpu", fmt.Sprintf("load generator CPU per create, %d clients", c.clients), "µs"},
 		{"update", fmt.Sprintf("updates/s, %d clients", c.clients), "/s"},
+		{"update_cpu", "server CPU per update", "µs"},
+		{"update_bench_cpu", "load generator CPU per update", "µs"},
 		{"get", fmt.Sprintf("gets/s, %d clients", c.clients), "/s"},
 		{"get_p99", "get p99", "ms"},
 		{"get_cpu", "server CPU per get", "µs"},

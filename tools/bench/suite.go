@@ -186,7 +186,7 @@ func runSystem(ctx context.Context, c *config, sys, dataDir string, figs []figur
 func runThroughput(ctx context.Context, c *config, srv *server, clients []client, show func(string, float64)) error {
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	if only(c, "write") {
-		if err := runCreates(ctx, c, clients, show); err != nil {
+		if err := runCreates(ctx, c, srv, clients, show); err != nil {
 			return err
 		}
 	}
@@ -198,7 +198,11 @@ func runThroughput(ctx context.Context, c *config, srv *server, clients []client
 		return fmt.Errorf("filling the list: %w", err)
 	}
 	if only(c, "write") {
-		rate, _, err := closedLoop(ctx, clients, c.duration, func(ctx context.Context, w int, cl client, i int) error {
+		spent, err := markCPU(srv)
+		if err != nil {
+			return err
+		}
+		rate, lats, err := closedLoop(ctx, clients, c.duration, func(ctx context.Context, w int, cl client, i int) error {
 			owned := (c.listObjects - w + len(clients) - 1) / len(clients)
 			if owned <= 0 {
 				return errNothingToDo
@@ -207,6 +211,9 @@ func runThroughput(ctx context.Context, c *config, srv *server, clients []client
 		})
 		if err != nil {
 			return fmt.Errorf("updates: %w", err)
+		}
+		if err := spent.showPer(srv, int64(len(lats)), show, "update_cpu", "update_bench_cpu"); err != nil {
+			return err
 		}
 		show("update", rate)
 	}
@@ -414,8 +421,9 @@ func poll(ctx context.Context, errs chan error) error {
 	}
 }
 
-// runCreates measures creates, one client then all of them.
-func runCreates(ctx context.Context, c *config, clients []client, show func(string, float64)) error {
+// runCreates measures creates, one client then all of them, with the CPU
+// both sides spend per create of the second.
+func runCreates(ctx context.Context, c *config, srv *server, clients []client, show func(string, float64)) error {
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	rate, lats, err := closedLoop(ctx, clients[:1], c.duration, func(ctx context.Context, _ int, cl client, i int) error {
 		return cl.create(ctx, spaceCreate1, fmt.Sprintf("a-%07d", i))
@@ -425,11 +433,18 @@ func runCreates(ctx context.Context, c *config, clients []client, show func(stri
 	}
 	show("create1", rate)
 	show("create1_p50", ms(percentile(lats, 50)))
-	rate, _, err = closedLoop(ctx, clients, c.duration, func(ctx context.Context, w int, cl client, i int) error {
+	spent, err := markCPU(srv)
+	if err != nil {
+		return err
+	}
+	rate, lats, err = closedLoop(ctx, clients, c.duration, func(ctx context.Context, w int, cl client, i int) error {
 		return cl.create(ctx, spaceCreate, fmt.Sprintf("b-%02d-%07d", w, i))
 	})
 	if err != nil {
 		return fmt.Errorf("creates: %w", err)
+	}
+	if err := spent.showPer(srv, int64(len(lats)), show, "create_cpu", "create_bench_cpu"); err != nil {
+		return err
 	}
 	show("create", rate)
 	return nil
