@@ -253,10 +253,10 @@ pub const SERVER_SET_METADATA: &[&str] =
 /// Copies the server-owned metadata of `old` into `obj` (or drops it from
 /// `obj` when there is no old object).
 pub fn keep_server_metadata(obj: &mut Value, old: Option<&Value>) {
-    let old_meta = old.and_then(|o| o.get("metadata")).and_then(Value::as_object).cloned();
+    let old_meta = old.and_then(|o| o.get("metadata")).and_then(Value::as_object);
     let meta = metadata_mut(obj);
     for field in SERVER_SET_METADATA {
-        match old_meta.as_ref().and_then(|m| m.get(*field)) {
+        match old_meta.and_then(|m| m.get(*field)) {
             Some(v) => {
                 meta.insert((*field).to_string(), v.clone());
             }

@@ -2,7 +2,7 @@
 //! contract in `apimachinery::strategy`), the identity checks of a body
 //! against its request, and the stored form of an object.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::scale;
 use super::served::Served;
@@ -98,15 +98,17 @@ impl ResourceStrategy<'_> {
         self.served.has_status(self.version)
     }
 
-    /// What a change to is a new generation: everything outside `metadata`,
-    /// and outside `status` when the status subresource owns it.
-    fn generation_fields(&self, obj: &Value) -> Map<String, Value> {
-        let mut map = obj.as_object().cloned().unwrap_or_default();
-        map.remove("metadata");
-        if self.status_subresource() {
-            map.remove("status");
-        }
-        map
+    /// Whether a change to the member `name` is a new generation: any
+    /// outside `metadata`, and outside `status` when the status
+    /// subresource owns it.
+    fn generation_field(&self, name: &str) -> bool {
+        name != "metadata" && !(name == "status" && self.status_subresource())
+    }
+
+    /// The members of `obj` a change to which is a new generation (none
+    /// when it is not an object).
+    fn generation_fields<'v>(&'v self, obj: &'v Value) -> impl Iterator<Item = (&'v String, &'v Value)> + 'v {
+        obj.as_object().into_iter().flatten().filter(|(name, _)| self.generation_field(name))
     }
 
     /// Schema validation of the whole object, ratcheting against `old`, and
@@ -167,8 +169,12 @@ impl Strategy for ResourceStrategy<'_> {
         self.served.gates.apply(obj, old)
     }
 
+    /// As comparing the two objects without those members, in place: the
+    /// same members (in any order) with equal values.
     fn generation_changed(&self, obj: &Value, old: &Value) -> bool {
-        self.generation_fields(obj) != self.generation_fields(old)
+        let before = old.as_object();
+        self.generation_fields(obj).count() != self.generation_fields(old).count()
+            || self.generation_fields(obj).any(|(name, value)| before.and_then(|m| m.get(name)) != Some(value))
     }
 
     fn validate(&self, obj: &Value) -> Checked {
@@ -251,5 +257,27 @@ mod tests {
         before_update(&strategy, &mut status, &old).unwrap();
         assert_eq!(status["metadata"]["generation"], 4, "status is not a new generation with the subresource");
         assert!(status.get("status").is_none(), "the main endpoint keeps the stored status");
+    }
+
+    #[test]
+    fn a_new_generation_is_a_change_of_members_not_of_their_order() {
+        let (plain, with_status) = (served(false), served(true));
+        let strategy = ResourceStrategy { served: &plain, version: "v1" };
+        let old = json!({"kind": "Widget", "metadata": {"name": "w"}, "spec": {"a": 1, "b": 2}, "status": {"s": 1}});
+        let reordered =
+            json!({"status": {"s": 1}, "spec": {"b": 2, "a": 1}, "metadata": {"name": "x"}, "kind": "Widget"});
+        assert!(!strategy.generation_changed(&reordered, &old));
+        let status = json!({"kind": "Widget", "metadata": {"name": "w"}, "spec": {"a": 1, "b": 2}, "status": {"s": 2}});
+        assert!(strategy.generation_changed(&status, &old), "status counts without the subresource");
+        let fewer = json!({"kind": "Widget", "metadata": {"name": "w"}, "spec": {"a": 1, "b": 2}});
+        assert!(strategy.generation_changed(&fewer, &old));
+        assert!(strategy.generation_changed(&old, &fewer));
+        let swapped = json!({"kind": "Widget", "metadata": {"name": "w"}, "spec": {"a": 1, "b": 2}, "extra": {"s": 1}});
+        assert!(strategy.generation_changed(&swapped, &old), "the same count of other members");
+        let strategy = ResourceStrategy { served: &with_status, version: "v1" };
+        assert!(!strategy.generation_changed(&status, &old));
+        assert!(!strategy.generation_changed(&fewer, &old));
+        assert!(strategy.generation_changed(&json!([1]), &old));
+        assert!(!strategy.generation_changed(&json!("not an object"), &json!({"metadata": {}})));
     }
 }
