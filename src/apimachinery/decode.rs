@@ -25,6 +25,17 @@ pub fn object(body: &[u8]) -> Result<(Value, Vec<String>)> {
     Ok((value, duplicates))
 }
 
+/// The object for one attempt of a write whose `body` decoded (`object`)
+/// to `first`: the first attempt takes it as it is, and a later one (rare:
+/// a concurrent change made the write try again) decodes `body` afresh,
+/// so no attempt copies it.
+pub fn for_attempt(first: &mut Option<Value>, body: &[u8]) -> Result<Value> {
+    match first.take() {
+        Some(obj) => Ok(obj),
+        None => Ok(object(body)?.0),
+    }
+}
+
 /// Parses `body` as JSON; also returns the path of every field that
 /// appeared twice in its object (the last value wins).
 pub fn parse(body: &[u8]) -> serde_json::Result<(Value, Vec<String>)> {

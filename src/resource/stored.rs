@@ -81,10 +81,13 @@ pub fn split_mark(value: &[u8]) -> (&[u8], Option<u64>) {
 /// schema as it is now prunes and defaults the object (so fields a schema
 /// change dropped disappear and defaults it added appear, until the next
 /// write persists both).
-fn prune_and_default(served: &Served, obj: &mut Value) {
-    if let Some(schema) = served.storage_schema() {
-        crate::schema::prune(obj, schema);
-        crate::schema::apply_defaults(obj, schema);
+fn prune_and_default(served: &Served, obj: &mut Value) -> bool {
+    match served.storage_schema() {
+        Some(schema) => {
+            let pruned = crate::schema::prune_changed(obj, schema);
+            crate::schema::apply_defaults(obj, schema) || pruned
+        }
+        None => false,
     }
 }
 
@@ -111,20 +114,12 @@ impl Storing {
         stored["apiVersion"] = Value::String(served.api_version(&served.storage_version));
         let mut bytes = serde_json::to_vec(&stored).expect("JSON values serialize");
         let json_len = bytes.len();
-        let read = match served.storage_schema() {
-            None => {
-                append_mark(&mut bytes, served.storage_mark);
-                stored
-            }
-            Some(_) => {
-                let mut read = stored.clone();
-                prune_and_default(served, &mut read);
-                if read == stored {
-                    append_mark(&mut bytes, served.storage_mark);
-                }
-                read
-            }
-        };
+        // What a read shows, made in place now the bytes are written: the
+        // bytes are marked when it is what they hold.
+        let mut read = stored;
+        if !prune_and_default(served, &mut read) {
+            append_mark(&mut bytes, served.storage_mark);
+        }
         Self { bytes, json_len, read }
     }
 
@@ -159,9 +154,10 @@ impl Storing {
     /// What a read at `version` of this object will show once stored,
     /// without its resourceVersion (set it from the commit): converted from
     /// the storage version when `version` needs it, before anything is
-    /// committed, so a failed conversion writes nothing.
-    pub async fn read_at(&self, served: &Served, version: &str) -> Result<Value> {
-        let mut obj = self.read.clone();
+    /// committed, so a failed conversion writes nothing. Takes the read:
+    /// asked once, after which only the bytes are left.
+    pub async fn take_read_at(&mut self, served: &Served, version: &str) -> Result<Value> {
+        let mut obj = std::mem::take(&mut self.read);
         obj["apiVersion"] = Value::String(served.api_version(&served.storage_version));
         Ok(convert_read(served, version, vec![obj], false).await?.remove(0))
     }

@@ -6,11 +6,13 @@ use serde_json::Value;
 
 use super::{Additional, Schema};
 
-/// Applies the defaults of `schema` to `value`, in place.
-pub fn apply_defaults(value: &mut Value, schema: &Schema) {
+/// Applies the defaults of `schema` to `value`, in place; whether that
+/// changed it.
+pub fn apply_defaults(value: &mut Value, schema: &Schema) -> bool {
     if !schema.has_defaults {
-        return;
+        return false;
     }
+    let mut changed = false;
     match value {
         Value::Object(map) => {
             for (name, property) in &schema.properties {
@@ -21,26 +23,27 @@ pub fn apply_defaults(value: &mut Value, schema: &Schema) {
                     Some(_) => false,
                 };
                 if missing {
-                    map.insert(name.clone(), default.clone());
+                    changed |= map.insert(name.clone(), default.clone()).as_ref() != Some(default);
                 }
             }
             for (name, item) in map.iter_mut() {
-                match (schema.property(name), &schema.additional) {
+                changed |= match (schema.property(name), &schema.additional) {
                     (Some(property), _) => apply_defaults(item, property),
                     (None, Additional::Schema(other)) => apply_defaults(item, other),
-                    (None, _) => {}
-                }
+                    (None, _) => false,
+                };
             }
         }
         Value::Array(items) => {
             if let Some(item_schema) = &schema.items {
                 for item in items {
-                    apply_defaults(item, item_schema);
+                    changed |= apply_defaults(item, item_schema);
                 }
             }
         }
         _ => {}
     }
+    changed
 }
 
 #[cfg(test)]
@@ -57,7 +60,7 @@ mod tests {
             "ports": {"type": "array", "items": {"type": "object", "properties": {"proto": {"type": "string", "default": "TCP"}}}}}}}}))
         .unwrap();
         let mut empty = json!({});
-        apply_defaults(&mut empty, &schema);
+        assert!(apply_defaults(&mut empty, &schema), "defaults were set");
         assert_eq!(
             empty,
             json!({"spec": {"replicas": 1, "mode": "auto", "maybe": "x"}}),
@@ -69,5 +72,8 @@ mod tests {
         assert_eq!(given["spec"]["mode"], "auto", "a non-nullable null gets the default");
         assert_eq!(given["spec"]["maybe"], Value::Null, "a nullable null stays");
         assert_eq!(given["spec"]["ports"][0]["proto"], "TCP");
+        let mut full = given.clone();
+        assert!(!apply_defaults(&mut full, &schema), "nothing left to default");
+        assert_eq!(full, given);
     }
 }

@@ -20,7 +20,7 @@ use regex::Regex;
 use serde_json::Value;
 
 pub use default::apply_defaults;
-pub use prune::prune;
+pub use prune::{prune, prune_changed};
 pub use validate::{validate, validate_update, Root, Validation};
 
 use crate::error::FieldError;

@@ -30,23 +30,41 @@ const OBJECT_META: &[&str] = &[
 /// Drops from the object `value` every field `schema` does not know; returns
 /// the paths of what was dropped, in document order.
 pub fn prune(value: &mut Value, schema: &Schema) -> Vec<String> {
-    let mut dropped = Vec::new();
-    prune_object_like(value, schema, &Path::Base(""), true, &mut dropped);
-    dropped
+    let mut walk = Walk::default();
+    prune_object_like(value, schema, &Path::Base(""), true, &mut walk);
+    walk.dropped
 }
 
-fn prune_metadata(map: &mut Map<String, Value>, path: &Path<'_>, dropped: &mut Vec<String>) {
+/// `prune`, saying only whether it changed `value` (a field dropped, or a
+/// null field of `metadata` left out).
+pub fn prune_changed(value: &mut Value, schema: &Schema) -> bool {
+    let mut walk = Walk::default();
+    prune_object_like(value, schema, &Path::Base(""), true, &mut walk);
+    walk.nulls || !walk.dropped.is_empty()
+}
+
+/// What a prune did so far.
+#[derive(Default)]
+struct Walk {
+    /// The paths of the fields dropped, in document order.
+    dropped: Vec<String>,
+    /// Whether a null field of `metadata` was left out (silently).
+    nulls: bool,
+}
+
+fn prune_metadata(map: &mut Map<String, Value>, path: &Path<'_>, walk: &mut Walk) {
     if let Some(Value::Object(meta)) = map.get_mut("metadata") {
         let at = path.field("metadata");
         meta.retain(|key, value| {
             // A null field of ObjectMeta is its zero value, which Kubernetes
             // leaves out (`"labels": null` is no labels).
             if value.is_null() {
+                walk.nulls = true;
                 return false;
             }
             let known = OBJECT_META.contains(&key.as_str());
             if !known {
-                dropped.push(at.field(key).to_string());
+                walk.dropped.push(at.field(key).to_string());
             }
             known
         });
@@ -54,11 +72,11 @@ fn prune_metadata(map: &mut Map<String, Value>, path: &Path<'_>, dropped: &mut V
 }
 
 /// Prunes an object; `resource` marks the root or an embedded resource.
-fn prune_object_like(value: &mut Value, schema: &Schema, path: &Path<'_>, resource: bool, dropped: &mut Vec<String>) {
+fn prune_object_like(value: &mut Value, schema: &Schema, path: &Path<'_>, resource: bool, walk: &mut Walk) {
     match value {
         Value::Object(map) => {
             if resource {
-                prune_metadata(map, path, dropped);
+                prune_metadata(map, path, walk);
             }
             map.retain(|key, item| {
                 if resource && matches!(key.as_str(), "apiVersion" | "kind" | "metadata") {
@@ -66,12 +84,12 @@ fn prune_object_like(value: &mut Value, schema: &Schema, path: &Path<'_>, resour
                 }
                 match schema.entry(key) {
                     Some(item_schema) => {
-                        prune_value(item, item_schema, &path.field(key), dropped);
+                        prune_value(item, item_schema, &path.field(key), walk);
                         true
                     }
                     None if schema.preserve_unknown_fields => true,
                     None => {
-                        dropped.push(path.field(key).to_string());
+                        walk.dropped.push(path.field(key).to_string());
                         false
                     }
                 }
@@ -80,7 +98,7 @@ fn prune_object_like(value: &mut Value, schema: &Schema, path: &Path<'_>, resour
         Value::Array(items) => {
             if let Some(item_schema) = &schema.items {
                 for (i, item) in items.iter_mut().enumerate() {
-                    prune_value(item, item_schema, &path.index(i), dropped);
+                    prune_value(item, item_schema, &path.index(i), walk);
                 }
             }
         }
@@ -88,8 +106,8 @@ fn prune_object_like(value: &mut Value, schema: &Schema, path: &Path<'_>, resour
     }
 }
 
-fn prune_value(value: &mut Value, schema: &Schema, path: &Path<'_>, dropped: &mut Vec<String>) {
-    prune_object_like(value, schema, path, schema.embedded_resource, dropped);
+fn prune_value(value: &mut Value, schema: &Schema, path: &Path<'_>, walk: &mut Walk) {
+    prune_object_like(value, schema, path, schema.embedded_resource, walk);
 }
 
 #[cfg(test)]
@@ -133,5 +151,17 @@ mod tests {
         assert_eq!(obj["apiVersion"], "example.com/v1");
         // Null metadata fields are their zero values: left out, silently.
         assert_eq!(obj["metadata"], json!({"name": "a", "annotations": {"a": "b"}}));
+    }
+
+    #[test]
+    fn pruning_says_whether_it_changed_the_object_silent_drops_included() {
+        let schema = Schema::compile(&json!({"type": "object", "properties": {"spec": {"type": "object"}}})).unwrap();
+        let mut clean = json!({"apiVersion": "v1", "kind": "K", "metadata": {"name": "a"}, "spec": {}});
+        assert!(!prune_changed(&mut clean, &schema));
+        let mut unknown = json!({"metadata": {"name": "a"}, "spec": {}, "extra": 1});
+        assert!(prune_changed(&mut unknown, &schema));
+        let mut null_labels = json!({"metadata": {"name": "a", "labels": null}});
+        assert!(prune_changed(&mut null_labels, &schema), "a null metadata field goes without a path");
+        assert!(prune(&mut json!({"metadata": {"labels": null}}), &schema).is_empty());
     }
 }

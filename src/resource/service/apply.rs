@@ -108,7 +108,7 @@ impl Resources {
             let mut merged = fm.apply(None, config, &options.field_manager, options.force)?;
             strategy::check_identity(served, r, &merged, Operation::Update)?;
             meta::strip_resource_version(&mut merged);
-            return Ok(self.create_once(r, &merged, &[], false, options, true).await?.map(|w| (w, true)));
+            return Ok(self.create_once(r, merged, &[], false, options, true).await?.map(|w| (w, true)));
         };
         let before = stored::read(served, &r.version, &current).await?;
         let mut merged = fm.apply(Some(&before), config, &options.field_manager, options.force)?;

@@ -229,8 +229,12 @@ impl Resources {
         let (request, duplicates) = decode::object(body)?;
         let generated =
             meta::meta_str(&request, "name").is_empty() && !meta::meta_str(&request, "generateName").is_empty();
+        let (mut first, duplicates) = (Some(request), &duplicates);
         retry(
-            || self.create_once(r, &request, &duplicates, generated, options, false),
+            || {
+                let request = decode::for_attempt(&mut first, body);
+                async move { self.create_once(r, request?, duplicates, generated, options, false).await }
+            },
             || Error::timeout("the object could not be created after repeated concurrent changes; try again"),
         )
         .await
@@ -240,7 +244,7 @@ impl Resources {
     async fn create_once(
         &self,
         r: &Ref,
-        request: &Value,
+        request: Value,
         duplicates: &[String],
         generated: bool,
         options: &WriteOptions,
@@ -249,7 +253,7 @@ impl Resources {
         let served = self.served_object(r)?;
         if served.terminating {
             // Kubernetes' forbidCreateAdmission.
-            let name = meta::meta_str(request, "name");
+            let name = meta::meta_str(&request, "name");
             let mut err = Error::forbidden(format!(
                 "{}.{} {name:?} is forbidden: create not allowed while custom resource definition is terminating",
                 served.plural, served.group
@@ -259,14 +263,14 @@ impl Resources {
             err.details.name = name.to_string();
             return Err(err);
         }
-        strategy::check_identity(&served, r, request, Operation::Create)?;
+        strategy::check_identity(&served, r, &request, Operation::Create)?;
         let admitted = match &self.admission {
             Some(admission) if served.namespaced() => {
-                admission.admit_create(self.store.as_ref(), &served, &r.namespace, meta::meta_str(request, "name"))?
+                admission.admit_create(self.store.as_ref(), &served, &r.namespace, meta::meta_str(&request, "name"))?
             }
             _ => None,
         };
-        let mut obj = request.clone();
+        let mut obj = request;
         let mut warnings = Self::admit(&served, &r.version, &mut obj, duplicates, Endpoint::Main, options)?;
         let tracking = apply::tracking(&served, &r.version, Endpoint::Main, options, applied);
         warnings.extend(before_create_tracked(
@@ -285,7 +289,7 @@ impl Resources {
         // The answer is what a read of the stored bytes shows, made from the
         // object in hand rather than parsed back from them, and converted
         // before anything is committed.
-        let mut answer = storing.read_at(&served, &r.version).await?;
+        let mut answer = storing.take_read_at(&served, &r.version).await?;
         if options.dry_run {
             if self.store.get(&key).is_some() {
                 return Err(Error::already_exists(&served.group, &served.plural, &name));
@@ -320,8 +324,7 @@ impl Resources {
     pub async fn update(&self, r: &Ref, body: &[u8], options: &WriteOptions) -> Result<Written> {
         apply::check_field_manager("UpdateOptions", options)?;
         let served = self.served_object(r)?;
-        let (obj, duplicates) = decode::object(body)?;
-        self.replace(&served, r, Endpoint::Main, &obj, &duplicates, options).await
+        self.replace(&served, r, Endpoint::Main, body, options).await
     }
 
     /// A replace of the object or its status (`update`, `update_status`),
@@ -331,33 +334,44 @@ impl Resources {
         served: &Served,
         r: &Ref,
         endpoint: Endpoint,
-        obj: &Value,
-        duplicates: &[String],
+        body: &[u8],
         options: &WriteOptions,
     ) -> Result<Written> {
+        let (obj, duplicates) = decode::object(body)?;
+        let (mut first, duplicates) = (Some(obj), &duplicates);
         retry(
-            || async {
-                let served = self.served_object(r)?;
-                if endpoint == Endpoint::Status {
-                    Self::require_status(&served, r)?;
-                }
-                strategy::check_identity(&served, r, obj, Operation::Update)?;
-                let current = self.load(&served, r)?;
-                let main = ResourceStrategy { served: &served, version: &r.version };
-                let subject = Self::subject(&served, r);
-                match endpoint {
-                    Endpoint::Status => {
-                        require_resource_version(&StatusStrategy(&main), &subject, obj, current.mod_revision)?
-                    }
-                    _ => require_resource_version(&main, &subject, obj, current.mod_revision)?,
-                }
-                let target =
-                    Target { served: &served, r, current: &current, endpoint, options, read: None, applied: false };
-                self.write_over(target, obj.clone(), duplicates).await
+            || {
+                let obj = decode::for_attempt(&mut first, body);
+                async move { self.replace_once(r, endpoint, obj?, duplicates, options).await }
             },
             || Error::stale(&served.group, &served.plural, &r.name),
         )
         .await
+    }
+
+    /// One attempt at a replace; `None` when it should be tried again.
+    async fn replace_once(
+        &self,
+        r: &Ref,
+        endpoint: Endpoint,
+        obj: Value,
+        duplicates: &[String],
+        options: &WriteOptions,
+    ) -> Result<Option<Written>> {
+        let served = self.served_object(r)?;
+        if endpoint == Endpoint::Status {
+            Self::require_status(&served, r)?;
+        }
+        strategy::check_identity(&served, r, &obj, Operation::Update)?;
+        let current = self.load(&served, r)?;
+        let main = ResourceStrategy { served: &served, version: &r.version };
+        let subject = Self::subject(&served, r);
+        match endpoint {
+            Endpoint::Status => require_resource_version(&StatusStrategy(&main), &subject, &obj, current.mod_revision)?,
+            _ => require_resource_version(&main, &subject, &obj, current.mod_revision)?,
+        }
+        let target = Target { served: &served, r, current: &current, endpoint, options, read: None, applied: false };
+        self.write_over(target, obj, duplicates).await
     }
 
     fn subject<'a>(served: &'a Served, r: &'a Ref) -> meta::Subject<'a> {
@@ -501,9 +515,9 @@ impl Resources {
             // Checked at the request version, stored at the storage version,
             // the answer converted back before anything is committed.
             // `obj` becomes the answer below: moved, not copied.
-            let storing =
+            let mut storing =
                 Storing::from_value(served, stored::to_storage(served, &r.version, std::mem::take(&mut obj)).await?);
-            let mut answer = storing.read_at(served, &r.version).await?;
+            let mut answer = storing.take_read_at(served, &r.version).await?;
             if options.dry_run {
                 meta::set_resource_version(&mut answer, current.mod_revision);
                 return Ok(Some(Written { object: answer, warnings }));

@@ -27,8 +27,7 @@ impl Resources {
         super::apply::check_field_manager("UpdateOptions", options)?;
         let served = self.served_object(r)?;
         Self::require_status(&served, r)?;
-        let (obj, duplicates) = decode::object(body)?;
-        self.replace(&served, r, Endpoint::Status, &obj, &duplicates, options).await
+        self.replace(&served, r, Endpoint::Status, body, options).await
     }
 
     /// Replaces an object through its `finalize` subresource (a

@@ -134,6 +134,17 @@ fn objects_a_read_would_change_are_stored_unmarked_and_read_in_full() {
     assert_eq!(read["spec"], json!({"replicas": 3}), "pruned and defaulted on read");
     assert_eq!(render(&served, "v1", &stored).unwrap(), serde_json::to_vec(&read).unwrap());
     assert_eq!(storing.into_object(&served, "v1", Revision::new(5)), read);
+    // A default alone, and a null label alone (pruned without a path), are
+    // changes a read would make too.
+    for (metadata, spec) in
+        [(json!({"name": "w"}), json!({})), (json!({"name": "w", "labels": null}), json!({"replicas": 3}))]
+    {
+        let obj = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": metadata, "spec": spec});
+        let stored = kv(Storing::new(&served, &obj).take_bytes(None), 6);
+        assert_eq!(split_mark(&stored.value).1, None, "{obj}");
+        let read = from_stored(&served, "v1", &stored).unwrap();
+        assert_eq!(render(&served, "v1", &stored).unwrap(), serde_json::to_vec(&read).unwrap());
+    }
 }
 
 #[test]
