@@ -240,17 +240,16 @@ impl FieldManager<'_> {
         let live = live.unwrap_or(&empty);
         let mut entries = self.live_or_new(live, new);
         remove_managed_fields(new);
-        let mut live_clean = live.clone();
-        remove_managed_fields(&mut live_clean);
-        self.record_update(&mut entries, &live_clean, new, manager);
+        self.record_update(&mut entries, live, new, manager);
         cap(&mut entries);
         set_managed_fields(new, entries);
     }
 
     /// The Update of `old` into `new` by `manager`, over `entries`: the
-    /// changed fields become the manager's and leave the others.
+    /// changed fields become the manager's and leave the others (either
+    /// object's managedFields aside).
     fn record_update(&self, entries: &mut Vec<Entry>, old: &Value, new: &Value, manager: &str) {
-        let compare = typed::compare(old, new, self.ty);
+        let compare = typed::compare_unmanaged(old, new, self.ty);
         let added = compare.added.exclude_prefixes(&self.reset);
         let modified = compare.modified.exclude_prefixes(&self.reset);
         let removed = compare.removed.exclude_prefixes(&self.reset);

@@ -221,6 +221,8 @@ pub struct Comparison {
     pub added: Set,
     pub modified: Set,
     pub removed: Set,
+    /// Whether the walk passes over `metadata.managedFields`.
+    unmanaged: bool,
 }
 
 /// Compares `old` with `new`, as smd's `Compare`.
@@ -228,6 +230,21 @@ pub fn compare(old: &Value, new: &Value, ty: Ty<'_>) -> Comparison {
     let mut out = Comparison::default();
     walk_compare(Some(old), Some(new), ty, &mut Vec::new(), &mut out);
     out
+}
+
+/// `compare` of the two objects as if neither had `metadata.managedFields`
+/// (the field manager's own record, never a managed field), without
+/// copying them to take it out.
+pub fn compare_unmanaged(old: &Value, new: &Value, ty: Ty<'_>) -> Comparison {
+    let mut out = Comparison { unmanaged: true, ..Comparison::default() };
+    walk_compare(Some(old), Some(new), ty, &mut Vec::new(), &mut out);
+    out
+}
+
+/// Whether a walk at `path` (with `unmanaged`) passes over the member `key`:
+/// `metadata.managedFields` of the root.
+fn passed_over(unmanaged: bool, path: &[PathElement], key: &str) -> bool {
+    unmanaged && key == "managedFields" && matches!(path, [PathElement::Field(f)] if f == "metadata")
 }
 
 fn same_kind(a: &Atom<'_>, b: &Atom<'_>) -> bool {
@@ -318,13 +335,16 @@ fn walk_compare(
             let empty = Map::new();
             let (l, r) = (l.unwrap_or(&empty), r.unwrap_or(&empty));
             for (key, lv) in l {
+                if passed_over(out.unmanaged, path, key) {
+                    continue;
+                }
                 let (ty, _) = entry_ty(node, key);
                 path.push(PathElement::Field(key.clone()));
                 walk_compare(Some(lv), r.get(key), ty, path, out);
                 path.pop();
             }
             for (key, rv) in r {
-                if l.contains_key(key) {
+                if l.contains_key(key) || passed_over(out.unmanaged, path, key) {
                     continue;
                 }
                 let (ty, _) = entry_ty(node, key);

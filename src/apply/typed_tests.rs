@@ -93,3 +93,36 @@ fn remove_items_leaves_null_where_a_container_empties() {
     set.insert(&[PathElement::Field("spec".into()), PathElement::Field("tags".into()), PathElement::Value(json!("y"))]);
     assert_eq!(remove_items(&obj, &set, Ty::root(Some(&s))), json!({"spec": {"tags": null}}));
 }
+
+#[test]
+fn comparing_unmanaged_is_comparing_without_managed_fields() {
+    let s = schema();
+    let ty = Ty::root(Some(&s));
+    let managed =
+        json!([{"manager": "m", "operation": "Update", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {}}}]);
+    let objects = [
+        json!({"metadata": {"name": "a", "managedFields": managed}, "spec": {"replicas": 1}}),
+        json!({"metadata": {"name": "a"}, "spec": {"replicas": 2}}),
+        json!({"metadata": {"managedFields": managed}, "spec": {"replicas": 1}}),
+        json!({"metadata": {}, "spec": {"replicas": 1}}),
+        json!({"spec": {"replicas": 1, "template": {"metadata": {"managedFields": managed}}}}),
+        json!({"metadata": {"name": "b", "managedFields": []}, "spec": {"free": {"managedFields": 1}}}),
+    ];
+    let clean = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.remove("managedFields");
+        }
+        v
+    };
+    for old in &objects {
+        for new in &objects {
+            let (quick, full) = (compare_unmanaged(old, new, ty), compare(&clean(old), &clean(new), ty));
+            assert_eq!(quick.added, full.added, "{old} -> {new}");
+            assert_eq!(quick.modified, full.modified, "{old} -> {new}");
+            assert_eq!(quick.removed, full.removed, "{old} -> {new}");
+        }
+    }
+    let (old, new) = (&objects[0], &objects[1]);
+    assert!(!compare(old, new, ty).removed.is_empty(), "a plain compare sees managedFields go");
+}
