@@ -65,7 +65,7 @@ impl Borrow<str> for Entry {
 /// The current key-values, in key order.
 #[derive(Clone, Default)]
 pub(super) struct Index {
-    set: im::OrdSet<Entry>,
+    set: imbl::OrdSet<Entry>,
 }
 
 impl Index {
@@ -79,11 +79,7 @@ impl Index {
     }
 
     fn entry(&self, key: &str) -> Option<&Current> {
-        // `OrdSet` has no borrowed `get`. A range bounded below only searches
-        // the tree once (its open end walks the right edge, comparing
-        // nothing); a one-key range searched it twice, one search per bound.
-        let first = self.set.range::<_, str>((Bound::Included(key), Bound::Unbounded)).next();
-        first.map(|e| &*e.0).filter(|current| &*current.kv.key == key)
+        self.set.get(key).map(|e| &*e.0)
     }
 
     /// Sets the current value of its key; `index` is its place among the
@@ -95,7 +91,7 @@ impl Index {
     /// An index of `entries`, given in key order, one per key (a replay's):
     /// each goes in at the end, the cheapest insertion.
     pub fn from_sorted(entries: impl IntoIterator<Item = Entry>) -> Self {
-        let mut set = im::OrdSet::new();
+        let mut set = imbl::OrdSet::new();
         for entry in entries {
             set.insert(entry);
         }
