@@ -221,14 +221,12 @@ pub struct Comparison {
     pub added: Set,
     pub modified: Set,
     pub removed: Set,
-    /// Whether the walk passes over `metadata.managedFields`.
-    unmanaged: bool,
 }
 
 /// Compares `old` with `new`, as smd's `Compare`.
 pub fn compare(old: &Value, new: &Value, ty: Ty<'_>) -> Comparison {
     let mut out = Comparison::default();
-    walk_compare(Some(old), Some(new), ty, &mut Vec::new(), &mut out);
+    walk_compare(Some(old), Some(new), ty, &mut Vec::new(), &mut out, false);
     out
 }
 
@@ -236,8 +234,8 @@ pub fn compare(old: &Value, new: &Value, ty: Ty<'_>) -> Comparison {
 /// (the field manager's own record, never a managed field), without
 /// copying them to take it out.
 pub fn compare_unmanaged(old: &Value, new: &Value, ty: Ty<'_>) -> Comparison {
-    let mut out = Comparison { unmanaged: true, ..Comparison::default() };
-    walk_compare(Some(old), Some(new), ty, &mut Vec::new(), &mut out);
+    let mut out = Comparison::default();
+    walk_compare(Some(old), Some(new), ty, &mut Vec::new(), &mut out, true);
     out
 }
 
@@ -282,6 +280,7 @@ fn walk_compare(
     ty: Ty<'_>,
     path: &mut Vec<PathElement>,
     out: &mut Comparison,
+    unmanaged: bool,
 ) {
     let a_l = atom(ty, lhs);
     let a_r = atom(ty, rhs);
@@ -315,7 +314,7 @@ fn walk_compare(
                 }
                 let other = rhs_pes.iter().position(|p| p.as_ref() == Some(&pe)).map(|j| &r[j]);
                 path.push(pe.clone());
-                walk_compare(Some(item), other, elem, path, out);
+                walk_compare(Some(item), other, elem, path, out, unmanaged);
                 path.pop();
                 seen.push(pe);
             }
@@ -325,7 +324,7 @@ fn walk_compare(
                     continue;
                 }
                 path.push(pe.clone());
-                walk_compare(None, Some(&r[j]), elem, path, out);
+                walk_compare(None, Some(&r[j]), elem, path, out, unmanaged);
                 path.pop();
                 seen.push(pe);
             }
@@ -335,21 +334,21 @@ fn walk_compare(
             let empty = Map::new();
             let (l, r) = (l.unwrap_or(&empty), r.unwrap_or(&empty));
             for (key, lv) in l {
-                if passed_over(out.unmanaged, path, key) {
+                if passed_over(unmanaged, path, key) {
                     continue;
                 }
                 let (ty, _) = entry_ty(node, key);
                 path.push(PathElement::Field(key.clone()));
-                walk_compare(Some(lv), r.get(key), ty, path, out);
+                walk_compare(Some(lv), r.get(key), ty, path, out, unmanaged);
                 path.pop();
             }
             for (key, rv) in r {
-                if l.contains_key(key) || passed_over(out.unmanaged, path, key) {
+                if l.contains_key(key) || passed_over(unmanaged, path, key) {
                     continue;
                 }
                 let (ty, _) = entry_ty(node, key);
                 path.push(PathElement::Field(key.clone()));
-                walk_compare(None, Some(rv), ty, path, out);
+                walk_compare(None, Some(rv), ty, path, out, unmanaged);
                 path.pop();
             }
         }
