@@ -30,17 +30,21 @@ const OBJECT_META: &[&str] = &[
 /// Drops from the object `value` every field `schema` does not know; returns
 /// the paths of what was dropped, in document order.
 pub fn prune(value: &mut Value, schema: &Schema) -> Vec<String> {
-    let mut walk = Walk::default();
-    prune_object_like(value, schema, &Path::Base(""), true, &mut walk);
-    walk.dropped
+    walk(value, schema).dropped
 }
 
 /// `prune`, saying only whether it changed `value` (a field dropped, or a
 /// null field of `metadata` left out).
 pub fn prune_changed(value: &mut Value, schema: &Schema) -> bool {
+    let walk = walk(value, schema);
+    walk.nulls || !walk.dropped.is_empty()
+}
+
+/// Prunes the object `value`: what that did.
+fn walk(value: &mut Value, schema: &Schema) -> Walk {
     let mut walk = Walk::default();
     prune_object_like(value, schema, &Path::Base(""), true, &mut walk);
-    walk.nulls || !walk.dropped.is_empty()
+    walk
 }
 
 /// What a prune did so far.
