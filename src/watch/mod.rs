@@ -2,9 +2,12 @@
 //! the cache that renders each changed object once for every watcher that
 //! delivers it (`render`). The storage fan-out they read from is the
 //! store's (`storage::hub`). `metered` counts watchers and their events;
-//! `convert` converts the events of a watch at a version that converts.
+//! `convert` converts the events of a watch at a version that converts;
+//! `pool` produces the clients' watches on threads of lower priority than
+//! requests'.
 
 pub mod convert;
 pub mod metered;
+pub mod pool;
 pub mod render;
 pub mod stream;
