@@ -85,6 +85,14 @@ struct ServeArgs {
     /// (RESOURCE_EXHAUSTED) with a retry delay.
     #[arg(long, env = "CRDSTORE_MAX_WATCHES", default_value_t = DEFAULT_MAX_WATCHES)]
     max_watches: usize,
+    /// The `nice` (1 to 19; 10 is the usual value) of threads of their own
+    /// that produce watch events, so that requests come first when watch
+    /// delivery wants more CPU than the machine has (watchers then fall
+    /// behind, missing nothing); 0, the default, produces them on the
+    /// threads that serve requests.
+    #[arg(long, env = "CRDSTORE_WATCH_NICE", default_value_t = crdstore::watch::pool::DEFAULT_NICE,
+          value_parser = clap::value_parser!(i32).range(0..=19))]
+    watch_nice: i32,
     /// Give up on a conversion webhook that has not answered in this many
     /// seconds (Kubernetes' webhook request timeout by default).
     #[arg(long, env = "CRDSTORE_CONVERSION_WEBHOOK_TIMEOUT_SECONDS", default_value_t = 30)]
@@ -151,6 +159,7 @@ impl ServeArgs {
             head_timeout: Duration::from_secs(self.head_timeout_seconds.max(1)),
             body_timeout: Duration::from_secs(self.body_timeout_seconds.max(1)),
             max_watches: self.max_watches,
+            watch_nice: self.watch_nice,
             migration: crdstore::migration::MigrationOptions { rate: self.migration_rate },
             conversion_webhook_timeout: Duration::from_secs(self.conversion_webhook_timeout_seconds.max(1)),
             namespace_lifecycle: match self.namespace_lifecycle {

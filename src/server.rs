@@ -49,6 +49,10 @@ pub struct Config {
     pub body_timeout: Duration,
     /// The most watches open at once, over gRPC and HTTP together.
     pub max_watches: usize,
+    /// How much lower than requests' the OS priority of the threads that
+    /// produce watches is (their `nice`, 1 to 19); 0 produces them on the
+    /// request runtime (`watch::pool`).
+    pub watch_nice: i32,
     /// How fast storage-version migrations write.
     pub migration: crate::migration::MigrationOptions,
     /// The bound of every conversion webhook call (Kubernetes' webhook
@@ -82,6 +86,7 @@ impl Config {
             head_timeout: DEFAULT_HEAD_TIMEOUT,
             body_timeout: DEFAULT_BODY_TIMEOUT,
             max_watches: DEFAULT_MAX_WATCHES,
+            watch_nice: crate::watch::pool::DEFAULT_NICE,
             migration: crate::migration::MigrationOptions::default(),
             conversion_webhook_timeout: crate::conversion::webhook::DEFAULT_TIMEOUT,
             namespace_lifecycle: crate::builtin::Lifecycle::default(),
@@ -360,7 +365,12 @@ impl Server {
             stopped.clone(),
         ));
         let watches = Arc::new(Semaphore::new(config.max_watches));
-        let limits = crate::gateway::Limits { body_timeout: config.body_timeout, watches: watches.clone() };
+        let watch_pool = Arc::new(crate::watch::pool::Pool::new(config.watch_nice)?);
+        let limits = crate::gateway::Limits {
+            body_timeout: config.body_timeout,
+            watches: watches.clone(),
+            watch_pool: watch_pool.clone(),
+        };
         let api = crate::gateway::Api {
             registry: registry.clone(),
             resources: resources.clone(),
@@ -368,7 +378,8 @@ impl Server {
             limits,
         };
         observe_store(&store, &registry);
-        let routes = crate::grpc::routes(store.clone(), registry, resources, migrations.clone(), watches).await?;
+        let routes =
+            crate::grpc::routes(store.clone(), registry, resources, migrations.clone(), watches, watch_pool).await?;
         // Migrations that had not ended when the server last stopped go on.
         migrations.resume()?;
 

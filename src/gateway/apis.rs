@@ -323,7 +323,7 @@ async fn definitions(
             }
             let options = params.watch_options()?;
             let slot = api.limits.watch_slot()?;
-            let events = registry.watch(options).await;
+            let events = registry.watch(options).await.map(|events| api.limits.watch_pool.forward(events));
             if proto {
                 return Ok(protobuf::watch(events, slot));
             }
@@ -428,7 +428,7 @@ async fn resources(
             }
             let options = params.watch_options()?;
             let slot = api.limits.watch_slot()?;
-            let events = resources.watch(&r, options).await;
+            let events = resources.watch(&r, options).await.map(|events| api.limits.watch_pool.forward(events));
             if proto {
                 return Ok(protobuf::watch(events, slot));
             }

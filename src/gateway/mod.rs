@@ -48,6 +48,8 @@ pub struct Limits {
     pub body_timeout: Duration,
     /// The open watches, shared with the gRPC transport.
     pub watches: Arc<Semaphore>,
+    /// Where watches are produced, shared with the gRPC transport.
+    pub watch_pool: Arc<crate::watch::pool::Pool>,
 }
 
 /// Seconds after which a watch refused for want of a slot may be retried.

@@ -13,16 +13,18 @@ use super::convert;
 use crate::pb::v1 as pb;
 use crate::pb::v1::custom_resource_definitions_server::CustomResourceDefinitions;
 use crate::registry::Registry;
+use crate::watch::pool::Pool;
 
 /// The service over a registry.
 pub struct DefinitionsService {
     registry: Arc<Registry>,
     watches: Arc<Semaphore>,
+    pool: Arc<Pool>,
 }
 
 impl DefinitionsService {
-    pub fn new(registry: Arc<Registry>, watches: Arc<Semaphore>) -> Self {
-        Self { registry, watches }
+    pub fn new(registry: Arc<Registry>, watches: Arc<Semaphore>, pool: Arc<Pool>) -> Self {
+        Self { registry, watches, pool }
     }
 }
 
@@ -68,7 +70,8 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::WatchDefinitionsRequest>,
     ) -> Result<Response<Self::WatchStream>, Status> {
         let slot = super::watch_slot(&self.watches)?;
-        let events = self.registry.watch(convert::watch_options(request.into_inner().options)?).await?;
+        let events =
+            self.pool.forward(self.registry.watch(convert::watch_options(request.into_inner().options)?).await?);
         let stream = events.map(move |item| {
             let _slot = &slot;
             item.map(|e| convert::watch_event(&e)).map_err(Status::from)

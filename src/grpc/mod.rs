@@ -19,6 +19,7 @@ use crate::pb;
 use crate::registry::Registry;
 use crate::resource::Resources;
 use crate::storage::Storage;
+use crate::watch::pool::Pool;
 
 /// Largest gRPC message accepted (bodies past 3 MiB are refused by the
 /// domain with a clear error; this leaves room for the envelope).
@@ -26,13 +27,15 @@ pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
 /// Every gRPC service crdstore serves, with health reporting SERVING for
 /// them, and reflection over the crdstore protos. `store` is what
-/// `Maintenance` backs up; `migrations` serves `StorageVersionMigrations`.
+/// `Maintenance` backs up; `migrations` serves `StorageVersionMigrations`;
+/// watches hold one of `watches` each and are produced on `pool`.
 pub async fn routes(
     store: Arc<dyn Storage>,
     registry: Arc<Registry>,
     resources: Arc<Resources>,
     migrations: Arc<Migrations>,
     watches: Arc<Semaphore>,
+    pool: Arc<Pool>,
 ) -> Result<Routes, Box<dyn std::error::Error + Send + Sync>> {
     use pb::v1::custom_resource_definitions_server::CustomResourceDefinitionsServer;
     use pb::v1::custom_resources_server::CustomResourcesServer;
@@ -52,10 +55,13 @@ pub async fn routes(
             .register_encoded_file_descriptor_set(pb::ERROR_DETAILS_DESCRIPTOR_SET)
     };
     let (reflection_v1, reflection_v1alpha) = (reflection().build_v1()?, reflection().build_v1alpha()?);
-    let definitions =
-        CustomResourceDefinitionsServer::new(definitions::DefinitionsService::new(registry, watches.clone()))
-            .max_decoding_message_size(MAX_MESSAGE_BYTES);
-    let resources = CustomResourcesServer::new(resources::ResourcesService::new(resources, watches))
+    let definitions = CustomResourceDefinitionsServer::new(definitions::DefinitionsService::new(
+        registry,
+        watches.clone(),
+        pool.clone(),
+    ))
+    .max_decoding_message_size(MAX_MESSAGE_BYTES);
+    let resources = CustomResourcesServer::new(resources::ResourcesService::new(resources, watches, pool))
         .max_decoding_message_size(MAX_MESSAGE_BYTES);
     let maintenance = MaintenanceServer::new(maintenance::MaintenanceService::new(store));
     let routes = Routes::new(health)

@@ -15,16 +15,18 @@ use crate::apimachinery::patch::PatchType;
 use crate::pb::v1 as pb;
 use crate::pb::v1::custom_resources_server::CustomResources;
 use crate::resource::{Endpoint, Ref, Resources};
+use crate::watch::pool::Pool;
 
 /// The service over the resource domain.
 pub struct ResourcesService {
     resources: Arc<Resources>,
     watches: Arc<Semaphore>,
+    pool: Arc<Pool>,
 }
 
 impl ResourcesService {
-    pub fn new(resources: Arc<Resources>, watches: Arc<Semaphore>) -> Self {
-        Self { resources, watches }
+    pub fn new(resources: Arc<Resources>, watches: Arc<Semaphore>, pool: Arc<Pool>) -> Self {
+        Self { resources, watches, pool }
     }
 }
 
@@ -125,7 +127,7 @@ impl CustomResources for ResourcesService {
         let r = reference(req.r#ref);
         let result = async {
             let slot = super::watch_slot(&self.watches)?;
-            let events = self.resources.watch(&r, convert::watch_options(req.options)?).await?;
+            let events = self.pool.forward(self.resources.watch(&r, convert::watch_options(req.options)?).await?);
             let stream = events.map(move |item| {
                 let _slot = &slot;
                 item.map(|e| convert::watch_event(&e)).map_err(Status::from)

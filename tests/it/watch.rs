@@ -353,9 +353,21 @@ async fn initial_events_are_read_in_pages_at_the_watch_revision() {
 /// every change, once, in revision order, and the server serves after.
 #[tokio::test]
 async fn many_watches_on_one_connection_each_get_every_change_in_order() {
+    many_watches_each_get_every_change_in_order(TestServer::start().await).await;
+}
+
+/// The same, with watches produced on the watch pool (`--watch-nice`).
+#[tokio::test]
+async fn watches_produced_on_the_watch_pool_each_get_every_change_in_order() {
+    let nice = crdstore::watch::pool::BACKGROUND_NICE;
+    many_watches_each_get_every_change_in_order(TestServer::start_with(|c| c.watch_nice = nice).await).await;
+}
+
+/// 300 watches on one connection, then 200 creates by 8 writers: every
+/// watch sees every change once, in revision order, the same sequence.
+async fn many_watches_each_get_every_change_in_order(t: TestServer) {
     const WATCHERS: usize = 300;
     const OBJECTS: usize = 200;
-    let t = TestServer::start().await;
     support::register_widgets(&t).await;
     let r = t.resources().await;
     let mut watches = Vec::new();
@@ -404,4 +416,40 @@ async fn many_watches_on_one_connection_each_get_every_change_in_order() {
     let mut r = t.resources().await;
     let got = support::get_widget(&mut r, "many", "w-0000").await.unwrap();
     assert_eq!(got["metadata"]["name"], "w-0000", "the server still serves");
+}
+
+/// Over HTTP on the watch pool: a resource watch and a definitions watch
+/// see their changes in order, and a watch that ends (its timeout) ends.
+#[tokio::test]
+async fn http_watches_on_the_watch_pool_see_changes_in_order_and_end() {
+    let t = TestServer::start_with(|c| c.watch_nice = crdstore::watch::pool::BACKGROUND_NICE).await;
+    support::register_widgets(&t).await;
+    let base = format!("http://{}", t.server().http_addr);
+    let client = reqwest::Client::new();
+    let lines = |url: String| {
+        let client = client.clone();
+        async move {
+            let body = client.get(url).send().await.unwrap().text().await.unwrap();
+            body.lines().map(|line| serde_json::from_str::<Value>(line).unwrap()).collect::<Vec<_>>()
+        }
+    };
+    let collection = format!("{base}/apis/example.com/v1/namespaces/ns/widgets");
+    let watched = tokio::spawn(lines(format!("{collection}?watch=true&resourceVersion=0&timeoutSeconds=3")));
+    let definitions = tokio::spawn(lines(format!(
+        "{base}/apis/apiextensions.k8s.io/v1/customresourcedefinitions?watch=true&resourceVersion=0&timeoutSeconds=3"
+    )));
+    let mut r = t.resources().await;
+    let mut written = Vec::new();
+    for i in 0..20 {
+        let created = support::create_widget(&mut r, "ns", &support::widget(&format!("w{i:02}"), json!({}))).await;
+        written.push(rv(&created.unwrap()));
+    }
+    let events = tokio::time::timeout(WAIT, watched).await.expect("the watch ends at its timeout").unwrap();
+    let seen: Vec<_> = events.iter().map(|e| (e["type"].as_str().unwrap(), rv(&e["object"]))).collect();
+    assert_eq!(seen, written.iter().map(|rv| ("ADDED", rv.clone())).collect::<Vec<_>>());
+    let events = tokio::time::timeout(WAIT, definitions).await.expect("the watch ends at its timeout").unwrap();
+    assert!(
+        events.iter().any(|e| e["object"]["metadata"]["name"] == "widgets.example.com"),
+        "the definition is seen: {events:?}"
+    );
 }
