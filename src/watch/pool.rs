@@ -19,8 +19,9 @@ const BATCH_EVENTS: usize = 16;
 /// Batches a watch may have produced and its transport not yet taken. With
 /// `BATCH_EVENTS`, what a watcher has queued for the request runtime stays
 /// small (48 events): that queue is work the request runtime does at its
-/// own priority, ahead of a request that arrives after it (1,024 events a
-/// watcher left writes 7 s behind under the bench's watch load; 48, 0.5 s).
+/// own priority, ahead of a request that arrives after it (with 1,024
+/// events a watcher, writes under the bench's watch load were still 7 s
+/// behind; with 48, 0.7 s over gRPC and 0.14 s over HTTP, medians).
 const BATCHES: usize = 2;
 
 /// The default `nice` of the pool: 0, watches produced on the request
