@@ -85,11 +85,11 @@ struct ServeArgs {
     /// (RESOURCE_EXHAUSTED) with a retry delay.
     #[arg(long, env = "CRDSTORE_MAX_WATCHES", default_value_t = DEFAULT_MAX_WATCHES)]
     max_watches: usize,
-    /// The `nice` (1 to 19; 10 is the usual value) of threads of their own
-    /// that produce watch events, so that requests come first when watch
-    /// delivery wants more CPU than the machine has (watchers then fall
-    /// behind, missing nothing); 0, the default, produces them on the
-    /// threads that serve requests.
+    /// How much higher (1 to 19; 10 is the usual value) than the server's
+    /// the `nice` is of threads of their own that produce watch events, so
+    /// that requests come first when watch delivery wants more CPU than the
+    /// machine has (watchers then fall behind, missing nothing); 0, the
+    /// default, produces them on the threads that serve requests.
     #[arg(long, env = "CRDSTORE_WATCH_NICE", default_value_t = crdstore::watch::pool::DEFAULT_NICE,
           value_parser = clap::value_parser!(i32).range(0..=19))]
     watch_nice: i32,

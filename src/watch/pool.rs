@@ -47,7 +47,6 @@ impl Pool {
         if nice <= 0 {
             return Ok(Self::inline());
         }
-        let nice = nice.min(19);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(threads)
@@ -59,7 +58,7 @@ impl Pool {
     }
 
     /// Watches produced on the caller's runtime.
-    pub fn inline() -> Self {
+    fn inline() -> Self {
         Self { runtime: None }
     }
 
@@ -110,9 +109,9 @@ impl Drop for Pool {
     }
 }
 
-/// Adds `nice` to the calling thread's nice value (Linux's `setpriority` on
-/// a thread id is per thread). A failure is logged and the thread runs at
-/// the process's priority.
+/// Adds `nice` to the calling thread's nice value, at most 19 (Linux's
+/// `setpriority` on a thread id is per thread). A failure is logged and the
+/// thread runs at the process's priority.
 fn lower_priority(nice: i32) {
     let thread = rustix::thread::gettid();
     let result = rustix::process::getpriority_process(Some(thread))
