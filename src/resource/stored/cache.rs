@@ -6,7 +6,10 @@
 //! so two stores in one process never share an entry). Bounded by the bytes
 //! it holds, not by entries: two generations of at most half the budget
 //! each; when the newer fills, the older is dropped and the newer becomes
-//! it, and a hit in the older is moved to the newer (a cheap LRU).
+//! it, and a hit in the older is moved to the newer (a cheap LRU). A page
+//! is looked up, and what it converted kept, under one lock each
+//! (`get_page`, `put_page`): the lock is taken twice a page, not twice an
+//! object, so a page split over every core does not queue on it.
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
@@ -24,7 +27,7 @@ struct Entry {
     key: Arc<str>,
     mod_revision: Revision,
     definition: u64,
-    version: Box<str>,
+    version: Arc<str>,
     json: Arc<[u8]>,
 }
 
@@ -49,19 +52,25 @@ struct Generations {
 }
 
 impl Generations {
-    fn insert(&mut self, hash: u64, entry: Entry, budget: usize) {
+    /// Inserts `entry` in the newer generation; the generation dropped to
+    /// make room, if one was, which the caller drops once the lock is
+    /// released (tens of megabytes are freed there).
+    #[must_use]
+    fn insert(&mut self, hash: u64, entry: Entry, budget: usize) -> Option<HashMap<u64, Entry>> {
         let size = entry.size();
         if size > budget / 2 {
-            return;
+            return None;
         }
+        let mut dropped = None;
         if self.newer_bytes + size > budget / 2 {
-            self.older = std::mem::take(&mut self.newer);
+            dropped = Some(std::mem::replace(&mut self.older, std::mem::take(&mut self.newer)));
             self.newer_bytes = 0;
         }
         self.newer_bytes += size;
         if let Some(old) = self.newer.insert(hash, entry) {
             self.newer_bytes -= old.size();
         }
+        dropped
     }
 }
 
@@ -90,30 +99,75 @@ impl Converted {
     /// The JSON kept for `kv` read at `version` by the compiled
     /// declaration `definition`.
     pub fn get(&self, kv: &KeyValue, definition: u64, version: &str) -> Option<Arc<[u8]>> {
-        let hash = self.hash(kv, definition, version);
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(entry) = inner.newer.get(&hash).filter(|e| e.is(kv, definition, version)) {
-            return Some(entry.json.clone());
-        }
-        let entry = inner.older.remove(&hash).filter(|e| e.is(kv, definition, version))?;
-        let json = entry.json.clone();
+        self.get_page(std::slice::from_ref(kv), definition, version).pop().flatten()
+    }
+
+    /// `get` of each of `kvs`, in order, under one lock.
+    pub fn get_page(&self, kvs: &[KeyValue], definition: u64, version: &str) -> Vec<Option<Arc<[u8]>>> {
+        let hashes: Vec<u64> = kvs.iter().map(|kv| self.hash(kv, definition, version)).collect();
         let budget = self.budget;
-        inner.insert(hash, entry, budget);
-        Some(json)
+        let mut dropped = Vec::new();
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if inner.newer.is_empty() && inner.older.is_empty() {
+            return vec![None; kvs.len()];
+        }
+        let found = kvs
+            .iter()
+            .zip(hashes)
+            .map(|(kv, hash)| {
+                if let Some(entry) = inner.newer.get(&hash).filter(|e| e.is(kv, definition, version)) {
+                    return Some(entry.json.clone());
+                }
+                let entry = inner.older.remove(&hash).filter(|e| e.is(kv, definition, version))?;
+                let json = entry.json.clone();
+                dropped.extend(inner.insert(hash, entry, budget));
+                Some(json)
+            })
+            .collect();
+        drop(inner);
+        drop(dropped);
+        found
     }
 
     /// Keeps `json`, what `kv` reads as at `version` by `definition`.
     pub fn put(&self, kv: &KeyValue, definition: u64, version: &str, json: &[u8]) {
-        let hash = self.hash(kv, definition, version);
-        let entry = Entry {
-            key: kv.key.clone(),
-            mod_revision: kv.mod_revision,
-            definition,
-            version: version.into(),
-            json: json.into(),
-        };
+        self.put_page([(kv, json)], definition, version);
+    }
+
+    /// `put` of each of `converted`, under one lock: the entries are made
+    /// before it is taken.
+    pub fn put_page<'a>(
+        &self,
+        converted: impl IntoIterator<Item = (&'a KeyValue, &'a [u8])>,
+        definition: u64,
+        version: &str,
+    ) {
+        let version: Arc<str> = version.into();
+        let entries: Vec<(u64, Entry)> = converted
+            .into_iter()
+            .map(|(kv, json)| {
+                let entry = Entry {
+                    key: kv.key.clone(),
+                    mod_revision: kv.mod_revision,
+                    definition,
+                    version: version.clone(),
+                    json: json.into(),
+                };
+                (self.hash(kv, definition, &version), entry)
+            })
+            .collect();
+        if entries.is_empty() {
+            return;
+        }
         let budget = self.budget;
-        self.inner.lock().unwrap_or_else(|e| e.into_inner()).insert(hash, entry, budget);
+        let mut dropped = Vec::new();
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.newer.reserve(entries.len());
+        for (hash, entry) in entries {
+            dropped.extend(inner.insert(hash, entry, budget));
+        }
+        drop(inner);
+        drop(dropped);
     }
 
     /// The bytes held.
