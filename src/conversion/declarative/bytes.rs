@@ -9,6 +9,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -27,6 +28,9 @@ pub enum Node<'a> {
     Object(Vec<(Cow<'a, str>, Node<'a>)>),
     /// A value a rule made.
     Value(Value),
+    /// A value a rule made, as its compact JSON (shared by the objects of
+    /// a page a CEL rule gave the same value: `Memo`).
+    Json(Arc<str>),
 }
 
 /// The members of an object, in order.
@@ -65,6 +69,7 @@ impl<'a> Node<'a> {
             Node::Raw(raw) => raw.get().starts_with('{'),
             Node::Object(_) => true,
             Node::Value(value) => value.is_object(),
+            Node::Json(json) => json.starts_with('{'),
         }
     }
 
@@ -74,6 +79,11 @@ impl<'a> Node<'a> {
             if raw.get().starts_with('{') {
                 let members = raw_members(raw)?;
                 *self = Node::Object(members.into_iter().map(|(k, v)| (k, Node::Raw(v))).collect());
+            }
+        }
+        if let Node::Json(json) = self {
+            if json.starts_with('{') {
+                *self = Node::Value(serde_json::from_str(json).expect("computed values are JSON"));
             }
         }
         if let Node::Value(Value::Object(map)) = self {
@@ -120,6 +130,7 @@ impl<'a> Node<'a> {
                 Value::Object(members.into_iter().map(|(k, v)| (k.into_owned(), v.into_value())).collect::<Map<_, _>>())
             }
             Node::Value(value) => value,
+            Node::Json(json) => serde_json::from_str(&json).expect("computed values are JSON"),
         }
     }
 
@@ -128,6 +139,7 @@ impl<'a> Node<'a> {
         match self {
             Node::Raw(raw) => out.extend_from_slice(raw.get().as_bytes()),
             Node::Value(value) => serde_json::to_writer(&mut *out, value).expect("JSON values serialize"),
+            Node::Json(json) => out.extend_from_slice(json.as_bytes()),
             Node::Object(members) => {
                 out.push(b'{');
                 for (i, (key, node)) in members.iter().enumerate() {
@@ -145,10 +157,10 @@ impl<'a> Node<'a> {
 }
 
 /// The node at `segments`, parsing the objects on the way.
-pub fn get<'n, 'a>(node: &'n mut Node<'a>, segments: &[String]) -> Option<&'n mut Node<'a>> {
+pub fn get<'n, 'a>(node: &'n mut Node<'a>, segments: &[impl AsRef<str>]) -> Option<&'n mut Node<'a>> {
     segments
         .iter()
-        .try_fold(node, |at, s| at.members()?.iter_mut().find(|(k, _)| k.as_ref() == s.as_str()).map(|(_, v)| v))
+        .try_fold(node, |at, s| at.members()?.iter_mut().find(|(k, _)| k.as_ref() == s.as_ref()).map(|(_, v)| v))
 }
 
 /// `FieldPath::take`: removes the node at `segments` and the parents left
@@ -217,6 +229,12 @@ pub fn holds(node: &Node<'_>, schema: &Schema, resource: bool) -> bool {
             .iter()
             .all(|(name, item)| holds_member(name, schema, resource, |sub| holds(item, sub, sub.embedded_resource))),
         Node::Value(value) => holds_value(value, schema, resource),
+        Node::Json(json) => match json.as_bytes().first() {
+            Some(b'{' | b'[') => {
+                holds_value(&serde_json::from_str(json).expect("computed values are JSON"), schema, resource)
+            }
+            _ => true,
+        },
     }
 }
 

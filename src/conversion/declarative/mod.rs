@@ -19,6 +19,7 @@
 //! restored when the object is converted back to that version.
 
 mod bytes;
+mod memo;
 mod path;
 mod shape;
 mod stash;
@@ -33,6 +34,7 @@ use crate::error::{Error, Result};
 use crate::schema::cel::expression::Expression;
 use crate::schema::Schema;
 pub use bytes::Node;
+pub use memo::Memo;
 pub use path::FieldPath;
 pub use shape::Shape;
 pub use stash::{annotation, ANNOTATION_PREFIX};
@@ -147,6 +149,11 @@ pub(crate) enum RuleRef<'d> {
 pub(crate) fn declaration_path(index: usize, target: &str) -> String {
     format!("spec.versions[{index}].conversion.declarative.{target}")
 }
+
+/// The edges from one version to another, each walked forward or back,
+/// with the apiVersion an object has after it (`Declarative::route_between`).
+#[derive(Debug, Clone)]
+pub struct Route(Vec<(usize, bool, String)>);
 
 /// A definition's declarative conversion, compiled once per revision.
 #[derive(Debug, Clone)]
@@ -294,7 +301,7 @@ impl Declarative {
         Ok(obj)
     }
 
-    /// Where the rules reach into an object: what `convert_node`'s input
+    /// Where the rules reach into an object: what `convert_routed`'s input
     /// is best parsed along.
     pub fn shape(&self) -> &Shape {
         &self.shape
@@ -305,51 +312,74 @@ impl Declarative {
         self.id
     }
 
-    /// Whether a read at `version` of an object `convert_node` converted
+    /// Whether a read at `version` of an object `convert_routed` converted
     /// still needs that version's schema to prune and default it (decided
     /// once per revision; true for a version this engine does not know).
     pub fn needs_read_pass(&self, version: &str) -> bool {
         self.index(version).is_none_or(|i| self.versions[i].read_pass)
     }
 
-    /// `convert` over an object parsed only where the rules reach
-    /// (`bytes::Node`), at `group`/`from_version` (its apiVersion member),
-    /// to `to_version`: the same result, or None when this object needs
-    /// the `Value` path (a round-trip annotation to restore or to write, a
-    /// rule that fails), which then answers as `convert` does.
-    pub fn convert_node(&self, obj: &mut Node<'_>, group: &str, from_version: &str, to_version: &str) -> Option<()> {
+    /// The way from `from_version` to `to_version` of objects in `group`,
+    /// for `convert_routed`: found once for a page. None when either
+    /// version is unknown or no way leads there.
+    pub fn route_between(&self, group: &str, from_version: &str, to_version: &str) -> Option<Route> {
         if from_version == to_version {
+            return Some(Route(Vec::new()));
+        }
+        let (from, to) = (self.index(from_version)?, self.index(to_version)?);
+        let steps = self.route(from, to).ok()?;
+        Some(Route(
+            steps
+                .into_iter()
+                .map(|(edge, forward)| {
+                    let target = if forward { self.edges[edge].to } else { self.edges[edge].from };
+                    (edge, forward, format!("{group}/{}", self.versions[target].name))
+                })
+                .collect(),
+        ))
+    }
+
+    /// `convert` over an object parsed only where the rules reach
+    /// (`bytes::Node`), along `route` (from the version its apiVersion
+    /// member names): the same result, or None when this object needs the
+    /// `Value` path (a round-trip annotation to restore or to write, a rule
+    /// that fails), which then answers as `convert` does. The CEL rules'
+    /// outcomes are kept in `memo` for the rest of the page (`memo.rs`).
+    pub fn convert_routed<'a>(&self, obj: &mut Node<'a>, route: &Route, memo: &mut Memo<'a>) -> Option<()> {
+        if route.0.is_empty() {
             return Some(());
         }
-        let metadata = bytes::get(obj, &["metadata".to_string()])?;
-        let annotated = match bytes::get(metadata, &["annotations".to_string()]) {
+        let metadata = bytes::get(obj, &["metadata"])?;
+        let annotated = match bytes::get(metadata, &["annotations"]) {
             None => false,
             Some(Node::Raw(raw)) => raw.get().contains(ANNOTATION_PREFIX),
             Some(Node::Object(members)) => members.iter().any(|(k, _)| k.starts_with(ANNOTATION_PREFIX)),
             Some(Node::Value(value)) => {
                 value.as_object().is_some_and(|m| m.keys().any(|k| k.starts_with(ANNOTATION_PREFIX)))
             }
+            Some(Node::Json(json)) => json.contains(ANNOTATION_PREFIX),
         };
         if annotated {
             return None;
         }
-        let (from, to) = (self.index(from_version)?, self.index(to_version)?);
-        for (edge, forward) in self.route(from, to).ok()? {
-            let edge = &self.edges[edge];
-            let target = if forward { edge.to } else { edge.from };
-            self.step_node(obj, edge, forward, target)?;
-            let api_version = format!("{group}/{}", self.versions[target].name);
-            Node::insert(obj.members()?, "apiVersion", Node::Value(Value::String(api_version)));
+        for (edge, forward, api_version) in &route.0 {
+            self.step_node(obj, *edge, *forward, memo)?;
+            Node::insert(obj.members()?, "apiVersion", Node::Value(Value::String(api_version.clone())));
         }
         Some(())
     }
 
     /// `step` over a node, for an object with no round-trip annotation:
     /// None when it would set anything aside.
-    fn step_node(&self, obj: &mut Node<'_>, edge: &Edge, forward: bool, target: usize) -> Option<()> {
-        let steps: Box<dyn Iterator<Item = &Step>> =
-            if forward { Box::new(edge.rules.iter()) } else { Box::new(edge.rules.iter().rev()) };
-        for step in steps {
+    fn step_node<'a>(&self, obj: &mut Node<'a>, at: usize, forward: bool, memo: &mut Memo<'a>) -> Option<()> {
+        let edge = &self.edges[at];
+        let target = if forward { edge.to } else { edge.from };
+        let steps: Box<dyn Iterator<Item = (usize, &Step)>> = if forward {
+            Box::new(edge.rules.iter().enumerate())
+        } else {
+            Box::new(edge.rules.iter().enumerate().rev())
+        };
+        for (i, step) in steps {
             match &step.op {
                 Op::Rename { from, to } => {
                     let (from, to) = if forward { (from, to) } else { (to, from) };
@@ -371,14 +401,20 @@ impl Declarative {
                 Op::Cel { from, to, forward: there, backward: back } => {
                     let (from, to, there, back) =
                         if forward { (from, to, there, back) } else { (to, from, back, there) };
-                    if let Some(value) = bytes::take(obj, &from.0) {
-                        let value = value.into_value();
+                    // The value computed, when the way back gives the input
+                    // back (else the input is set aside: the `Value` path).
+                    let computed = |value: Value| {
                         let computed = there.eval(&value).ok()?;
-                        if back.eval(&computed).ok().as_ref() != Some(&value) {
-                            return None;
-                        }
-                        bytes::set(obj, &to.0, Node::Value(computed));
-                    }
+                        (back.eval(&computed).ok().as_ref() == Some(&value)).then_some(computed)
+                    };
+                    let computed = match bytes::take(obj, &from.0) {
+                        None => continue,
+                        Some(Node::Raw(raw)) => Node::Json(memo.outcome((at, i, forward), raw.get(), || {
+                            computed(Node::Raw(raw).into_value()).map(|value| value.to_string().into())
+                        })?),
+                        Some(other) => Node::Value(computed(other.into_value())?),
+                    };
+                    bytes::set(obj, &to.0, computed);
                 }
             }
         }

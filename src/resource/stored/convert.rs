@@ -7,16 +7,18 @@
 //! definition revision), the result is written out as it is. Anything
 //! else takes the `Value` path (read at the storage version, converted,
 //! pruned and defaulted at the read version, serialised), which answers
-//! the same bytes. A large page is split over the machine's cores, and
-//! each declarative conversion is kept in a cache bounded by its bytes
-//! (`cache.rs`), so a page listed again copies what it converted.
+//! the same bytes. A large page is split over the machine's cores; each
+//! part finds its route and the storage apiVersion once, computes a CEL
+//! rule once per distinct input (`declarative::Memo`), and keeps each
+//! declarative conversion in a cache bounded by its bytes (`cache.rs`), so
+//! a page listed again copies what it converted.
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::{at_read_version, at_storage, convert_read, split_mark, Served};
-use crate::conversion::declarative::{Declarative, Node};
+use crate::conversion::declarative::{Declarative, Memo, Node, Route};
 use crate::conversion::page::{self, Objects, Parts};
 use crate::conversion::Strategy;
 use crate::error::{Error, Result};
@@ -130,31 +132,60 @@ fn declarative_chunk(served: &Served, version: &str, kvs: &[KeyValue]) -> Result
     let Strategy::Declarative(rules) = served.converter.strategy() else {
         unreachable!("called for the Declarative strategy")
     };
-    let direct = !rules.needs_read_pass(version);
+    let plan = if rules.needs_read_pass(version) { None } else { Plan::new(served, rules, version) };
+    let mut memo = Memo::default();
     let cache = super::Converted::global();
-    kvs.iter()
-        .map(|kv| {
-            if let Some(json) = cache.get(kv, rules.id(), version) {
+    let cached = cache.get_page(kvs, rules.id(), version);
+    let mut fresh = Vec::new();
+    let page = kvs
+        .iter()
+        .zip(cached)
+        .enumerate()
+        .map(|(i, (kv, cached))| {
+            if let Some(json) = cached {
                 return Ok(json.to_vec());
             }
-            let bytes = match if direct { declarative_bytes(served, rules, version, kv) } else { None } {
-                Some(bytes) => bytes,
+            fresh.push(i);
+            match plan.as_ref().and_then(|plan| declarative_bytes(served, rules, plan, kv, &mut memo)) {
+                Some(bytes) => Ok(bytes),
                 None => {
                     let mut obj = rules.convert(at_storage(served, kv)?, version)?;
                     at_read_version(served, version, &mut obj);
-                    serde_json::to_vec(&obj).expect("JSON values serialize")
+                    Ok(serde_json::to_vec(&obj).expect("JSON values serialize"))
                 }
-            };
-            cache.put(kv, rules.id(), version, &bytes);
-            Ok(bytes)
+            }
         })
-        .collect()
+        .collect::<Result<Vec<Vec<u8>>>>()?;
+    cache.put_page(fresh.into_iter().map(|i| (&kvs[i], &page[i][..])), rules.id(), version);
+    Ok(page)
+}
+
+/// What the fast path needs of a page, made once for it.
+struct Plan {
+    /// The apiVersion of the storage version, which stored objects are at.
+    storage: String,
+    /// From the storage version to the version read.
+    route: Route,
+}
+
+impl Plan {
+    fn new(served: &Served, rules: &Declarative, version: &str) -> Option<Self> {
+        let route = rules.route_between(&served.group, &served.storage_version, version)?;
+        Some(Self { storage: served.api_version(&served.storage_version), route })
+    }
 }
 
 /// The fast path: the object converted over its bytes, or None when it
 /// does not apply (unmarked bytes, no apiVersion or metadata, a
-/// round-trip annotation, anything set aside, a failing rule).
-fn declarative_bytes(served: &Served, rules: &Declarative, version: &str, kv: &KeyValue) -> Option<Vec<u8>> {
+/// round-trip annotation, anything set aside, a failing rule). The CEL
+/// rules' outcomes are kept in `memo` for the rest of the page.
+fn declarative_bytes<'a>(
+    served: &Served,
+    rules: &Declarative,
+    plan: &Plan,
+    kv: &'a KeyValue,
+    memo: &mut Memo<'a>,
+) -> Option<Vec<u8>> {
     let (json, mark) = split_mark(&kv.value);
     if mark != Some(served.storage_mark) {
         return None;
@@ -167,12 +198,11 @@ fn declarative_bytes(served: &Served, rules: &Declarative, version: &str, kv: &K
     }
     // As `from_stored` reads it at the storage version: apiVersion, then
     // metadata.resourceVersion, in place or at the end.
-    let storage = served.api_version(&served.storage_version);
-    Node::insert(members, "apiVersion", Node::Value(Value::String(storage)));
+    Node::insert(members, "apiVersion", Node::Value(Value::String(plan.storage.clone())));
     let metadata = members.iter_mut().find(|(k, _)| k == "metadata").map(|(_, v)| v)?;
     let rv = Node::Value(Value::String(kv.mod_revision.to_string()));
     Node::insert(metadata.members()?, "resourceVersion", rv);
-    rules.convert_node(&mut obj, &served.group, &served.storage_version, version)?;
+    rules.convert_routed(&mut obj, &plan.route, memo)?;
     let mut out = Vec::with_capacity(json.len() + 64);
     obj.write(&mut out);
     Some(out)
