@@ -10,7 +10,8 @@
 //! interleaved rounds with the storage-version list, the
 //! webhook's own work timed apart. `CRDSTORE_BENCH_PARTS` (`webhook`,
 //! `bytes`, `declarative`, comma-separated) runs some parts only, and
-//! `CRDSTORE_BENCH_CEL` (`short`, `payload`) one declarative variant.
+//! `CRDSTORE_BENCH_CEL` (`short`, `distinct`, `payload`) one declarative
+//! variant.
 //!
 //! Then the same 10,000 objects in a second store whose definition has
 //! `strategy: Declarative` (v1 -> v2: a rename, a move, a default and a
@@ -18,7 +19,11 @@
 //! and at v2 through the declarative engine (target: within 1.3x), with
 //! where its time goes: the page read as values and serialised again
 //! (what any conversion costs over the stored bytes the storage-version
-//! list sends as they are), and the engine alone.
+//! list sends as they are), and the engine alone. A page computes each CEL
+//! rule once per distinct input (`conversion/declarative/memo.rs`), and
+//! every object here has the same `timeoutSeconds` and `data`; the
+//! `distinct` variant gives each object its own `timeoutSeconds`, so the
+//! short rule is evaluated for every object, as it is without the memo.
 
 #[path = "../tests/it/conversion_webhook.rs"]
 mod conversion_webhook;
@@ -98,6 +103,16 @@ fn declarative_versions(payload_cel: bool) -> serde_json::Value {
 /// Registers Widgets with `versions` (v1 storage, v2 served) converting as
 /// `conversion` says, and fills them with 10,000 1 KB objects at v1.
 async fn setup(conversion: serde_json::Value, versions: serde_json::Value) -> (Arc<Resources>, Keep) {
+    setup_with(conversion, versions, false).await
+}
+
+/// `setup`; with `distinct`, each object's `timeoutSeconds` is its own
+/// (`30 + i`), else all are 30.
+async fn setup_with(
+    conversion: serde_json::Value,
+    versions: serde_json::Value,
+    distinct: bool,
+) -> (Arc<Resources>, Keep) {
     let dir = tempfile::tempdir().expect("tempdir");
     let (store, background) = SledStore::open(dir.path(), SledOptions::default()).expect("open");
     tokio::spawn(background.run());
@@ -118,7 +133,8 @@ async fn setup(conversion: serde_json::Value, versions: serde_json::Value) -> (A
             for i in (client..OBJECTS).step_by(16) {
                 let obj = json!({"apiVersion": "example.com/v1", "kind": "Widget",
                     "metadata": {"name": format!("w{i:05}"), "labels": {"app": "bench"}},
-                    "spec": {"hostPort": format!("host-{i}:{}", 1000 + i), "replicas": 1, "timeoutSeconds": 30,
+                    "spec": {"hostPort": format!("host-{i}:{}", 1000 + i), "replicas": 1,
+                             "timeoutSeconds": if distinct { 30 + i } else { 30 },
                              "data": "x".repeat(830)}});
                 let body = serde_json::to_vec(&obj).expect("serialize");
                 resources.create(&reference("v1", ""), &body, &WriteOptions::default()).await.expect("create");
@@ -272,25 +288,55 @@ async fn byte_webhook() {
     drop((resources, _keep, hook));
 }
 
-/// Through declarative conversion: both CEL rules, or the one
-/// `CRDSTORE_BENCH_CEL` names (`short` or `payload`).
+/// Through declarative conversion: each variant, or the one
+/// `CRDSTORE_BENCH_CEL` names (`short`, `distinct` or `payload`).
 async fn declarative() {
     let only = std::env::var("CRDSTORE_BENCH_CEL").ok();
-    if only.as_deref() != Some("payload") {
-        declarative_with(false).await;
-    }
-    if only.as_deref() != Some("short") {
-        declarative_with(true).await;
+    for variant in [Variant::Short, Variant::Distinct, Variant::Payload] {
+        if only.as_deref().is_none_or(|only| only == variant.name()) {
+            declarative_with(variant).await;
+        }
     }
 }
 
-/// Lists through declarative conversion, the CEL rule over a short field
-/// or (`payload_cel`) over the 850-byte payload, in interleaved rounds
-/// with the storage-version list: each round lists at the storage
-/// version, then at v2 cold (the converted-object cache emptied first),
-/// then warm.
-async fn declarative_with(payload_cel: bool) {
-    let (resources, _keep) = setup(json!({"strategy": "Declarative"}), declarative_versions(payload_cel)).await;
+/// Which CEL rule the declarative list converts with, over which values.
+#[derive(Clone, Copy, PartialEq)]
+enum Variant {
+    /// Over `timeoutSeconds`, 30 in every object.
+    Short,
+    /// Over `timeoutSeconds`, another value in every object.
+    Distinct,
+    /// Over the 850-byte `data`, the same in every object.
+    Payload,
+}
+
+impl Variant {
+    fn name(self) -> &'static str {
+        match self {
+            Variant::Short => "short",
+            Variant::Distinct => "distinct",
+            Variant::Payload => "payload",
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Variant::Short => "the CEL rule over a short field",
+            Variant::Distinct => "the CEL rule over a short field, distinct in every object",
+            Variant::Payload => "the CEL rule over the 850-byte payload",
+        }
+    }
+}
+
+/// Lists through declarative conversion with `variant`'s CEL rule, in
+/// interleaved rounds with the storage-version list: each round lists at
+/// the storage version, then at v2 cold (the converted-object cache
+/// emptied first), then warm.
+async fn declarative_with(variant: Variant) {
+    let payload_cel = variant == Variant::Payload;
+    let (resources, _keep) =
+        setup_with(json!({"strategy": "Declarative"}), declarative_versions(payload_cel), variant == Variant::Distinct)
+            .await;
     let (mut stored, mut cold, mut warm) = (Vec::new(), Vec::new(), Vec::new());
     let (mut cold_ratio, mut warm_ratio) = (Vec::new(), Vec::new());
     for _ in 0..rounds() {
@@ -307,13 +353,12 @@ async fn declarative_with(payload_cel: bool) {
     let (stored, cold, declarative) = (median(stored), median(cold), median(warm));
     let (cold_ratio, warm_ratio) = (median(cold_ratio), median(warm_ratio));
     let sample = resources.get(&reference("v2", "w00001")).await.expect("get");
-    if payload_cel {
-        assert_eq!(sample["spec"]["payload"].as_str().map(|p| &p[..2]), Some("b:"), "{sample}");
-    } else {
-        assert_eq!(sample["spec"]["timeout"], "30s", "{sample}");
+    match variant {
+        Variant::Payload => assert_eq!(sample["spec"]["payload"].as_str().map(|p| &p[..2]), Some("b:"), "{sample}"),
+        Variant::Short => assert_eq!(sample["spec"]["timeout"], "30s", "{sample}"),
+        Variant::Distinct => assert_eq!(sample["spec"]["timeout"], "31s", "{sample}"),
     }
-    let rule = if payload_cel { "the CEL rule over the 850-byte payload" } else { "the CEL rule over a short field" };
-    println!("declarative conversion, {rule}:");
+    println!("declarative conversion, {}:", variant.describe());
     println!("list of {OBJECTS} objects at the storage version (typed):  {stored:>8.1} ms  (load average {})", load());
     println!(
         "list of {OBJECTS} objects through declarative conversion, cold: {cold:>8.1} ms  ({:+.0}% by the rounds' median ratio; target <= +30%)",
