@@ -24,11 +24,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::write(out_dir.join("crdstore_descriptor.bin"), fds.encode_to_vec())?;
     std::fs::write(out_dir.join("error_details_descriptor.bin"), error_details()?.encode_to_vec())?;
     // A watch event's object is shared bytes: every watcher of a change sends
-    // the same rendering, not a copy of it each.
+    // the same rendering, not a copy of it each. So is a list's item: a page
+    // converted once is sent from the converted-object cache as it is kept.
     tonic_prost_build::configure()
         .build_client(true)
         .build_server(true)
         .bytes(".crdstore.v1.WatchEvent.object")
+        .bytes(".crdstore.v1.ListResourcesResponse.items")
         // prost's codec with buffers sized per message (src/pb/codec.rs).
         .codec_path("crate::pb::codec::Codec")
         .compile_fds(fds)?;

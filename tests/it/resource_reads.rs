@@ -17,8 +17,8 @@ fn list(namespace: &str, options: pb::ListOptions) -> pb::ListResourcesRequest {
     pb::ListResourcesRequest { r#ref: Some(widgets(namespace, "")), options: Some(options) }
 }
 
-fn names(items: &[Vec<u8>]) -> Vec<String> {
-    items.iter().map(|i| support::parse(i)["metadata"]["name"].as_str().unwrap().to_string()).collect()
+fn names(items: &[impl AsRef<[u8]>]) -> Vec<String> {
+    items.iter().map(|i| support::parse(i.as_ref())["metadata"]["name"].as_str().unwrap().to_string()).collect()
 }
 
 #[tokio::test]

@@ -105,12 +105,13 @@ impl<'a> Node<'a> {
         self.members().expect("made an object")
     }
 
-    /// The member `name`, inserted (as null) at the end when missing.
-    fn entry<'m>(members: &'m mut Members<'a>, name: &str) -> &'m mut Node<'a> {
+    /// The member `name`, inserted (as null) at the end when missing (its
+    /// name borrowed, as a rule's path lives as long as the page).
+    fn entry<'m>(members: &'m mut Members<'a>, name: &'a str) -> &'m mut Node<'a> {
         let at = match members.iter().position(|(k, _)| k == name) {
             Some(at) => at,
             None => {
-                members.push((Cow::Owned(name.to_string()), Node::Value(Value::Null)));
+                members.push((Cow::Borrowed(name), Node::Value(Value::Null)));
                 members.len() - 1
             }
         };
@@ -118,7 +119,7 @@ impl<'a> Node<'a> {
     }
 
     /// Sets the member `name`: in place when it is there, else at the end.
-    pub fn insert(members: &mut Members<'a>, name: &str, node: Node<'a>) {
+    pub fn insert(members: &mut Members<'a>, name: &'a str, node: Node<'a>) {
         *Self::entry(members, name) = node;
     }
 
@@ -199,7 +200,7 @@ pub fn parent_exists(node: &mut Node<'_>, segments: &[String]) -> bool {
 
 /// `FieldPath::set`: creates the parents missing, replaces a parent that is
 /// not an object.
-pub fn set<'a>(node: &mut Node<'a>, segments: &[String], new: Node<'a>) {
+pub fn set<'a>(node: &mut Node<'a>, segments: &'a [String], new: Node<'a>) {
     let (last, parents) = segments.split_last().expect("paths have a segment");
     let mut at = node;
     for segment in parents {

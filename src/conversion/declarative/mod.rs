@@ -151,9 +151,10 @@ pub(crate) fn declaration_path(index: usize, target: &str) -> String {
 }
 
 /// The edges from one version to another, each walked forward or back,
-/// with the apiVersion an object has after it (`Declarative::route_between`).
+/// with the apiVersion an object has after it, as JSON
+/// (`Declarative::route_between`).
 #[derive(Debug, Clone)]
-pub struct Route(Vec<(usize, bool, String)>);
+pub struct Route(Vec<(usize, bool, std::sync::Arc<str>)>);
 
 /// A definition's declarative conversion, compiled once per revision.
 #[derive(Debug, Clone)]
@@ -333,7 +334,8 @@ impl Declarative {
                 .into_iter()
                 .map(|(edge, forward)| {
                     let target = if forward { self.edges[edge].to } else { self.edges[edge].from };
-                    (edge, forward, format!("{group}/{}", self.versions[target].name))
+                    let api_version = Value::String(format!("{group}/{}", self.versions[target].name));
+                    (edge, forward, api_version.to_string().into())
                 })
                 .collect(),
         ))
@@ -345,7 +347,7 @@ impl Declarative {
     /// `Value` path (a round-trip annotation to restore or to write, a rule
     /// that fails), which then answers as `convert` does. The CEL rules'
     /// outcomes are kept in `memo` for the rest of the page (`memo.rs`).
-    pub fn convert_routed<'a>(&self, obj: &mut Node<'a>, route: &Route, memo: &mut Memo<'a>) -> Option<()> {
+    pub fn convert_routed<'a>(&'a self, obj: &mut Node<'a>, route: &Route, memo: &mut Memo<'a>) -> Option<()> {
         if route.0.is_empty() {
             return Some(());
         }
@@ -364,14 +366,14 @@ impl Declarative {
         }
         for (edge, forward, api_version) in &route.0 {
             self.step_node(obj, *edge, *forward, memo)?;
-            Node::insert(obj.members()?, "apiVersion", Node::Value(Value::String(api_version.clone())));
+            Node::insert(obj.members()?, "apiVersion", Node::Json(api_version.clone()));
         }
         Some(())
     }
 
     /// `step` over a node, for an object with no round-trip annotation:
     /// None when it would set anything aside.
-    fn step_node<'a>(&self, obj: &mut Node<'a>, at: usize, forward: bool, memo: &mut Memo<'a>) -> Option<()> {
+    fn step_node<'a>(&'a self, obj: &mut Node<'a>, at: usize, forward: bool, memo: &mut Memo<'a>) -> Option<()> {
         let edge = &self.edges[at];
         let target = if forward { edge.to } else { edge.from };
         let steps: Box<dyn Iterator<Item = (usize, &Step)>> = if forward {

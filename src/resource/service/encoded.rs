@@ -6,6 +6,8 @@
 use std::ops::Range;
 use std::sync::Arc;
 
+use bytes::Bytes;
+
 use super::{Resources, Selectors};
 use crate::apimachinery::list::{self, ListPage};
 use crate::apimachinery::options::{ListOptions, ResourceVersion};
@@ -50,7 +52,7 @@ impl Resources {
 
     /// `list`, each item as the JSON of the object. At a version that
     /// converts, the page is `list`'s, serialised.
-    pub async fn list_json(&self, r: &Ref, options: &ListOptions) -> Result<ListPage<Vec<u8>>> {
+    pub async fn list_json(&self, r: &Ref, options: &ListOptions) -> Result<ListPage<Bytes>> {
         let page = self.list_json_lazy(r, options).await?;
         Ok(ListPage {
             items: page.items.into_rendered()?,
@@ -72,7 +74,8 @@ impl Resources {
             // A selectable field is read at the request version: `list`
             // converts the page, then selects.
             let page = self.list(r, options).await?;
-            let items = page.items.iter().map(|obj| serde_json::to_vec(obj).expect("JSON values serialize")).collect();
+            let items =
+                page.items.iter().map(|obj| serde_json::to_vec(obj).expect("JSON values serialize").into()).collect();
             return Ok(JsonPage {
                 items: JsonItems::new(&served, &r.version, Pending::Rendered(items)),
                 revision: page.revision,
@@ -136,8 +139,9 @@ enum Pending {
     /// At a version that does not convert: rendered from the stored bytes
     /// when taken.
     Stored(Vec<KeyValue>),
-    /// At a version that converts: the page converted in one call.
-    Rendered(Vec<Vec<u8>>),
+    /// At a version that converts: the page converted in one call (shared
+    /// with the converted-object cache).
+    Rendered(Vec<Bytes>),
 }
 
 impl JsonItems {
@@ -192,13 +196,13 @@ impl JsonItems {
     }
 
     /// Every item's JSON, a long page rendered on every core.
-    pub fn into_rendered(self) -> Result<Vec<Vec<u8>>> {
+    pub fn into_rendered(self) -> Result<Vec<Bytes>> {
         match self.pending {
             Pending::Rendered(items) => Ok(items),
             Pending::Stored(ref kvs) => list::decode_all(kvs, &|kv| {
                 let mut out = Vec::with_capacity(self.stored_size(kv));
                 self.render_stored(kv, &mut out)?;
-                Ok(out)
+                Ok(out.into())
             }),
         }
     }

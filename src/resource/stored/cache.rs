@@ -15,6 +15,8 @@ use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use bytes::Bytes;
+
 use crate::storage::{KeyValue, Revision};
 
 /// What the cache may hold, in bytes (JSON, keys and bookkeeping).
@@ -28,7 +30,8 @@ struct Entry {
     mod_revision: Revision,
     definition: u64,
     version: Arc<str>,
-    json: Arc<[u8]>,
+    /// Shared with the pages it was sent in.
+    json: Bytes,
 }
 
 impl Entry {
@@ -98,12 +101,12 @@ impl Converted {
 
     /// The JSON kept for `kv` read at `version` by the compiled
     /// declaration `definition`.
-    pub fn get(&self, kv: &KeyValue, definition: u64, version: &str) -> Option<Arc<[u8]>> {
+    pub fn get(&self, kv: &KeyValue, definition: u64, version: &str) -> Option<Bytes> {
         self.get_page(std::slice::from_ref(kv), definition, version).pop().flatten()
     }
 
     /// `get` of each of `kvs`, in order, under one lock.
-    pub fn get_page(&self, kvs: &[KeyValue], definition: u64, version: &str) -> Vec<Option<Arc<[u8]>>> {
+    pub fn get_page(&self, kvs: &[KeyValue], definition: u64, version: &str) -> Vec<Option<Bytes>> {
         let hashes: Vec<u64> = kvs.iter().map(|kv| self.hash(kv, definition, version)).collect();
         let budget = self.budget;
         let mut dropped = Vec::new();
@@ -130,7 +133,7 @@ impl Converted {
     }
 
     /// Keeps `json`, what `kv` reads as at `version` by `definition`.
-    pub fn put(&self, kv: &KeyValue, definition: u64, version: &str, json: &[u8]) {
+    pub fn put(&self, kv: &KeyValue, definition: u64, version: &str, json: Bytes) {
         self.put_page([(kv, json)], definition, version);
     }
 
@@ -138,7 +141,7 @@ impl Converted {
     /// before it is taken.
     pub fn put_page<'a>(
         &self,
-        converted: impl IntoIterator<Item = (&'a KeyValue, &'a [u8])>,
+        converted: impl IntoIterator<Item = (&'a KeyValue, Bytes)>,
         definition: u64,
         version: &str,
     ) {
@@ -151,7 +154,7 @@ impl Converted {
                     mod_revision: kv.mod_revision,
                     definition,
                     version: version.clone(),
-                    json: json.into(),
+                    json,
                 };
                 (self.hash(kv, definition, &version), entry)
             })
@@ -199,15 +202,15 @@ mod tests {
     fn entries_are_found_by_every_part_of_their_key_and_memory_stays_bounded() {
         let cache = Converted::new(64 * 1024);
         let (a, def) = (kv("a", 5), 2);
-        cache.put(&a, def, "v2", b"{\"a\":1}");
+        cache.put(&a, def, "v2", Bytes::from_static(b"{\"a\":1}"));
         assert_eq!(cache.get(&a, def, "v2").as_deref(), Some(&b"{\"a\":1}"[..]));
         assert!(cache.get(&kv("a", 6), def, "v2").is_none(), "another revision of the object");
         assert!(cache.get(&a, 3, "v2").is_none(), "another revision of the definition");
         assert!(cache.get(&a, def, "v3").is_none(), "another version");
         assert!(cache.get(&kv("b", 5), def, "v2").is_none(), "another object");
-        let json = vec![b' '; 1000];
+        let json = Bytes::from(vec![b' '; 1000]);
         for i in 0..1000 {
-            cache.put(&kv(&format!("o{i}"), 1), def, "v2", &json);
+            cache.put(&kv(&format!("o{i}"), 1), def, "v2", json.clone());
             assert!(cache.bytes() <= 64 * 1024, "{} bytes held", cache.bytes());
         }
         assert!(cache.get(&kv("o999", 1), def, "v2").is_some(), "the newest are kept");

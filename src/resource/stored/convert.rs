@@ -15,6 +15,7 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
 use serde_json::Value;
 
 use super::{at_read_version, at_storage, convert_read, split_mark, Served};
@@ -27,14 +28,17 @@ use crate::storage::KeyValue;
 /// The objects of a page, stored as `kvs`, as a client sees them at
 /// `version` (one that converts: `Served::converts`), each as JSON: what
 /// serialising `convert_read` of their reads at the storage version gives.
-pub async fn render_page(served: &Arc<Served>, version: &str, kvs: Vec<KeyValue>) -> Result<Vec<Vec<u8>>> {
+pub async fn render_page(served: &Arc<Served>, version: &str, kvs: Vec<KeyValue>) -> Result<Vec<Bytes>> {
     if let Strategy::Webhook(_) = served.converter.strategy() {
-        return webhook_page(served, version, kvs).await;
+        return Ok(webhook_page(served, version, kvs).await?.into_iter().map(Bytes::from).collect());
     }
     let Strategy::Declarative(_) = served.converter.strategy() else {
         let objects = kvs.iter().map(|kv| at_storage(served, kv)).collect::<Result<Vec<Value>>>()?;
         let converted = convert_read(served, version, objects, true).await?;
-        return Ok(converted.iter().map(|obj| serde_json::to_vec(obj).expect("JSON values serialize")).collect());
+        return Ok(converted
+            .iter()
+            .map(|obj| serde_json::to_vec(obj).expect("JSON values serialize").into())
+            .collect());
     };
     let parts = page::parts_for(kvs.len());
     if parts < 2 {
@@ -128,7 +132,7 @@ fn read_pass(served: &Served, version: &str) -> bool {
     })
 }
 
-fn declarative_chunk(served: &Served, version: &str, kvs: &[KeyValue]) -> Result<Vec<Vec<u8>>> {
+fn declarative_chunk(served: &Served, version: &str, kvs: &[KeyValue]) -> Result<Vec<Bytes>> {
     let Strategy::Declarative(rules) = served.converter.strategy() else {
         unreachable!("called for the Declarative strategy")
     };
@@ -143,27 +147,28 @@ fn declarative_chunk(served: &Served, version: &str, kvs: &[KeyValue]) -> Result
         .enumerate()
         .map(|(i, (kv, cached))| {
             if let Some(json) = cached {
-                return Ok(json.to_vec());
+                return Ok(json);
             }
             fresh.push(i);
             match plan.as_ref().and_then(|plan| declarative_bytes(served, rules, plan, kv, &mut memo)) {
-                Some(bytes) => Ok(bytes),
+                Some(bytes) => Ok(bytes.into()),
                 None => {
                     let mut obj = rules.convert(at_storage(served, kv)?, version)?;
                     at_read_version(served, version, &mut obj);
-                    Ok(serde_json::to_vec(&obj).expect("JSON values serialize"))
+                    Ok(serde_json::to_vec(&obj).expect("JSON values serialize").into())
                 }
             }
         })
-        .collect::<Result<Vec<Vec<u8>>>>()?;
-    cache.put_page(fresh.into_iter().map(|i| (&kvs[i], &page[i][..])), rules.id(), version);
+        .collect::<Result<Vec<Bytes>>>()?;
+    cache.put_page(fresh.into_iter().map(|i| (&kvs[i], page[i].clone())), rules.id(), version);
     Ok(page)
 }
 
 /// What the fast path needs of a page, made once for it.
 struct Plan {
-    /// The apiVersion of the storage version, which stored objects are at.
-    storage: String,
+    /// The apiVersion of the storage version, which stored objects are at,
+    /// as JSON.
+    storage: Arc<str>,
     /// From the storage version to the version read.
     route: Route,
 }
@@ -171,7 +176,8 @@ struct Plan {
 impl Plan {
     fn new(served: &Served, rules: &Declarative, version: &str) -> Option<Self> {
         let route = rules.route_between(&served.group, &served.storage_version, version)?;
-        Some(Self { storage: served.api_version(&served.storage_version), route })
+        let storage = Value::String(served.api_version(&served.storage_version)).to_string().into();
+        Some(Self { storage, route })
     }
 }
 
@@ -181,7 +187,7 @@ impl Plan {
 /// rules' outcomes are kept in `memo` for the rest of the page.
 fn declarative_bytes<'a>(
     served: &Served,
-    rules: &Declarative,
+    rules: &'a Declarative,
     plan: &Plan,
     kv: &'a KeyValue,
     memo: &mut Memo<'a>,
@@ -198,7 +204,7 @@ fn declarative_bytes<'a>(
     }
     // As `from_stored` reads it at the storage version: apiVersion, then
     // metadata.resourceVersion, in place or at the end.
-    Node::insert(members, "apiVersion", Node::Value(Value::String(plan.storage.clone())));
+    Node::insert(members, "apiVersion", Node::Json(plan.storage.clone()));
     let metadata = members.iter_mut().find(|(k, _)| k == "metadata").map(|(_, v)| v)?;
     let rv = Node::Value(Value::String(kv.mod_revision.to_string()));
     Node::insert(metadata.members()?, "resourceVersion", rv);
