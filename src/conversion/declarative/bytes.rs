@@ -28,9 +28,24 @@ pub enum Node<'a> {
     Object(Vec<(Cow<'a, str>, Node<'a>)>),
     /// A value a rule made.
     Value(Value),
-    /// A value a rule made, as its compact JSON (shared by the objects of
-    /// a page a CEL rule gave the same value: `Memo`).
-    Json(Arc<str>),
+    /// A value made once for a page part and shared by its objects (a CEL
+    /// rule's outcome kept in the `Memo`, an apiVersion), with its JSON.
+    Shared(Arc<Computed>),
+}
+
+/// A value and its compact JSON, written once: read back as the value
+/// itself, never parsed from the JSON (so a number is the one computed).
+#[derive(Debug, PartialEq)]
+pub struct Computed {
+    pub value: Value,
+    pub json: Box<str>,
+}
+
+impl Computed {
+    pub fn new(value: Value) -> Arc<Self> {
+        let json = value.to_string().into_boxed_str();
+        Arc::new(Self { value, json })
+    }
 }
 
 /// The members of an object, in order.
@@ -69,7 +84,7 @@ impl<'a> Node<'a> {
             Node::Raw(raw) => raw.get().starts_with('{'),
             Node::Object(_) => true,
             Node::Value(value) => value.is_object(),
-            Node::Json(json) => json.starts_with('{'),
+            Node::Shared(computed) => computed.value.is_object(),
         }
     }
 
@@ -81,9 +96,9 @@ impl<'a> Node<'a> {
                 *self = Node::Object(members.into_iter().map(|(k, v)| (k, Node::Raw(v))).collect());
             }
         }
-        if let Node::Json(json) = self {
-            if json.starts_with('{') {
-                *self = Node::Value(serde_json::from_str(json).expect("computed values are JSON"));
+        if let Node::Shared(computed) = self {
+            if computed.value.is_object() {
+                *self = Node::Value(computed.value.clone());
             }
         }
         if let Node::Value(Value::Object(map)) = self {
@@ -131,7 +146,7 @@ impl<'a> Node<'a> {
                 Value::Object(members.into_iter().map(|(k, v)| (k.into_owned(), v.into_value())).collect::<Map<_, _>>())
             }
             Node::Value(value) => value,
-            Node::Json(json) => serde_json::from_str(&json).expect("computed values are JSON"),
+            Node::Shared(computed) => Arc::try_unwrap(computed).map_or_else(|c| c.value.clone(), |c| c.value),
         }
     }
 
@@ -140,7 +155,7 @@ impl<'a> Node<'a> {
         match self {
             Node::Raw(raw) => out.extend_from_slice(raw.get().as_bytes()),
             Node::Value(value) => serde_json::to_writer(&mut *out, value).expect("JSON values serialize"),
-            Node::Json(json) => out.extend_from_slice(json.as_bytes()),
+            Node::Shared(computed) => out.extend_from_slice(computed.json.as_bytes()),
             Node::Object(members) => {
                 out.push(b'{');
                 for (i, (key, node)) in members.iter().enumerate() {
@@ -230,12 +245,7 @@ pub fn holds(node: &Node<'_>, schema: &Schema, resource: bool) -> bool {
             .iter()
             .all(|(name, item)| holds_member(name, schema, resource, |sub| holds(item, sub, sub.embedded_resource))),
         Node::Value(value) => holds_value(value, schema, resource),
-        Node::Json(json) => match json.as_bytes().first() {
-            Some(b'{' | b'[') => {
-                holds_value(&serde_json::from_str(json).expect("computed values are JSON"), schema, resource)
-            }
-            _ => true,
-        },
+        Node::Shared(computed) => holds_value(&computed.value, schema, resource),
     }
 }
 
@@ -259,5 +269,32 @@ fn holds_value(value: &Value, schema: &Schema, resource: bool) -> bool {
             None => true,
         },
         _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// A shared value is read back as the value computed, not parsed from
+    /// its JSON: serde_json's parser (without `float_roundtrip`) can read
+    /// a printed double back one unit off, and the `Value` path never
+    /// reads a computed value back at all.
+    #[test]
+    fn a_shared_value_reads_back_as_computed() {
+        let double = Value::from(1.0 / 1.1);
+        let printed = double.to_string();
+        assert_ne!(serde_json::from_str::<Value>(&printed).unwrap(), double, "a double parsing does not give back");
+        let node = Node::Shared(Computed::new(double.clone()));
+        let mut out = Vec::new();
+        node.write(&mut out);
+        assert_eq!(out, printed.as_bytes());
+        assert_eq!(node.into_value(), double);
+        let mut object = Node::Shared(Computed::new(json!({"a": double.clone()})));
+        assert!(object.is_object());
+        let members = object.members().expect("an object");
+        assert_eq!(std::mem::replace(&mut members[0].1, Node::Value(Value::Null)).into_value(), double);
     }
 }

@@ -1,13 +1,18 @@
-//! What a page's CEL rules computed, by rule and input: within one page an
-//! input met again (a field most objects share, a timeout or a tier, say)
-//! is computed once. CEL as crdstore evaluates it is deterministic (no
-//! clock and no randomness in its environment), so a rule given the same
-//! JSON gives the same answer. Inputs are keyed by their JSON as stored
+//! What a page part's CEL rules computed, by rule and input: within the
+//! part an input met again (a field most objects share, a timeout or a
+//! tier, say) is computed once. A CEL rule's value depends only on its
+//! input (crdstore's CEL environment has no clock and no randomness); the
+//! one exception is the order in which a map's entries are walked, which
+//! CEL leaves unspecified, so an expression whose result depends on it
+//! gives one of its results for the whole part, as it could give any of
+//! them for each object. Inputs are keyed by their JSON as stored
 //! (compact, borrowed from the page), and the memo is bounded in entries
 //! and in the size of the inputs it keeps.
 
 use std::collections::HashMap;
 use std::sync::Arc;
+
+use super::bytes::Computed;
 
 /// At most this many inputs are kept; past it, rules are evaluated as
 /// they come.
@@ -20,12 +25,13 @@ const INPUT_BYTES: usize = 1024;
 /// and whether it is walked forward.
 pub(super) type RuleKey = (usize, usize, bool);
 
-/// The outcome of a CEL rule for each input met: the JSON of the value
-/// computed (written out as it is, by every object that shares it), or
-/// None when the rule fails or does not give the input back.
+/// The outcome of a CEL rule for each input met: the value computed (with
+/// its JSON, written out as it is by every object that shares it), or
+/// None when the rule fails or does not give the input back. Hashed with
+/// a seed of the process's own, as the inputs are users' data.
 #[derive(Default)]
 pub struct Memo<'a> {
-    seen: HashMap<(RuleKey, &'a str), Option<Arc<str>>, foldhash::fast::FixedState>,
+    seen: HashMap<(RuleKey, &'a str), Option<Arc<Computed>>, foldhash::fast::RandomState>,
 }
 
 impl<'a> Memo<'a> {
@@ -35,8 +41,8 @@ impl<'a> Memo<'a> {
         &mut self,
         rule: RuleKey,
         input: &'a str,
-        compute: impl FnOnce() -> Option<Arc<str>>,
-    ) -> Option<Arc<str>> {
+        compute: impl FnOnce() -> Option<Arc<Computed>>,
+    ) -> Option<Arc<Computed>> {
         if input.len() > INPUT_BYTES {
             return compute();
         }
@@ -60,6 +66,7 @@ impl<'a> Memo<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn an_input_is_computed_once_per_rule_while_there_is_room() {
@@ -68,11 +75,11 @@ mod tests {
         let mut run = |memo: &mut Memo<'static>, rule: RuleKey, input: &'static str| {
             memo.outcome(rule, input, || {
                 calls += 1;
-                (input != "0").then(|| Arc::from(format!("\"{input}s\"")))
+                (input != "0").then(|| Computed::new(Value::String(format!("{input}s"))))
             })
         };
-        assert_eq!(run(&mut memo, (0, 3, true), "30"), Some(Arc::from("\"30s\"")));
-        assert_eq!(run(&mut memo, (0, 3, true), "30"), Some(Arc::from("\"30s\"")));
+        assert_eq!(run(&mut memo, (0, 3, true), "30"), Some(Computed::new(Value::String("30s".into()))));
+        assert_eq!(run(&mut memo, (0, 3, true), "30").map(|c| c.json.to_string()), Some("\"30s\"".to_string()));
         assert_eq!(run(&mut memo, (0, 3, true), "0"), None);
         assert_eq!(run(&mut memo, (0, 3, true), "0"), None, "a failure is kept too");
         run(&mut memo, (0, 3, false), "30");

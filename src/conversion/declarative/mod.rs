@@ -33,7 +33,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::schema::cel::expression::Expression;
 use crate::schema::Schema;
-pub use bytes::Node;
+pub use bytes::{Computed, Node};
 pub use memo::Memo;
 pub use path::FieldPath;
 pub use shape::Shape;
@@ -151,10 +151,9 @@ pub(crate) fn declaration_path(index: usize, target: &str) -> String {
 }
 
 /// The edges from one version to another, each walked forward or back,
-/// with the apiVersion an object has after it, as JSON
-/// (`Declarative::route_between`).
+/// with the apiVersion an object has after it (`Declarative::route_between`).
 #[derive(Debug, Clone)]
-pub struct Route(Vec<(usize, bool, std::sync::Arc<str>)>);
+pub struct Route(Vec<(usize, bool, std::sync::Arc<Computed>)>);
 
 /// A definition's declarative conversion, compiled once per revision.
 #[derive(Debug, Clone)]
@@ -335,7 +334,7 @@ impl Declarative {
                 .map(|(edge, forward)| {
                     let target = if forward { self.edges[edge].to } else { self.edges[edge].from };
                     let api_version = Value::String(format!("{group}/{}", self.versions[target].name));
-                    (edge, forward, api_version.to_string().into())
+                    (edge, forward, Computed::new(api_version))
                 })
                 .collect(),
         ))
@@ -359,14 +358,16 @@ impl Declarative {
             Some(Node::Value(value)) => {
                 value.as_object().is_some_and(|m| m.keys().any(|k| k.starts_with(ANNOTATION_PREFIX)))
             }
-            Some(Node::Json(json)) => json.contains(ANNOTATION_PREFIX),
+            Some(Node::Shared(computed)) => {
+                computed.value.as_object().is_some_and(|m| m.keys().any(|k| k.starts_with(ANNOTATION_PREFIX)))
+            }
         };
         if annotated {
             return None;
         }
         for (edge, forward, api_version) in &route.0 {
             self.step_node(obj, *edge, *forward, memo)?;
-            Node::insert(obj.members()?, "apiVersion", Node::Json(api_version.clone()));
+            Node::insert(obj.members()?, "apiVersion", Node::Shared(api_version.clone()));
         }
         Some(())
     }
@@ -411,8 +412,8 @@ impl Declarative {
                     };
                     let computed = match bytes::take(obj, &from.0) {
                         None => continue,
-                        Some(Node::Raw(raw)) => Node::Json(memo.outcome((at, i, forward), raw.get(), || {
-                            computed(Node::Raw(raw).into_value()).map(|value| value.to_string().into())
+                        Some(Node::Raw(raw)) => Node::Shared(memo.outcome((at, i, forward), raw.get(), || {
+                            computed(Node::Raw(raw).into_value()).map(Computed::new)
                         })?),
                         Some(other) => Node::Value(computed(other.into_value())?),
                     };

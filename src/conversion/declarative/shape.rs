@@ -150,7 +150,7 @@ mod tests {
                     match v {
                         Node::Raw(_) => "raw",
                         Node::Object(_) => "object",
-                        Node::Value(_) | Node::Json(_) => "value",
+                        Node::Value(_) | Node::Shared(_) => "value",
                     },
                 )
             })

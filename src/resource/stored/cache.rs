@@ -6,10 +6,11 @@
 //! so two stores in one process never share an entry). Bounded by the bytes
 //! it holds, not by entries: two generations of at most half the budget
 //! each; when the newer fills, the older is dropped and the newer becomes
-//! it, and a hit in the older is moved to the newer (a cheap LRU). A page
-//! is looked up, and what it converted kept, under one lock each
-//! (`get_page`, `put_page`): the lock is taken twice a page, not twice an
-//! object, so a page split over every core does not queue on it.
+//! it, and a hit in the older is moved to the newer (a cheap LRU). A part
+//! of a page is looked up, and what it converted kept, under one lock each
+//! (`get_page`, `put_page`): the lock is taken twice a part, not twice an
+//! object, so a page split over every core does not queue on it. An entry
+//! is the converted buffer itself, shared with the pages it was sent in.
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
@@ -35,6 +36,9 @@ struct Entry {
 }
 
 impl Entry {
+    /// What the entry is counted as: its JSON's length (the writer trims a
+    /// buffer with more than an eighth spare before it is kept), its key
+    /// and its bookkeeping.
     fn size(&self) -> usize {
         self.json.len() + self.key.len() + self.version.len() + OVERHEAD
     }
@@ -163,9 +167,14 @@ impl Converted {
             return;
         }
         let budget = self.budget;
+        let size: usize = entries.iter().map(|(_, e)| e.size()).sum();
         let mut dropped = Vec::new();
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner.newer.reserve(entries.len());
+        // Room for them all at once, only when they all fit in the newer
+        // generation (else it is rotated on the way, and the room with it).
+        if inner.newer_bytes + size <= budget / 2 {
+            inner.newer.reserve(entries.len());
+        }
         for (hash, entry) in entries {
             dropped.extend(inner.insert(hash, entry, budget));
         }

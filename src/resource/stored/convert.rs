@@ -10,8 +10,8 @@
 //! the same bytes. A large page is split over the machine's cores; each
 //! part finds its route and the storage apiVersion once, computes a CEL
 //! rule once per distinct input (`declarative::Memo`), and keeps each
-//! declarative conversion in a cache bounded by its bytes (`cache.rs`), so
-//! a page listed again copies what it converted.
+//! declarative conversion in a cache bounded by its bytes (`cache.rs`),
+//! whose buffer a page listed again shares.
 
 use std::sync::Arc;
 
@@ -19,7 +19,7 @@ use bytes::Bytes;
 use serde_json::Value;
 
 use super::{at_read_version, at_storage, convert_read, split_mark, Served};
-use crate::conversion::declarative::{Declarative, Memo, Node, Route};
+use crate::conversion::declarative::{Computed, Declarative, Memo, Node, Route};
 use crate::conversion::page::{self, Objects, Parts};
 use crate::conversion::Strategy;
 use crate::error::{Error, Result};
@@ -151,11 +151,11 @@ fn declarative_chunk(served: &Served, version: &str, kvs: &[KeyValue]) -> Result
             }
             fresh.push(i);
             match plan.as_ref().and_then(|plan| declarative_bytes(served, rules, plan, kv, &mut memo)) {
-                Some(bytes) => Ok(bytes.into()),
+                Some(bytes) => Ok(kept(bytes)),
                 None => {
                     let mut obj = rules.convert(at_storage(served, kv)?, version)?;
                     at_read_version(served, version, &mut obj);
-                    Ok(serde_json::to_vec(&obj).expect("JSON values serialize").into())
+                    Ok(kept(serde_json::to_vec(&obj).expect("JSON values serialize")))
                 }
             }
         })
@@ -164,11 +164,20 @@ fn declarative_chunk(served: &Served, version: &str, kvs: &[KeyValue]) -> Result
     Ok(page)
 }
 
+/// `out` as the cache keeps it: the buffer itself, trimmed first when more
+/// than an eighth of it is spare (the cache counts an entry by its length,
+/// so what it holds stays within an eighth of its budget).
+fn kept(mut out: Vec<u8>) -> Bytes {
+    if out.capacity() - out.len() > out.len() / 8 {
+        out.shrink_to_fit();
+    }
+    Bytes::from(out)
+}
+
 /// What the fast path needs of a page, made once for it.
 struct Plan {
-    /// The apiVersion of the storage version, which stored objects are at,
-    /// as JSON.
-    storage: Arc<str>,
+    /// The apiVersion of the storage version, which stored objects are at.
+    storage: Arc<Computed>,
     /// From the storage version to the version read.
     route: Route,
 }
@@ -176,7 +185,7 @@ struct Plan {
 impl Plan {
     fn new(served: &Served, rules: &Declarative, version: &str) -> Option<Self> {
         let route = rules.route_between(&served.group, &served.storage_version, version)?;
-        let storage = Value::String(served.api_version(&served.storage_version)).to_string().into();
+        let storage = Computed::new(Value::String(served.api_version(&served.storage_version)));
         Some(Self { storage, route })
     }
 }
@@ -204,7 +213,7 @@ fn declarative_bytes<'a>(
     }
     // As `from_stored` reads it at the storage version: apiVersion, then
     // metadata.resourceVersion, in place or at the end.
-    Node::insert(members, "apiVersion", Node::Json(plan.storage.clone()));
+    Node::insert(members, "apiVersion", Node::Shared(plan.storage.clone()));
     let metadata = members.iter_mut().find(|(k, _)| k == "metadata").map(|(_, v)| v)?;
     let rv = Node::Value(Value::String(kv.mod_revision.to_string()));
     Node::insert(metadata.members()?, "resourceVersion", rv);
