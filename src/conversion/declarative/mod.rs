@@ -155,6 +155,13 @@ pub(crate) fn declaration_path(index: usize, target: &str) -> String {
 #[derive(Debug, Clone)]
 pub struct Route(Vec<(usize, bool, std::sync::Arc<Computed>)>);
 
+impl Route {
+    /// Whether it converts nothing (from a version to itself).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// A definition's declarative conversion, compiled once per revision.
 #[derive(Debug, Clone)]
 pub struct Declarative {
@@ -347,7 +354,7 @@ impl Declarative {
     /// that fails), which then answers as `convert` does. The CEL rules'
     /// outcomes are kept in `memo` for the rest of the page (`memo.rs`).
     pub fn convert_routed<'a>(&'a self, obj: &mut Node<'a>, route: &Route, memo: &mut Memo<'a>) -> Option<()> {
-        if route.0.is_empty() {
+        if route.is_empty() {
             return Some(());
         }
         let metadata = bytes::get(obj, &["metadata"])?;

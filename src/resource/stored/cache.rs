@@ -104,7 +104,8 @@ impl Converted {
     }
 
     /// The JSON kept for `kv` read at `version` by the compiled
-    /// declaration `definition`.
+    /// declaration `definition` (pages use `get_page`).
+    #[cfg(test)]
     pub fn get(&self, kv: &KeyValue, definition: u64, version: &str) -> Option<Bytes> {
         self.get_page(std::slice::from_ref(kv), definition, version).pop().flatten()
     }
@@ -136,7 +137,9 @@ impl Converted {
         found
     }
 
-    /// Keeps `json`, what `kv` reads as at `version` by `definition`.
+    /// Keeps `json`, what `kv` reads as at `version` by `definition`
+    /// (pages use `put_page`).
+    #[cfg(test)]
     pub fn put(&self, kv: &KeyValue, definition: u64, version: &str, json: Bytes) {
         self.put_page([(kv, json)], definition, version);
     }

@@ -8,10 +8,10 @@
 //! else takes the `Value` path (read at the storage version, converted,
 //! pruned and defaulted at the read version, serialised), which answers
 //! the same bytes. A large page is split over the machine's cores; each
-//! part finds its route and the storage apiVersion once, computes a CEL
-//! rule once per distinct input (`declarative::Memo`), and keeps each
-//! declarative conversion in a cache bounded by its bytes (`cache.rs`),
-//! whose buffer a page listed again shares.
+//! part finds its route once, computes a CEL rule once per distinct input
+//! (`declarative::Memo`), and keeps each declarative conversion in a cache
+//! bounded by its bytes (`cache.rs`), whose buffer a page listed again
+//! shares.
 
 use std::sync::Arc;
 
@@ -19,7 +19,7 @@ use bytes::Bytes;
 use serde_json::Value;
 
 use super::{at_read_version, at_storage, convert_read, split_mark, Served};
-use crate::conversion::declarative::{Computed, Declarative, Memo, Node, Route};
+use crate::conversion::declarative::{Declarative, Memo, Node, Route};
 use crate::conversion::page::{self, Objects, Parts};
 use crate::conversion::Strategy;
 use crate::error::{Error, Result};
@@ -136,7 +136,7 @@ fn declarative_chunk(served: &Served, version: &str, kvs: &[KeyValue]) -> Result
     let Strategy::Declarative(rules) = served.converter.strategy() else {
         unreachable!("called for the Declarative strategy")
     };
-    let plan = if rules.needs_read_pass(version) { None } else { Plan::new(served, rules, version) };
+    let route = if rules.needs_read_pass(version) { None } else { fast_route(served, rules, version) };
     let mut memo = Memo::default();
     let cache = super::Converted::global();
     let cached = cache.get_page(kvs, rules.id(), version);
@@ -150,7 +150,7 @@ fn declarative_chunk(served: &Served, version: &str, kvs: &[KeyValue]) -> Result
                 return Ok(json);
             }
             fresh.push(i);
-            match plan.as_ref().and_then(|plan| declarative_bytes(served, rules, plan, kv, &mut memo)) {
+            match route.as_ref().and_then(|route| declarative_bytes(served, rules, route, kv, &mut memo)) {
                 Some(bytes) => Ok(kept(bytes)),
                 None => {
                     let mut obj = rules.convert(at_storage(served, kv)?, version)?;
@@ -174,20 +174,11 @@ fn kept(mut out: Vec<u8>) -> Bytes {
     Bytes::from(out)
 }
 
-/// What the fast path needs of a page, made once for it.
-struct Plan {
-    /// The apiVersion of the storage version, which stored objects are at.
-    storage: Arc<Computed>,
-    /// From the storage version to the version read.
-    route: Route,
-}
-
-impl Plan {
-    fn new(served: &Served, rules: &Declarative, version: &str) -> Option<Self> {
-        let route = rules.route_between(&served.group, &served.storage_version, version)?;
-        let storage = Computed::new(Value::String(served.api_version(&served.storage_version)));
-        Some(Self { storage, route })
-    }
+/// The route of the fast path from the storage version to `version`,
+/// found once a page part: None when there is nothing to convert (or no
+/// way there), which the `Value` path then answers.
+fn fast_route(served: &Served, rules: &Declarative, version: &str) -> Option<Route> {
+    rules.route_between(&served.group, &served.storage_version, version).filter(|route| !route.is_empty())
 }
 
 /// The fast path: the object converted over its bytes, or None when it
@@ -197,7 +188,7 @@ impl Plan {
 fn declarative_bytes<'a>(
     served: &Served,
     rules: &'a Declarative,
-    plan: &Plan,
+    route: &Route,
     kv: &'a KeyValue,
     memo: &mut Memo<'a>,
 ) -> Option<Vec<u8>> {
@@ -211,13 +202,13 @@ fn declarative_bytes<'a>(
     if !members.iter().any(|(k, _)| k == "apiVersion") {
         return None;
     }
-    // As `from_stored` reads it at the storage version: apiVersion, then
-    // metadata.resourceVersion, in place or at the end.
-    Node::insert(members, "apiVersion", Node::Shared(plan.storage.clone()));
+    // As `from_stored` reads it: metadata.resourceVersion, in place or at
+    // the end. The apiVersion, which `from_stored` sets to the storage
+    // version's, is set in place by the route's last step (no rule reads it).
     let metadata = members.iter_mut().find(|(k, _)| k == "metadata").map(|(_, v)| v)?;
     let rv = Node::Value(Value::String(kv.mod_revision.to_string()));
     Node::insert(metadata.members()?, "resourceVersion", rv);
-    rules.convert_routed(&mut obj, &plan.route, memo)?;
+    rules.convert_routed(&mut obj, route, memo)?;
     let mut out = Vec::with_capacity(json.len() + 64);
     obj.write(&mut out);
     Some(out)

@@ -102,11 +102,11 @@ async fn declarative_pages_answer_the_value_paths_bytes() {
     // or restore, and only while v2's schema neither defaults nor prunes.
     let open = served("v1", false);
     let Strategy::Declarative(rules) = open.converter.strategy() else { panic!("declarative") };
-    let plan = Plan::new(&open, rules, "v2").unwrap();
+    let route = fast_route(&open, rules, "v2").unwrap();
     let kvs: Vec<KeyValue> = v1_objects().iter().map(|o| stored(&open, o, 5)).collect();
     let mut memo = Memo::default();
     let taken: Vec<bool> =
-        kvs.iter().map(|kv| declarative_bytes(&open, rules, &plan, kv, &mut memo).is_some()).collect();
+        kvs.iter().map(|kv| declarative_bytes(&open, rules, &route, kv, &mut memo).is_some()).collect();
     assert_eq!(taken, [true, true, true, true, false, false]);
     assert!(!rules.needs_read_pass("v2") && served_needs(&served("v1", true)));
 }
@@ -212,9 +212,9 @@ async fn objects_that_share_a_rules_input_convert_as_the_value_path() {
     assert_eq!(read[3]["spec"]["data"], "lossy");
     assert!(read[3]["metadata"]["annotations"]["conversion.crdstore.io/v2"].is_string(), "{}", read[3]);
     let Strategy::Declarative(rules) = served.converter.strategy() else { panic!("declarative") };
-    let plan = Plan::new(&served, rules, "v1").unwrap();
+    let route = fast_route(&served, rules, "v1").unwrap();
     let mut memo = Memo::default();
     let taken: Vec<bool> =
-        kvs.iter().map(|kv| declarative_bytes(&served, rules, &plan, kv, &mut memo).is_some()).collect();
+        kvs.iter().map(|kv| declarative_bytes(&served, rules, &route, kv, &mut memo).is_some()).collect();
     assert_eq!(taken, [true, false, true, false, true], "a lossy outcome is kept as such");
 }
