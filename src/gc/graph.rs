@@ -77,6 +77,14 @@ impl Node {
         })
     }
 
+    /// Whether the graph keeps this node: one with owners, finalizers or a
+    /// deletion under way. The others (most objects) matter only as owners,
+    /// looked up live by `owner_state` and known gone by their delete event:
+    /// a node of each would cost the collector most of a kilobyte per object.
+    pub fn kept(&self) -> bool {
+        !self.owners.is_empty() || !self.finalizers.is_empty() || self.deleting
+    }
+
     fn has(&self, finalizer: &str) -> bool {
         self.finalizers.iter().any(|f| f == finalizer)
     }

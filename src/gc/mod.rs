@@ -13,6 +13,7 @@
 //! (`--gc-rate`), with a few requests in flight, beside the clients' writes.
 
 pub mod graph;
+mod read;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
@@ -24,6 +25,7 @@ use futures::{FutureExt, StreamExt};
 use serde_json::{json, Value};
 
 use self::graph::{Action, Graph, Node, OwnerState};
+use self::read::{kept_node_of, node_of};
 use crate::apimachinery::options::{DeleteOptions, WriteOptions};
 use crate::apimachinery::owner::OwnerRef;
 use crate::apimachinery::patch::PatchType;
@@ -161,7 +163,7 @@ impl Collector {
             let mut nodes = Vec::new();
             let mut collect = |kv: &KeyValue| {
                 if !kv.key.starts_with(definitions.as_str()) {
-                    if let Some(node) = node_of(kv).filter(kept) {
+                    if let Some(node) = kept_node_of(kv) {
                         nodes.push(node);
                     }
                 }
@@ -287,7 +289,7 @@ impl Collector {
                 continue;
             }
             let dirty = match event {
-                Event::Put { current, .. } => match node_of(current).filter(kept) {
+                Event::Put { current, .. } => match kept_node_of(current) {
                     Some(node) => self.graph.put(node),
                     None => self.graph.remove_key(&current.key),
                 },
@@ -451,27 +453,6 @@ fn action_node(action: &Action) -> &Node {
         | Action::SetFinalizers { node, .. }
         | Action::Note { node, .. } => node,
     }
-}
-
-/// Whether the graph keeps a node of an object: one with owners, finalizers
-/// or a deletion under way. The others (most objects) matter only as owners,
-/// looked up live by `owner_state` and known gone by their delete event: a
-/// node of each would cost the collector most of a kilobyte per object.
-fn kept(node: &Node) -> bool {
-    !node.owners.is_empty() || !node.finalizers.is_empty() || node.deleting
-}
-
-/// The node of a stored object, when it is one: only its metadata is parsed,
-/// all a node reads, the rest skipped.
-fn node_of(kv: &KeyValue) -> Option<Node> {
-    #[derive(serde::Deserialize)]
-    struct Metadata {
-        metadata: Value,
-    }
-    let (json, _) = crate::resource::stored::split_mark(&kv.value);
-    let Metadata { metadata } = serde_json::from_slice(json).ok()?;
-    let obj = Value::Object(std::iter::once(("metadata".to_string(), metadata)).collect());
-    Node::from_object(&kv.key, &obj, kv.mod_revision)
 }
 
 /// Paces requests to `rate` per second (0: no limit) since the collector
