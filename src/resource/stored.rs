@@ -393,18 +393,30 @@ pub fn splice_into(json: &[u8], api_version: &str, revision: Revision, out: &mut
         .deserialize_map(SpansVisitor { base: json.as_ptr() as usize, found: &found });
     let Spans { api_version: Some(api), kind, metadata: Some(metadata) } = found.take() else { return None };
     let meta = &json[metadata.clone()];
-    let members: Members = serde_json::from_slice(meta).ok()?;
+    if meta.first() != Some(&b'{') {
+        return None;
+    }
     let rv = serde_json::to_string(&revision.to_string()).expect("strings serialize");
-    let rv_span = members.0.iter().find(|(key, _)| key.0 == "resourceVersion").map(|(_, value)| {
-        let at = metadata.start + (value.get().as_ptr() as usize - meta.as_ptr() as usize);
-        at..at + value.get().len()
-    });
+    // The members are read only when a key `resourceVersion` may be among
+    // them: in compact JSON every quote inside a string is escaped, so the
+    // bytes `"resourceVersion":` can only be such a key, at some depth.
+    // Stored objects hold none (`Storing` strips it).
+    let rv_span = match memchr::memmem::find(meta, br#""resourceVersion":"#) {
+        None => None,
+        Some(_) => {
+            let members: Members = serde_json::from_slice(meta).ok()?;
+            members.0.iter().find(|(key, _)| key.0 == "resourceVersion").map(|(_, value)| {
+                let at = metadata.start + (value.get().as_ptr() as usize - meta.as_ptr() as usize);
+                at..at + value.get().len()
+            })
+        }
+    };
     // The metadata's resourceVersion replaced, or appended as its last member.
     let (rv_at, rv_bytes) = match rv_span {
         Some(span) => (span, rv.into_bytes()),
         None => {
             let end = metadata.end - 1;
-            let comma = if members.0.is_empty() { "" } else { "," };
+            let comma = if meta == b"{}" { "" } else { "," };
             (end..end, format!("{comma}\"resourceVersion\":{rv}").into_bytes())
         }
     };

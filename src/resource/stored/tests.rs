@@ -52,6 +52,12 @@ fn objects() -> Vec<Value> {
         // The spec before both members, resourceVersion not last.
         json!({"spec": {"replicas": 3, "data": "{\"apiVersion\":\"x\",\"metadata\":{}}"}, "apiVersion": "example.com/v1",
                "metadata": {"resourceVersion": "3", "name": "x"}, "kind": "Widget"}),
+        // resourceVersion only deeper, as a key and inside strings: the
+        // metadata's own is appended.
+        json!({"apiVersion": "example.com/v1", "kind": "Widget",
+               "metadata": {"name": "d", "labels": {"resourceVersion": "5"},
+                            "annotations": {"last": "{\"metadata\":{\"resourceVersion\":\"4\"}}",
+                                            "quoted": "\"resourceVersion\":"}}}),
     ]
 }
 
@@ -114,11 +120,36 @@ fn splicing_needs_both_members_and_well_formed_json_up_to_them() {
     assert_eq!(splice(br#"{"metadata":{},"kind":"K"}"#, "a/v2", revision), None);
     assert_eq!(splice(br#"{"spec":{"a":,"apiVersion":"a/v1","metadata":{}}"#, "a/v2", revision), None);
     assert_eq!(splice(br#"[1]"#, "a/v2", revision), None);
+    assert_eq!(splice(br#"{"apiVersion":"a/v1","metadata":"{}"}"#, "a/v2", revision), None);
+    assert_eq!(splice(br#"{"apiVersion":"a/v1","metadata":["resourceVersion"]}"#, "a/v2", revision), None);
     // What follows both members is copied, not read.
     assert_eq!(
         splice(br#"{"apiVersion":"a/v1","metadata":{"name":"n"},"spec":{"x":1}}"#, "a/v2", revision).as_deref(),
         Some(&br#"{"apiVersion":"a/v2","metadata":{"name":"n","resourceVersion":"9"},"spec":{"x":1}}"#[..])
     );
+}
+
+#[test]
+fn splicing_replaces_the_metadatas_own_resource_version_only() {
+    let revision = Revision::new(9);
+    let cases: [(&[u8], &[u8]); 4] = [
+        (
+            br#"{"apiVersion":"a/v1","metadata":{"resourceVersion":"3","name":"n"}}"#,
+            br#"{"apiVersion":"a/v2","metadata":{"resourceVersion":"9","name":"n"}}"#,
+        ),
+        (
+            br#"{"apiVersion":"a/v1","metadata":{"labels":{"resourceVersion":"5"}}}"#,
+            br#"{"apiVersion":"a/v2","metadata":{"labels":{"resourceVersion":"5"},"resourceVersion":"9"}}"#,
+        ),
+        (
+            br#"{"apiVersion":"a/v1","metadata":{"annotations":{"a":"\"resourceVersion\":\"5\""}}}"#,
+            br#"{"apiVersion":"a/v2","metadata":{"annotations":{"a":"\"resourceVersion\":\"5\""},"resourceVersion":"9"}}"#,
+        ),
+        (br#"{"apiVersion":"a/v1","metadata":{}}"#, br#"{"apiVersion":"a/v2","metadata":{"resourceVersion":"9"}}"#),
+    ];
+    for (json, spliced) in cases {
+        assert_eq!(splice(json, "a/v2", revision).as_deref(), Some(spliced), "{}", String::from_utf8_lossy(json));
+    }
 }
 
 #[test]
