@@ -6,7 +6,6 @@
 //! most objects (no owners, no finalizers, not being deleted) it ends
 //! there, without making the node the graph would not keep.
 
-use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -113,8 +112,8 @@ impl<'de> Deserialize<'de> for Note {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Note, A::Error> {
                 let mut note = None;
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                    if key == WAITING_FOR {
+                while let Some(IsNote(is_note)) = map.next_key()? {
+                    if is_note {
                         note = Some(map.next_value::<Value>()?);
                     } else {
                         map.next_value::<IgnoredAny>()?;
@@ -146,6 +145,25 @@ impl<'de> Deserialize<'de> for Note {
             }
         }
         deserializer.deserialize_any(NoteVisitor)
+    }
+}
+
+/// Whether an annotation's key is `WAITING_FOR`, read without copying it.
+struct IsNote(bool);
+
+impl<'de> Deserialize<'de> for IsNote {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = IsNote;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E>(self, key: &str) -> Result<IsNote, E> {
+                Ok(IsNote(key == WAITING_FOR))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
     }
 }
 

@@ -398,9 +398,10 @@ pub fn splice_into(json: &[u8], api_version: &str, revision: Revision, out: &mut
     }
     let rv = serde_json::to_string(&revision.to_string()).expect("strings serialize");
     // The members are read only when a key `resourceVersion` may be among
-    // them: in compact JSON every quote inside a string is escaped, so the
-    // bytes `"resourceVersion":` can only be such a key, at some depth.
-    // Stored objects hold none (`Storing` strips it).
+    // them: compact JSON writes such a key, at any depth, as the bytes
+    // `"resourceVersion":`, so where they are absent there is none (a match
+    // elsewhere, inside a key, only costs the read). Stored objects hold
+    // none (`Storing` strips it).
     let rv_span = match memchr::memmem::find(meta, br#""resourceVersion":"#) {
         None => None,
         Some(_) => {
