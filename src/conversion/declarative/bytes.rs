@@ -156,20 +156,48 @@ impl<'a> Node<'a> {
             Node::Raw(raw) => out.extend_from_slice(raw.get().as_bytes()),
             Node::Value(value) => serde_json::to_writer(&mut *out, value).expect("JSON values serialize"),
             Node::Shared(computed) => out.extend_from_slice(computed.json.as_bytes()),
-            Node::Object(members) => {
-                out.push(b'{');
-                for (i, (key, node)) in members.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    super::shape::write_key(key, out);
-                    out.push(b':');
-                    node.write(out);
-                }
-                out.push(b'}');
-            }
+            Node::Object(members) => write_object(members, out, |_, node, out| node.write(out)),
         }
     }
+
+    /// `write` of this object with `tail` (members' JSON) written after the
+    /// last member of its member `name`, which must still be `raw`, an
+    /// object's bytes as read. False, with nothing written, otherwise.
+    pub fn write_appending(&self, name: &str, raw: &RawValue, tail: &str, out: &mut Vec<u8>) -> bool {
+        let Node::Object(members) = self else { return false };
+        let unchanged = |node: &Node| matches!(node, Node::Raw(r) if std::ptr::eq(*r, raw));
+        let Some(json) = raw.get().strip_suffix('}') else { return false };
+        if !json.starts_with('{') || !members.iter().any(|(key, node)| key == name && unchanged(node)) {
+            return false;
+        }
+        write_object(members, out, |key, node, out| {
+            if key == name && unchanged(node) {
+                out.extend_from_slice(json.as_bytes());
+                if json.len() > 1 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(tail.as_bytes());
+                out.push(b'}');
+            } else {
+                node.write(out);
+            }
+        });
+        true
+    }
+}
+
+/// An object's members written as JSON, each value by `value`.
+fn write_object<'a>(members: &Members<'a>, out: &mut Vec<u8>, mut value: impl FnMut(&str, &Node<'a>, &mut Vec<u8>)) {
+    out.push(b'{');
+    for (i, (key, node)) in members.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        super::shape::write_key(key, out);
+        out.push(b':');
+        value(key, node, out);
+    }
+    out.push(b'}');
 }
 
 /// The node at `segments`, parsing the objects on the way.
@@ -277,6 +305,39 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// A tail is written at the end of a member's bytes only while the
+    /// member is those bytes, as read.
+    #[test]
+    fn a_tail_is_appended_to_an_unchanged_raw_member_only() {
+        let json = r#"{"a":{"x":1},"e":{},"b":2}"#;
+        let parsed = super::super::shape::Shape::default().parse(json).unwrap();
+        fn raw<'a>(node: &Node<'a>, name: &str) -> &'a RawValue {
+            match node {
+                Node::Object(members) => match members.iter().find(|(k, _)| k == name).map(|(_, v)| v) {
+                    Some(Node::Raw(raw)) => raw,
+                    _ => panic!("{name} is raw"),
+                },
+                _ => panic!("an object"),
+            }
+        }
+        let (a, e, b) = (raw(&parsed, "a"), raw(&parsed, "e"), raw(&parsed, "b"));
+        let mut out = Vec::new();
+        assert!(parsed.write_appending("a", a, r#""t":1"#, &mut out));
+        assert_eq!(String::from_utf8(out).unwrap(), r#"{"a":{"x":1,"t":1},"e":{},"b":2}"#);
+        let mut out = Vec::new();
+        assert!(parsed.write_appending("e", e, r#""t":1"#, &mut out));
+        assert_eq!(String::from_utf8(out).unwrap(), r#"{"a":{"x":1},"e":{"t":1},"b":2}"#);
+        // Not an object; another member's bytes; a member changed since.
+        let mut out = Vec::new();
+        assert!(!parsed.write_appending("b", b, r#""t":1"#, &mut out));
+        assert!(!parsed.write_appending("e", a, r#""t":1"#, &mut out));
+        let mut changed = parsed;
+        let Node::Object(members) = &mut changed else { unreachable!() };
+        members[0].1 = Node::Value(json!({"x": 1}));
+        assert!(!changed.write_appending("a", a, r#""t":1"#, &mut out));
+        assert!(out.is_empty(), "nothing is written when it is refused");
+    }
 
     /// A shared value is read back as the value computed, not parsed from
     /// its JSON: serde_json's parser (without `float_roundtrip`) can read

@@ -170,8 +170,10 @@ pub struct Declarative {
     /// Unique to this compilation in the process: what caches of its
     /// conversions are keyed by (two stores in one process share revisions).
     id: u64,
-    /// Where the rules reach: the metadata and the parents of every path
-    /// any rule reads or writes, either way.
+    /// Where the rules reach: the parents of every path any rule reads or
+    /// writes, either way. The metadata is not among them unless a rule
+    /// reaches into it: it is read as bytes (`convert_routed`), and a read's
+    /// resourceVersion is spliced into them (`resource/stored/convert.rs`).
     shape: Shape,
 }
 
@@ -264,7 +266,6 @@ impl Declarative {
         static COMPILED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let id = COMPILED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut shape = Shape::default();
-        shape.add(&["metadata".to_string()]);
         for step in edges.iter().flat_map(|edge: &Edge| &edge.rules) {
             let paths = match &step.op {
                 Op::Rename { from, to } | Op::Cel { from, to, .. } => vec![from, to],
@@ -358,16 +359,11 @@ impl Declarative {
             return Some(());
         }
         let metadata = bytes::get(obj, &["metadata"])?;
-        let annotated = match bytes::get(metadata, &["annotations"]) {
-            None => false,
-            Some(Node::Raw(raw)) => raw.get().contains(ANNOTATION_PREFIX),
-            Some(Node::Object(members)) => members.iter().any(|(k, _)| k.starts_with(ANNOTATION_PREFIX)),
-            Some(Node::Value(value)) => {
-                value.as_object().is_some_and(|m| m.keys().any(|k| k.starts_with(ANNOTATION_PREFIX)))
-            }
-            Some(Node::Shared(computed)) => {
-                computed.value.as_object().is_some_and(|m| m.keys().any(|k| k.starts_with(ANNOTATION_PREFIX)))
-            }
+        // Unparsed metadata is not parsed for this: bytes that name the
+        // prefix anywhere send the object to the `Value` path, which looks.
+        let annotated = match metadata {
+            Node::Raw(raw) => raw.get().contains(ANNOTATION_PREFIX),
+            _ => Self::annotated(metadata),
         };
         if annotated {
             return None;
@@ -377,6 +373,21 @@ impl Declarative {
             Node::insert(obj.members()?, "apiVersion", Node::Shared(api_version.clone()));
         }
         Some(())
+    }
+
+    /// Whether parsed `metadata` has an annotation of the round trip.
+    fn annotated(metadata: &mut Node<'_>) -> bool {
+        match bytes::get(metadata, &["annotations"]) {
+            None => false,
+            Some(Node::Raw(raw)) => raw.get().contains(ANNOTATION_PREFIX),
+            Some(Node::Object(members)) => members.iter().any(|(k, _)| k.starts_with(ANNOTATION_PREFIX)),
+            Some(Node::Value(value)) => {
+                value.as_object().is_some_and(|m| m.keys().any(|k| k.starts_with(ANNOTATION_PREFIX)))
+            }
+            Some(Node::Shared(computed)) => {
+                computed.value.as_object().is_some_and(|m| m.keys().any(|k| k.starts_with(ANNOTATION_PREFIX)))
+            }
+        }
     }
 
     /// `step` over a node, for an object with no round-trip annotation:

@@ -78,6 +78,12 @@ fn v1_objects() -> Vec<Value> {
         json!({"apiVersion": "example.com/v1", "kind": "Widget",
                "metadata": {"name": "annotated", "annotations": {"conversion.crdstore.io/v2": "{\"fields\":{\"/spec/tier\":\"silver\"}}", "other": "a"}},
                "spec": {"data": "d"}}),
+        // Empty metadata: the resourceVersion is its only member.
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {}, "spec": {"replicas": 1}}),
+        // Metadata bytes that name the annotations' prefix outside an
+        // annotation: the Value path, which finds none to restore.
+        json!({"apiVersion": "example.com/v1", "kind": "Widget",
+               "metadata": {"name": "label", "labels": {"note": "conversion.crdstore.io/v2"}}, "spec": {"data": "d"}}),
     ]
 }
 
@@ -107,8 +113,54 @@ async fn declarative_pages_answer_the_value_paths_bytes() {
     let mut memo = Memo::default();
     let taken: Vec<bool> =
         kvs.iter().map(|kv| declarative_bytes(&open, rules, &route, kv, &mut memo).is_some()).collect();
-    assert_eq!(taken, [true, true, true, true, false, false]);
+    assert_eq!(taken, [true, true, true, true, false, false, true, false]);
     assert!(!rules.needs_read_pass("v2") && served_needs(&served("v1", true)));
+}
+
+/// Metadata bytes that may hold a resourceVersion (no stored object's do)
+/// are read into members, and the one found is replaced in place; the
+/// others take it at their end, unread.
+#[tokio::test]
+async fn a_resource_version_in_the_stored_metadata_is_replaced_where_it_is() {
+    let served = served("v1", false);
+    let Strategy::Declarative(rules) = served.converter.strategy() else { panic!("declarative") };
+    let route = fast_route(&served, rules, "v2").unwrap();
+    let with = |metadata: Value, at: i64| {
+        let obj =
+            json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": metadata, "spec": {"replicas": 2}});
+        let kv = stored(&served, &obj, at);
+        // The stored JSON with the metadata's first member written before
+        // the rest, and the mark kept.
+        let (json, mark) = split_mark(&kv.value);
+        let text = String::from_utf8(json.to_vec()).unwrap();
+        let first = obj["metadata"].as_object().unwrap().iter().next().map(|(k, v)| format!("{}:{v},", json!(k)));
+        let text = match first {
+            Some(first) if first.starts_with("\"resourceVersion\"") => {
+                text.replacen("\"metadata\":{", &format!("\"metadata\":{{{first}"), 1)
+            }
+            _ => text,
+        };
+        let mut bytes = text.into_bytes();
+        crate::resource::stored::append_mark(&mut bytes, mark.expect("marked"));
+        KeyValue { value: bytes.into(), ..kv }
+    };
+    let kvs = [
+        with(json!({"resourceVersion": "3", "name": "held"}), 21),
+        with(json!({"name": "deep", "labels": {"resourceVersion": "5"}}), 22),
+        with(json!({"name": "plain", "labels": {"a": "b"}}), 23),
+    ];
+    assert!(String::from_utf8_lossy(&kvs[0].value).contains(r#""metadata":{"resourceVersion":"3","name":"held""#));
+    let fast = render_page(&served, "v2", kvs.to_vec()).await.unwrap();
+    let expected = slow(&served, "v2", &kvs).await.unwrap();
+    for (got, want) in fast.iter().zip(&expected) {
+        assert_eq!(String::from_utf8_lossy(got), String::from_utf8_lossy(want));
+    }
+    assert!(String::from_utf8_lossy(&fast[0]).contains(r#""metadata":{"resourceVersion":"21","name":"held"}"#));
+    let mut memo = Memo::default();
+    assert!(
+        kvs.iter().all(|kv| declarative_bytes(&served, rules, &route, kv, &mut memo).is_some()),
+        "all take the byte path"
+    );
 }
 
 fn served_needs(served: &Served) -> bool {
