@@ -397,20 +397,15 @@ pub fn splice_into(json: &[u8], api_version: &str, revision: Revision, out: &mut
         return None;
     }
     let rv = serde_json::to_string(&revision.to_string()).expect("strings serialize");
-    // The members are read only when a key `resourceVersion` may be among
-    // them: compact JSON writes such a key, at any depth, as the bytes
-    // `"resourceVersion":`, so where they are absent there is none (a match
-    // elsewhere, inside a key, only costs the read). Stored objects hold
-    // none (`Storing` strips it).
-    let rv_span = match memchr::memmem::find(meta, br#""resourceVersion":"#) {
-        None => None,
-        Some(_) => {
-            let members: Members = serde_json::from_slice(meta).ok()?;
-            members.0.iter().find(|(key, _)| key.0 == "resourceVersion").map(|(_, value)| {
-                let at = metadata.start + (value.get().as_ptr() as usize - meta.as_ptr() as usize);
-                at..at + value.get().len()
-            })
-        }
+    // The members are read only when they may hold a resourceVersion.
+    let rv_span = if may_hold_resource_version(meta) {
+        let members: Members = serde_json::from_slice(meta).ok()?;
+        members.0.iter().find(|(key, _)| key.0 == "resourceVersion").map(|(_, value)| {
+            let at = metadata.start + (value.get().as_ptr() as usize - meta.as_ptr() as usize);
+            at..at + value.get().len()
+        })
+    } else {
+        None
     };
     // The metadata's resourceVersion replaced, or appended as its last member.
     let (rv_at, rv_bytes) = match rv_span {
@@ -445,6 +440,15 @@ pub fn splice_into(json: &[u8], api_version: &str, revision: Revision, out: &mut
     }
     out.extend_from_slice(&json[copied..]);
     Some(written)
+}
+
+/// Whether the compact JSON of an object (a stored object's metadata) may
+/// have a member `resourceVersion`: compact JSON writes such a key, at any
+/// depth, as the bytes `"resourceVersion":`, so where they are absent there
+/// is none (a match elsewhere, inside a key, only costs a read of the
+/// members). Stored objects hold none (`Storing` strips it).
+fn may_hold_resource_version(json: &[u8]) -> bool {
+    memchr::memmem::find(json, br#""resourceVersion":"#).is_some()
 }
 
 /// What label and field selectors read of an object: its name, namespace

@@ -211,7 +211,7 @@ fn declarative_bytes<'a>(
     // resourceVersion written at their end, as `splice_into` does, when
     // they cannot hold one already (stored objects do not).
     let unparsed = match metadata {
-        Node::Raw(raw) if memchr::memmem::find(raw.get().as_bytes(), br#""resourceVersion":"#).is_none() => Some(*raw),
+        Node::Raw(raw) if !super::may_hold_resource_version(raw.get().as_bytes()) => Some(*raw),
         _ => None,
     };
     if unparsed.is_none() {
