@@ -14,8 +14,6 @@ use serde_json::{Map, Value};
 
 use super::graph::{Node, WAITING_FOR};
 use crate::storage::KeyValue;
-#[cfg(test)]
-use crate::storage::Revision;
 
 /// The node of a stored object, when it is one (`Node::from_object` of its
 /// metadata's members that a node reads).
@@ -170,6 +168,7 @@ impl<'de> Deserialize<'de> for IsNote {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::Revision;
     use serde_json::json;
 
     fn stored(obj: &Value, marked: bool) -> KeyValue {

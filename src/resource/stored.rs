@@ -396,7 +396,7 @@ pub fn splice_into(json: &[u8], api_version: &str, revision: Revision, out: &mut
     if meta.first() != Some(&b'{') {
         return None;
     }
-    let rv = serde_json::to_string(&revision.to_string()).expect("strings serialize");
+    let rv = resource_version_json(revision);
     // The members are read only when they may hold a resourceVersion.
     let rv_span = if may_hold_resource_version(meta) {
         let members: Members = serde_json::from_slice(meta).ok()?;
@@ -440,6 +440,11 @@ pub fn splice_into(json: &[u8], api_version: &str, revision: Revision, out: &mut
     }
     out.extend_from_slice(&json[copied..]);
     Some(written)
+}
+
+/// A resourceVersion as JSON: the revision, as a string.
+fn resource_version_json(revision: Revision) -> String {
+    serde_json::to_string(&revision.to_string()).expect("strings serialize")
 }
 
 /// Whether the compact JSON of an object (a stored object's metadata) may

@@ -206,7 +206,6 @@ fn declarative_bytes<'a>(
     // the end. The apiVersion, which `from_stored` sets to the storage
     // version's, is set in place by the route's last step (no rule reads it).
     let metadata = members.iter_mut().find(|(k, _)| k == "metadata").map(|(_, v)| v)?;
-    let rv = kv.mod_revision.to_string();
     // Metadata that no rule reaches into is left as its bytes, and the
     // resourceVersion written at their end, as `splice_into` does, when
     // they cannot hold one already (stored objects do not).
@@ -215,13 +214,13 @@ fn declarative_bytes<'a>(
         _ => None,
     };
     if unparsed.is_none() {
-        Node::insert(metadata.members()?, "resourceVersion", Node::Value(Value::String(rv.clone())));
+        Node::insert(metadata.members()?, "resourceVersion", Node::Value(Value::String(kv.mod_revision.to_string())));
     }
     rules.convert_routed(&mut obj, route, memo)?;
     let mut out = Vec::with_capacity(json.len() + 64);
     match unparsed {
         Some(raw) => {
-            let tail = format!("\"resourceVersion\":\"{rv}\"");
+            let tail = format!("\"resourceVersion\":{}", super::resource_version_json(kv.mod_revision));
             obj.write_appending("metadata", raw, &tail, &mut out).then_some(())?;
         }
         None => obj.write(&mut out),
