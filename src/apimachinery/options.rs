@@ -120,4 +120,35 @@ pub struct DeleteOptions {
 pub struct Written {
     pub object: serde_json::Value,
     pub warnings: Vec<String>,
+    /// `object`'s compact JSON when the write already has it (spliced from
+    /// the stored bytes, as a read of them answers), so a transport sends
+    /// it rather than serialising `object` again.
+    json: Option<Vec<u8>>,
+}
+
+impl Written {
+    pub fn new(object: serde_json::Value, warnings: Vec<String>) -> Self {
+        Self { object, warnings, json: None }
+    }
+
+    /// `object` and its compact JSON, which must be what serialising
+    /// `object` gives (as JSON: the same members and values).
+    pub fn with_json(object: serde_json::Value, warnings: Vec<String>, json: Option<Vec<u8>>) -> Self {
+        Self { object, warnings, json }
+    }
+
+    /// Whether the write made the object's JSON itself.
+    #[cfg(test)]
+    pub fn spliced(&self) -> bool {
+        self.json.is_some()
+    }
+
+    /// The object's compact JSON: the write's own when it has it, else
+    /// `object` serialised.
+    pub fn json(&self) -> std::borrow::Cow<'_, [u8]> {
+        match &self.json {
+            Some(json) => std::borrow::Cow::Borrowed(json),
+            None => std::borrow::Cow::Owned(serde_json::to_vec(&self.object).expect("JSON values serialize")),
+        }
+    }
 }

@@ -13,6 +13,7 @@ use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use super::status::{http_code, retry_after, status_object};
+use crate::apimachinery::options::Written;
 use crate::error::Error;
 
 /// What a client asked to receive.
@@ -161,6 +162,19 @@ pub fn respond(code: StatusCode, value: &Value, output: Output, warnings: &[Stri
     let mut response = (code, [(CONTENT_TYPE, content_type)], Body::from(body)).into_response();
     add_warnings(response.headers_mut(), warnings);
     response
+}
+
+/// The response to a write: its object encoded as asked, carrying its
+/// warnings; in JSON, the JSON the write made of it when it made one.
+pub fn respond_written(code: StatusCode, written: &Written, output: Output) -> Response {
+    match output {
+        Output::Yaml => respond(code, &written.object, output, &written.warnings),
+        Output::Json | Output::Table(_) => {
+            let mut response = respond_json(code, written.json().into_owned());
+            add_warnings(response.headers_mut(), &written.warnings);
+            response
+        }
+    }
 }
 
 /// A JSON response of `body`, JSON already.

@@ -26,6 +26,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use self::messages::Pb;
 use super::codec::{self, Failure, Output, Reply};
 use super::status::{http_code, retry_after, status_object};
+use crate::apimachinery::options::Written;
 use crate::error::{Error, Reason, Result};
 use crate::watch::stream::WatchStream;
 
@@ -250,6 +251,15 @@ pub fn respond_as(protobuf: bool, code: StatusCode, value: &Value, output: Outpu
     match protobuf {
         true => respond(code, value, warnings),
         false => codec::respond(code, value, output, warnings),
+    }
+}
+
+/// The response to a write in protobuf when `protobuf` was negotiated,
+/// else in `output` (`codec::respond_written`).
+pub fn respond_written_as(protobuf: bool, code: StatusCode, written: &Written, output: Output) -> Response {
+    match protobuf {
+        true => respond(code, &written.object, &written.warnings),
+        false => codec::respond_written(code, written, output),
     }
 }
 

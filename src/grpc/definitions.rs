@@ -38,7 +38,7 @@ impl CustomResourceDefinitions for DefinitionsService {
     ) -> Result<Response<pb::CreateDefinitionResponse>, Status> {
         let req = request.into_inner();
         let created = self.registry.create(&req.definition, &convert::write_options(req.options)?).await?;
-        let response = pb::CreateDefinitionResponse { definition: convert::json(&created.object) };
+        let response = pb::CreateDefinitionResponse { definition: created.json().into_owned() };
         Ok(convert::with_warnings(response, &created.warnings))
     }
 
@@ -85,7 +85,7 @@ impl CustomResourceDefinitions for DefinitionsService {
     ) -> Result<Response<pb::UpdateDefinitionResponse>, Status> {
         let req = request.into_inner();
         let updated = self.registry.update(&req.definition, &convert::write_options(req.options)?).await?;
-        let response = pb::UpdateDefinitionResponse { definition: convert::json(&updated.object) };
+        let response = pb::UpdateDefinitionResponse { definition: updated.json().into_owned() };
         Ok(convert::with_warnings(response, &updated.warnings))
     }
 

@@ -84,7 +84,7 @@ impl CustomResources for ResourcesService {
         let result = async {
             let created = self.resources.create(&r, &req.object, &convert::write_options(req.options)?).await?;
             Ok(convert::with_warnings(
-                pb::CreateResourceResponse { object: convert::json(&created.object) },
+                pb::CreateResourceResponse { object: created.json().into_owned() },
                 &created.warnings,
             ))
         };
@@ -146,7 +146,7 @@ impl CustomResources for ResourcesService {
         let result = async {
             let updated = self.resources.update(&r, &req.object, &convert::write_options(req.options)?).await?;
             Ok(convert::with_warnings(
-                pb::UpdateResourceResponse { object: convert::json(&updated.object) },
+                pb::UpdateResourceResponse { object: updated.json().into_owned() },
                 &updated.warnings,
             ))
         };
@@ -177,7 +177,7 @@ impl CustomResources for ResourcesService {
                 pb::Subresource::Scale => self.resources.patch_scale(&r, kind, &req.patch, &options).await?,
             };
             Ok(convert::with_warnings(
-                pb::PatchResourceResponse { object: convert::json(&patched.object) },
+                pb::PatchResourceResponse { object: patched.json().into_owned() },
                 &patched.warnings,
             ))
         };
@@ -224,7 +224,7 @@ impl CustomResources for ResourcesService {
         let result = async {
             let updated = self.resources.update_status(&r, &req.object, &convert::write_options(req.options)?).await?;
             Ok(convert::with_warnings(
-                pb::UpdateStatusResponse { object: convert::json(&updated.object) },
+                pb::UpdateStatusResponse { object: updated.json().into_owned() },
                 &updated.warnings,
             ))
         };
@@ -250,7 +250,7 @@ impl CustomResources for ResourcesService {
         let result = async {
             let written = self.resources.update_scale(&r, &req.scale, &convert::write_options(req.options)?).await?;
             Ok(convert::with_warnings(
-                pb::UpdateScaleResponse { scale: convert::json(&written.object) },
+                pb::UpdateScaleResponse { scale: written.json().into_owned() },
                 &written.warnings,
             ))
         };
@@ -279,7 +279,7 @@ impl CustomResources for ResourcesService {
             let options = convert::apply_options(req.field_manager, req.force, req.dry_run);
             let (written, created) = self.resources.apply(&r, endpoint, &req.object, &options).await?;
             Ok(convert::with_warnings(
-                pb::ApplyResourceResponse { object: convert::json(&written.object), created },
+                pb::ApplyResourceResponse { object: written.json().into_owned(), created },
                 &written.warnings,
             ))
         };

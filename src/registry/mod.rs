@@ -154,7 +154,7 @@ impl Registry {
         naming::accept_names(&mut crd, &claimed);
         let warnings = format_warnings(&crd, None);
         if options.dry_run {
-            return Ok(Written { object: definition::to_json(&crd), warnings });
+            return Ok(Written::new(definition::to_json(&crd), warnings));
         }
         let stored = definition::to_stored(&crd);
         meta::check_stored_size(&stored)?;
@@ -164,7 +164,7 @@ impl Registry {
         };
         tracing::info!(definition = %name, revision = %committed.revision, "created definition");
         crd.metadata.resource_version = Some(committed.revision.to_string());
-        Ok(Written { object: definition::to_json(&crd), warnings })
+        Ok(Written::new(definition::to_json(&crd), warnings))
     }
 
     /// Replaces a definition's spec and metadata; its status is kept. Warns
@@ -213,10 +213,10 @@ impl Registry {
             if !options.dry_run {
                 self.remove(old).await?;
             }
-            return Ok(Written { object, warnings });
+            return Ok(Written::new(object, warnings));
         }
         let object = self.commit_with_group(crd, old, options).await?;
-        Ok(Written { object, warnings })
+        Ok(Written::new(object, warnings))
     }
 
     /// Patches a definition (`Endpoint::Main`) or its status (JSON merge

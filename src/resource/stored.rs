@@ -250,16 +250,29 @@ pub fn render(served: &Served, version: &str, kv: &KeyValue) -> Result<Vec<u8>> 
 /// `served.api_version(version)` (made once for a page); on an error
 /// nothing is appended.
 pub fn render_into(served: &Served, version: &str, api_version: &str, kv: &KeyValue, out: &mut Vec<u8>) -> Result<()> {
-    let (json, mark) = split_mark(&kv.value);
-    if mark == Some(served.storage_mark)
-        && served.plain(version)
-        && splice_into(json, api_version, kv.mod_revision, out).is_some()
-    {
+    if splice_at(served, version, api_version, kv, out) {
         return Ok(());
     }
     let obj = from_stored(served, version, kv)?;
     serde_json::to_writer(&mut *out, &obj).expect("JSON values serialize");
     Ok(())
+}
+
+/// `render` when it splices the stored bytes (marked with the storage
+/// schema's current mark, read at a plain version), else None: what a
+/// write answers as its object's JSON without serialising it again.
+pub fn spliced(served: &Served, version: &str, kv: &KeyValue) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    splice_at(served, version, &served.api_version(version), kv, &mut out).then_some(out)
+}
+
+/// Appends `render`'s answer to `out` when it is the stored bytes spliced;
+/// whether it was (nothing is appended when not).
+fn splice_at(served: &Served, version: &str, api_version: &str, kv: &KeyValue, out: &mut Vec<u8>) -> bool {
+    let (json, mark) = split_mark(&kv.value);
+    mark == Some(served.storage_mark)
+        && served.plain(version)
+        && splice_into(json, api_version, kv.mod_revision, out).is_some()
 }
 
 /// A key of a JSON object, borrowed unless it has escapes.

@@ -11,6 +11,8 @@ mod owners;
 mod selectors;
 mod subresources;
 mod watch;
+#[cfg(test)]
+mod written_tests;
 
 use std::sync::Arc;
 
@@ -294,7 +296,7 @@ impl Resources {
             if self.store.get(&key).is_some() {
                 return Err(Error::already_exists(&served.group, &served.plural, &name));
             }
-            return Ok(Some(Written { object: answer, warnings }));
+            return Ok(Some(Written::new(answer, warnings)));
         }
         meta::check_stored_size(storing.json())?;
         let mut ops: Vec<Op> = Self::tie(&served).into_iter().chain(admitted).collect();
@@ -304,7 +306,8 @@ impl Resources {
             Ok(committed) => {
                 let kv = committed.current(at).ok_or_else(|| Error::internal("create left no object"))?;
                 meta::set_resource_version(&mut answer, kv.mod_revision);
-                Ok(Some(Written { object: answer, warnings }))
+                let json = stored::spliced(&served, &r.version, kv);
+                Ok(Some(Written::with_json(answer, warnings, json)))
             }
             // The definition (or the namespace) changed since it was
             // resolved: resolve again.
@@ -509,7 +512,7 @@ impl Resources {
         if finished {
             if options.dry_run {
                 meta::set_resource_version(&mut obj, current.mod_revision);
-                return Ok(Some(Written { object: obj, warnings }));
+                return Ok(Some(Written::new(obj, warnings)));
             }
         } else {
             // Checked at the request version, stored at the storage version,
@@ -520,7 +523,7 @@ impl Resources {
             let mut answer = storing.take_read_at(served, &r.version).await?;
             if options.dry_run {
                 meta::set_resource_version(&mut answer, current.mod_revision);
-                return Ok(Some(Written { object: answer, warnings }));
+                return Ok(Some(Written::new(answer, warnings)));
             }
             obj = answer;
             storing_slot = Some(storing);
@@ -544,13 +547,14 @@ impl Resources {
             Err(StorageError::PreconditionFailed { .. }) => return Ok(None),
             other => other?,
         };
-        let revision = if finished {
-            committed.revision
+        let (revision, json) = if finished {
+            (committed.revision, None)
         } else {
-            committed.current(at).ok_or_else(|| Error::internal("update left no object"))?.mod_revision
+            let kv = committed.current(at).ok_or_else(|| Error::internal("update left no object"))?;
+            (kv.mod_revision, stored::spliced(served, &r.version, kv))
         };
         meta::set_resource_version(&mut obj, revision);
-        Ok(Some(Written { object: obj, warnings }))
+        Ok(Some(Written::with_json(obj, warnings, json)))
     }
 
     /// Lists objects of a resource in a namespace, or in all of them. At a

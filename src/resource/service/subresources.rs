@@ -164,7 +164,7 @@ impl Resources {
         match self.write_over(target, obj, &[]).await? {
             Some(written) => {
                 let object = scale::read(&written.object, paths)?;
-                Ok(Some(Written { object, warnings: written.warnings }))
+                Ok(Some(Written::new(object, written.warnings)))
             }
             // Tried again: a stale resourceVersion is then refused above.
             None => Ok(None),
