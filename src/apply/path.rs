@@ -289,6 +289,39 @@ impl Set {
         out
     }
 
+    /// `exclude_prefixes` of a set no longer needed: its nodes kept or
+    /// dropped where they are, none copied.
+    pub fn without_prefixes(mut self, prefixes: &Set) -> Set {
+        self.exclude_in(prefixes);
+        self
+    }
+
+    fn exclude_in(&mut self, prefixes: &Set) {
+        if prefixes.is_empty() {
+            return;
+        }
+        self.0.retain(|pe, node| match prefixes.0.get(pe) {
+            Some(p) if p.member => false,
+            Some(p) => {
+                node.children.exclude_in(&p.children);
+                node.member || !node.children.is_empty()
+            }
+            None => true,
+        });
+    }
+
+    /// `difference` in place: what it answers, without copying the nodes
+    /// it keeps.
+    pub fn remove_in(&mut self, other: &Set) {
+        self.0.retain(|pe, node| {
+            if let Some(theirs) = other.0.get(pe) {
+                node.member &= !theirs.member;
+                node.children.remove_in(&theirs.children);
+            }
+            node.member || !node.children.is_empty()
+        });
+    }
+
     /// Every member path, members of a level before its children, as
     /// smd's `Set.Iterate`.
     pub fn paths(&self) -> Vec<Vec<PathElement>> {
@@ -396,5 +429,33 @@ mod tests {
         assert_eq!(paths, [".spec", ".spec.x", ".spec.y"]);
         let key = PathElement::Key(vec![("name".into(), json!("a")), ("port".into(), json!(80))]);
         assert_eq!(key.to_string(), "[name=\"a\",port=80]");
+    }
+
+    #[test]
+    fn in_place_operations_answer_what_the_copying_ones_do() {
+        let sets: Vec<Set> = [
+            json!({}),
+            json!({"f:spec": {}}),
+            json!({"f:spec": {".": {}, "f:x": {}, "f:y": {"f:z": {}}}}),
+            json!({"f:spec": {"f:x": {}, "f:y": {}}, "f:status": {}}),
+            json!({"f:spec": {"f:y": {".": {}, "f:z": {}, "f:w": {}}}}),
+            json!({"f:metadata": {"f:labels": {".": {}, "f:app": {}}}, "f:spec": {"f:x": {}}}),
+            json!({"f:metadata": {}, "f:status": {"f:ok": {}}}),
+        ]
+        .iter()
+        .map(|json| Set::from_fields_v1(json).unwrap())
+        .collect();
+        for a in &sets {
+            for b in &sets {
+                assert_eq!(a.clone().without_prefixes(b), a.exclude_prefixes(b), "{a:?} without {b:?}");
+                let mut removed = a.clone();
+                removed.remove_in(b);
+                assert_eq!(removed, a.difference(b), "{a:?} minus {b:?}");
+            }
+        }
+        // The copying operations differ from the sets as given, so the
+        // comparison above sees something.
+        assert_ne!(sets[2].difference(&sets[3]), sets[2]);
+        assert_ne!(sets[2].exclude_prefixes(&sets[4]), sets[2]);
     }
 }
