@@ -321,7 +321,7 @@ impl<'de> Deserialize<'de> for Members<'de> {
 }
 
 /// Where the members `splice` reads sit in a stored object's JSON.
-#[derive(Default)]
+#[derive(Debug, Default, Clone, PartialEq)]
 struct Spans {
     api_version: Option<Range<usize>>,
     kind: Option<Range<usize>>,
@@ -339,7 +339,7 @@ impl Spans {
 /// spec and status, nearly all of an object) is not scanned.
 struct SpansVisitor<'s> {
     base: usize,
-    found: &'s std::cell::Cell<Spans>,
+    found: &'s std::cell::Cell<Option<Spans>>,
 }
 
 /// The error that ends the scan once all three members are found.
@@ -363,13 +363,25 @@ impl<'de> Visitor<'de> for SpansVisitor<'_> {
             };
             slot.get_or_insert(at..at + value.len());
             if spans.complete() {
-                self.found.set(spans);
+                self.found.set(Some(spans));
                 return Err(serde::de::Error::custom(FOUND));
             }
         }
-        self.found.set(spans);
+        self.found.set(Some(spans));
         Ok(())
     }
+}
+
+/// The spans of `json`'s top-level members as serde's reader finds them
+/// (`scan::spans` answers the same faster, when it can tell); None when it
+/// is not an object.
+fn serde_spans(json: &[u8]) -> Option<Spans> {
+    let found = std::cell::Cell::new(None);
+    // Ends in the FOUND error once all are found: the spans are set then,
+    // and on reaching the end of the object; any other error leaves none.
+    let _ = (&mut serde_json::Deserializer::from_slice(json))
+        .deserialize_map(SpansVisitor { base: json.as_ptr() as usize, found: &found });
+    found.take()
 }
 
 /// The compact JSON `json` (as serde_json writes a value: no whitespace,
@@ -399,12 +411,8 @@ pub struct Written {
 /// `metadata` is parsed. None (nothing written) when the object lacks
 /// `apiVersion` or `metadata`.
 pub fn splice_into(json: &[u8], api_version: &str, revision: Revision, out: &mut Vec<u8>) -> Option<Written> {
-    let found = std::cell::Cell::new(Spans::default());
-    // Ends in the FOUND error once all are found: the spans are set then,
-    // and on reaching the end of the object; any other error leaves none.
-    let _ = (&mut serde_json::Deserializer::from_slice(json))
-        .deserialize_map(SpansVisitor { base: json.as_ptr() as usize, found: &found });
-    let Spans { api_version: Some(api), kind, metadata: Some(metadata) } = found.take() else { return None };
+    let spans = scan::spans(json).or_else(|| serde_spans(json));
+    let Some(Spans { api_version: Some(api), kind, metadata: Some(metadata) }) = spans else { return None };
     let meta = &json[metadata.clone()];
     if meta.first() != Some(&b'{') {
         return None;
@@ -526,6 +534,7 @@ pub fn api_version(value: &[u8]) -> Option<String> {
 
 mod cache;
 mod convert;
+mod scan;
 pub use cache::Converted;
 pub use convert::render_page;
 
