@@ -1,7 +1,8 @@
 //! Property tests over every decoder in `apimachinery` that takes untrusted
 //! bytes: request bodies, label and field selectors, JSON and merge patches,
 //! continue tokens and resourceVersions; and the YAML bodies the gateway
-//! decodes and the CEL rules definitions carry. Each property feeds inputs near the
+//! decodes and the CEL rules definitions carry; and the splice of stored
+//! bytes that reads answer, against the `Value` path. Each property feeds inputs near the
 //! grammar plus raw arbitrary bytes and asserts there is no panic and that a
 //! refusal is the client's fault (BadRequest, Invalid, RequestEntityTooLarge),
 //! never an InternalError. Case counts are bounded so the whole binary stays
@@ -12,6 +13,8 @@ use std::collections::BTreeMap;
 use base64::Engine as _;
 use crdstore::apimachinery::{decode, list, meta, patch, selector};
 use crdstore::error::{Error, FieldError, Reason};
+use crdstore::resource::stored;
+use crdstore::storage::Revision;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -220,6 +223,43 @@ proptest! {
             Ok(patched) => prop_assert!(doc.is_object() && patched.is_object()),
             Err(err) => client_fault(&err, PATCH_FAULTS),
         }
+    }
+
+    /// A read's splice of stored bytes (the store's compact JSON, whose
+    /// members it finds by a scan of their structure, `stored/scan.rs`) is
+    /// byte for byte what the `Value` path serialises: apiVersion replaced
+    /// where it is, metadata.resourceVersion replaced where it is or
+    /// appended; and it says where it wrote kind and metadata.
+    #[test]
+    fn a_splice_is_the_value_paths_bytes(
+        members in prop::collection::vec(("[a-z]{0,4}|apiVersion|kind|metadata", json_value()), 0..6),
+        api in prop::option::of(json_value()),
+        meta in prop::option::of(prop::collection::vec(("[a-z]{0,4}|resourceVersion", json_value()), 0..4)),
+        rv in 1i64..1_000_000,
+    ) {
+        let mut object: Map<String, Value> = members.into_iter().collect();
+        if let Some(api) = api {
+            object.insert("apiVersion".into(), api);
+        }
+        if let Some(meta) = meta {
+            object.insert("metadata".into(), Value::Object(meta.into_iter().collect()));
+        }
+        let json = serde_json::to_vec(&object).unwrap();
+        let mut out = Vec::new();
+        let written = stored::splice_into(&json, "g/v2", Revision::new(rv), &mut out);
+        let (Some(_), Some(Value::Object(_))) = (object.get("apiVersion"), object.get("metadata")) else {
+            prop_assert!(written.is_none() && out.is_empty());
+            return Ok(());
+        };
+        let written = written.expect("an object with apiVersion and metadata splices");
+        let mut expected = Value::Object(object);
+        expected["apiVersion"] = json!("g/v2");
+        expected["metadata"]["resourceVersion"] = json!(rv.to_string());
+        prop_assert_eq!(String::from_utf8(out.clone()).unwrap(), serde_json::to_string(&expected).unwrap());
+        // Compared as bytes: floats read back may move by an ulp.
+        prop_assert_eq!(&out[written.metadata], &serde_json::to_vec(&expected["metadata"]).unwrap()[..]);
+        let kind = written.kind.map(|kind| out[kind].to_vec());
+        prop_assert_eq!(kind, expected.get("kind").map(|kind| serde_json::to_vec(kind).unwrap()));
     }
 
     #[test]

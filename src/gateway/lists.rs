@@ -87,37 +87,29 @@ async fn render(items: &Arc<JsonItems>, start: usize, count: usize) -> Result<Ve
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use serde_json::json;
 
     use super::*;
     use crate::apimachinery::options::{ListOptions, WriteOptions};
-    use crate::registry::Registry;
+    use crate::resource::testing::Stack;
     use crate::resource::{Ref, Resources};
-    use crate::storage::sled::{SledOptions, SledStore};
-    use crate::storage::{keys, Op, Storage};
-    use crate::watch::stream::WatchDefaults;
+    use crate::storage::{keys, Op};
 
     fn widgets(name: &str) -> Ref {
         Ref::new("example.com", "v1", "widgets", "default", name)
     }
 
     /// Widgets w0000 to w1099, and a store to write behind their back.
-    async fn filled() -> (Arc<Resources>, Arc<dyn Storage>, tempfile::TempDir, tokio::sync::watch::Sender<bool>) {
-        let dir = tempfile::tempdir().unwrap();
-        let (sled, background) = SledStore::open(dir.path(), SledOptions::default()).unwrap();
-        tokio::spawn(background.run());
-        let store: Arc<dyn Storage> = Arc::new(sled);
-        let (stop, stopped) = tokio::sync::watch::channel(false);
-        let registry = Registry::new(store.clone(), WatchDefaults::default(), stopped.clone());
+    async fn filled() -> Stack {
         let schema = json!({"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}});
-        let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-            "metadata": {"name": "widgets.example.com"},
-            "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
-                     "versions": [{"name": "v1", "served": true, "storage": true, "schema": schema}]}});
-        registry.create(&serde_json::to_vec(&crd).unwrap(), &WriteOptions::default()).await.unwrap();
-        let resources = Arc::new(Resources::new(store.clone(), WatchDefaults::default(), stopped));
+        let stack = Stack::start();
+        stack
+            .define(&json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "metadata": {"name": "widgets.example.com"},
+                "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+                         "versions": [{"name": "v1", "served": true, "storage": true, "schema": schema}]}}))
+            .await;
+        let resources = &stack.resources;
         let writers = (0..16).map(|writer| {
             let resources = resources.clone();
             tokio::spawn(async move {
@@ -132,7 +124,7 @@ mod tests {
         for writer in writers.collect::<Vec<_>>() {
             writer.await.unwrap();
         }
-        (resources, store, dir, stop)
+        stack
     }
 
     async fn answer(resources: &Resources) -> (StatusCode, std::result::Result<Bytes, axum::Error>) {
@@ -144,8 +136,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_streamed_list_is_the_whole_list_and_an_item_that_fails_cuts_it_short_or_fails_it() {
-        let (resources, store, _dir, _stop) = filled().await;
-        let (status, body) = answer(&resources).await;
+        let stack = filled().await;
+        let (resources, store) = (&stack.resources, &stack.store);
+        let (status, body) = answer(resources).await;
         let list: Value = serde_json::from_slice(&body.unwrap()).unwrap();
         assert_eq!(status, StatusCode::OK);
         let names: Vec<String> =
@@ -160,14 +153,14 @@ mod tests {
         // has started, so its body breaks off.
         let broken = keys::resource_key("example.com", "widgets", "default", "w0700a");
         store.commit(vec![Op::create(broken, b"not json".to_vec())]).await.unwrap();
-        let (status, body) = answer(&resources).await;
+        let (status, body) = answer(resources).await;
         assert_eq!(status, StatusCode::OK);
         assert!(body.is_err(), "the body is cut short, not ended as if whole");
 
         // In the first chunk: a Status, before anything is sent.
         let broken = keys::resource_key("example.com", "widgets", "default", "w0001a");
         store.commit(vec![Op::create(broken, b"not json".to_vec())]).await.unwrap();
-        let (status, body) = answer(&resources).await;
+        let (status, body) = answer(resources).await;
         assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
         let failed: Value = serde_json::from_slice(&body.unwrap()).unwrap();
         assert_eq!(failed["kind"], "Status", "{failed}");

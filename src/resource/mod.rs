@@ -10,6 +10,8 @@ pub mod service;
 pub mod stored;
 pub mod strategy;
 pub mod table;
+#[cfg(test)]
+pub mod testing;
 
 pub use service::{Deleted, Endpoint, JsonItems, JsonPage, Resources};
 pub use strategy::Ref;

@@ -128,8 +128,7 @@ fn container_end(json: &[u8], at: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use proptest::prelude::*;
-    use serde_json::{json, Value};
+    use serde_json::json;
 
     use super::*;
 
@@ -138,51 +137,41 @@ mod tests {
         super::super::serde_spans(json)
     }
 
-    fn value() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::Bool),
-            any::<i64>().prop_map(Value::from),
-            any::<u64>().prop_map(Value::from),
-            (-1e12f64..1e12).prop_map(Value::from),
-            "[a-z\"\\\\/ é\u{1F600}\u{0}-\u{1f}\\]\\[{}:,]{0,12}".prop_map(Value::String),
+    // Over generated objects the splice the scan serves is held to the
+    // `Value` path (tests/fuzz.rs, `a_splice_is_the_value_paths_bytes`);
+    // since anything the scan gives up on is read by serde, that does not
+    // see a scan that gives up where it need not: this does.
+    #[test]
+    fn over_compact_json_the_scan_finds_what_serde_finds() {
+        let values = [
+            json!(null),
+            json!(true),
+            json!(-12.5e-3),
+            json!(u64::MAX),
+            json!("plain"),
+            json!("q\"u\\o}t]e{d[,:"),
+            json!("\u{0}\u{1f}é😀\\"),
+            json!(""),
+            json!([]),
+            json!({}),
+            json!([1, "a\"]", {"k": [null, {"z": "\\"}]}]),
+            json!({"a": {"b": {"c": ["}", "]"]}}, "d": false}),
         ];
-        leaf.prop_recursive(4, 32, 4, |inner| {
-            prop_oneof![
-                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-                proptest::collection::vec(("[a-z\"\\\\]{0,4}", inner), 0..4)
-                    .prop_map(|members| Value::Object(members.into_iter().collect())),
-            ]
-        })
-    }
-
-    fn key() -> impl Strategy<Value = String> {
-        prop_oneof![
-            Just("apiVersion".to_string()),
-            Just("kind".to_string()),
-            Just("metadata".to_string()),
-            "[a-zA-Z\"]{0,10}",
-        ]
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
-
-        /// Over the compact JSON serde writes, the scan finds what serde's
-        /// reader finds, wherever the members are and whatever the values.
-        #[test]
-        fn the_scan_finds_what_serde_finds(members in proptest::collection::vec((key(), value()), 0..8)) {
-            let object = Value::Object(members.into_iter().collect());
-            let json = serde_json::to_vec(&object).unwrap();
-            let scanned = spans(&json);
-            let escaped_key = object.as_object().unwrap().keys().any(|k| k.contains('"'));
-            if !escaped_key {
-                prop_assert!(scanned.is_some(), "{}", String::from_utf8_lossy(&json));
-            }
-            if let Some(scanned) = scanned {
-                prop_assert_eq!(scanned, serde_spans(&json).unwrap());
+        let mut checked = 0;
+        for v in &values {
+            for object in [
+                json!({"apiVersion": v, "kind": v, "metadata": {"m": v, "n": [v, v]}}),
+                json!({"x": v, "metadata": {"a": {"b": v}}, "y": [v], "kind": "K", "apiVersion": "g/v1", "z": v}),
+                json!({"kind": [v], "apiVersion": {"v": v}, "spec": v}),
+                json!({"s": v}),
+            ] {
+                let json = serde_json::to_vec(&object).unwrap();
+                let scanned = spans(&json).unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&json)));
+                assert_eq!(scanned, serde_spans(&json).unwrap(), "{}", String::from_utf8_lossy(&json));
+                checked += 1;
             }
         }
+        assert_eq!(checked, 48);
     }
 
     #[test]
