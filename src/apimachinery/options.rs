@@ -143,12 +143,12 @@ impl Written {
         self.json.is_some()
     }
 
-    /// The object's compact JSON: the write's own when it has it, else
-    /// `object` serialised.
-    pub fn json(&self) -> std::borrow::Cow<'_, [u8]> {
-        match &self.json {
-            Some(json) => std::borrow::Cow::Borrowed(json),
-            None => std::borrow::Cow::Owned(serde_json::to_vec(&self.object).expect("JSON values serialize")),
+    /// The object's compact JSON, taken: the write's own when it has it
+    /// (moved, not copied), else `object` serialised.
+    pub fn take_json(&mut self) -> Vec<u8> {
+        match self.json.take() {
+            Some(json) => json,
+            None => serde_json::to_vec(&self.object).expect("JSON values serialize"),
         }
     }
 }

@@ -316,7 +316,7 @@ async fn definitions(
     let respond =
         |code, value: &Value, output, warnings: &[String]| protobuf::respond_as(proto, code, value, output, warnings);
     let ok = |value: &Value, warnings: &[String]| respond(StatusCode::OK, value, output, warnings);
-    let answer = |code, written: &Written| protobuf::respond_written_as(proto, code, written, output);
+    let answer = |code, written: Written| protobuf::respond_written_as(proto, code, written, output);
     match (method, name) {
         (&Method::GET, None) if params.watch() => {
             if output == Output::Yaml {
@@ -342,7 +342,7 @@ async fn definitions(
             let written = registry
                 .create(&protobuf::definition_body(headers, body).await?, &write_options(params, headers)?)
                 .await?;
-            Ok(answer(StatusCode::CREATED, &written))
+            Ok(answer(StatusCode::CREATED, written))
         }
         (&Method::GET, Some(name)) if shape.is_some() => {
             let shape = shape.unwrap_or_default();
@@ -359,7 +359,7 @@ async fn definitions(
             let written = registry
                 .update(&protobuf::definition_body(headers, body).await?, &write_options(params, headers)?)
                 .await?;
-            Ok(answer(StatusCode::OK, &written))
+            Ok(answer(StatusCode::OK, written))
         }
         (&Method::PATCH, Some(name)) => {
             let endpoint = if status { Endpoint::Status } else { Endpoint::Main };
@@ -368,10 +368,10 @@ async fn definitions(
             if kind == PatchType::Apply {
                 let (written, created) = registry.apply(&name, endpoint, &body, &options).await?;
                 let code = if created { StatusCode::CREATED } else { StatusCode::OK };
-                return Ok(answer(code, &written));
+                return Ok(answer(code, written));
             }
             let written = registry.patch(&name, endpoint, kind, &body, &options).await?;
-            Ok(answer(StatusCode::OK, &written))
+            Ok(answer(StatusCode::OK, written))
         }
         (&Method::DELETE, Some(name)) if !status => {
             let options = protobuf::delete_body(headers, body).await?;
@@ -421,7 +421,7 @@ async fn resources(
         shape.map(|shape| table(&served, &r.version, objects, list, jiff::Timestamp::now(), shape))
     };
     let ok = |value: &Value, warnings: &[String]| respond(StatusCode::OK, value, output, warnings);
-    let answer = |code, written: &Written| protobuf::respond_written_as(proto, code, written, output);
+    let answer = |code, written: Written| protobuf::respond_written_as(proto, code, written, output);
     let resources = &api.resources;
     match (method, r.name.is_empty(), sub.as_deref()) {
         (&Method::GET, true, None) if params.watch() => {
@@ -450,7 +450,7 @@ async fn resources(
         (&Method::POST, true, None) => {
             let body = protobuf::resource_body(headers, body).await?;
             let written = resources.create(&r, &body, &write_options(params, headers)?).await?;
-            Ok(answer(StatusCode::CREATED, &written))
+            Ok(answer(StatusCode::CREATED, written))
         }
         (&Method::DELETE, true, None) => {
             let items = resources
@@ -493,24 +493,24 @@ async fn resources(
         (&Method::PUT, false, None) => {
             let body = protobuf::resource_body(headers, body).await?;
             let written = resources.update(&r, &body, &write_options(params, headers)?).await?;
-            Ok(answer(StatusCode::OK, &written))
+            Ok(answer(StatusCode::OK, written))
         }
         (&Method::PUT, false, Some("status")) => {
             let written = resources
                 .update_status(&r, &protobuf::resource_body(headers, body).await?, &write_options(params, headers)?)
                 .await?;
-            Ok(answer(StatusCode::OK, &written))
+            Ok(answer(StatusCode::OK, written))
         }
         (&Method::PUT, false, Some("finalize")) => {
             let written = resources
                 .update_finalize(&r, &protobuf::resource_body(headers, body).await?, &write_options(params, headers)?)
                 .await?;
-            Ok(answer(StatusCode::OK, &written))
+            Ok(answer(StatusCode::OK, written))
         }
         (&Method::PUT, false, Some("scale")) => {
             let written =
                 resources.update_scale(&r, &json_body(headers, body).await?, &write_options(params, headers)?).await?;
-            Ok(answer(StatusCode::OK, &written))
+            Ok(answer(StatusCode::OK, written))
         }
         (&Method::PATCH, false, None | Some("status")) => {
             let endpoint = if sub.is_some() { Endpoint::Status } else { Endpoint::Main };
@@ -519,15 +519,15 @@ async fn resources(
             if kind == PatchType::Apply {
                 let (written, created) = resources.apply(&r, endpoint, &body, &options).await?;
                 let code = if created { StatusCode::CREATED } else { StatusCode::OK };
-                return Ok(answer(code, &written));
+                return Ok(answer(code, written));
             }
             let written = resources.patch(&r, endpoint, kind, &body, &options).await?;
-            Ok(answer(StatusCode::OK, &written))
+            Ok(answer(StatusCode::OK, written))
         }
         (&Method::PATCH, false, Some("scale")) => {
             let options = write_options(params, headers)?;
             let written = resources.patch_scale(&r, patch_type(headers, RESOURCE_PATCH_TYPES)?, body, &options).await?;
-            Ok(answer(StatusCode::OK, &written))
+            Ok(answer(StatusCode::OK, written))
         }
         (&Method::DELETE, false, None) => {
             let options = protobuf::delete_body(headers, body).await?;

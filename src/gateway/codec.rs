@@ -166,11 +166,11 @@ pub fn respond(code: StatusCode, value: &Value, output: Output, warnings: &[Stri
 
 /// The response to a write: its object encoded as asked, carrying its
 /// warnings; in JSON, the JSON the write made of it when it made one.
-pub fn respond_written(code: StatusCode, written: &Written, output: Output) -> Response {
+pub fn respond_written(code: StatusCode, mut written: Written, output: Output) -> Response {
     match output {
         Output::Yaml => respond(code, &written.object, output, &written.warnings),
         Output::Json | Output::Table(_) => {
-            let mut response = respond_json(code, written.json().into_owned());
+            let mut response = respond_json(code, written.take_json());
             add_warnings(response.headers_mut(), &written.warnings);
             response
         }

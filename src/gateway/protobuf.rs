@@ -256,7 +256,7 @@ pub fn respond_as(protobuf: bool, code: StatusCode, value: &Value, output: Outpu
 
 /// The response to a write in protobuf when `protobuf` was negotiated,
 /// else in `output` (`codec::respond_written`).
-pub fn respond_written_as(protobuf: bool, code: StatusCode, written: &Written, output: Output) -> Response {
+pub fn respond_written_as(protobuf: bool, code: StatusCode, written: Written, output: Output) -> Response {
     match protobuf {
         true => respond(code, &written.object, &written.warnings),
         false => codec::respond_written(code, written, output),

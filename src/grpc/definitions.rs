@@ -37,8 +37,8 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::CreateDefinitionRequest>,
     ) -> Result<Response<pb::CreateDefinitionResponse>, Status> {
         let req = request.into_inner();
-        let created = self.registry.create(&req.definition, &convert::write_options(req.options)?).await?;
-        let response = pb::CreateDefinitionResponse { definition: created.json().into_owned() };
+        let mut created = self.registry.create(&req.definition, &convert::write_options(req.options)?).await?;
+        let response = pb::CreateDefinitionResponse { definition: created.take_json() };
         Ok(convert::with_warnings(response, &created.warnings))
     }
 
@@ -84,8 +84,8 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::UpdateDefinitionRequest>,
     ) -> Result<Response<pb::UpdateDefinitionResponse>, Status> {
         let req = request.into_inner();
-        let updated = self.registry.update(&req.definition, &convert::write_options(req.options)?).await?;
-        let response = pb::UpdateDefinitionResponse { definition: updated.json().into_owned() };
+        let mut updated = self.registry.update(&req.definition, &convert::write_options(req.options)?).await?;
+        let response = pb::UpdateDefinitionResponse { definition: updated.take_json() };
         Ok(convert::with_warnings(response, &updated.warnings))
     }
 

@@ -82,11 +82,8 @@ impl CustomResources for ResourcesService {
         let req = request.into_inner();
         let r = reference(req.r#ref);
         let result = async {
-            let created = self.resources.create(&r, &req.object, &convert::write_options(req.options)?).await?;
-            Ok(convert::with_warnings(
-                pb::CreateResourceResponse { object: created.json().into_owned() },
-                &created.warnings,
-            ))
+            let mut created = self.resources.create(&r, &req.object, &convert::write_options(req.options)?).await?;
+            Ok(convert::with_warnings(pb::CreateResourceResponse { object: created.take_json() }, &created.warnings))
         };
         self.warned(&r, result.await)
     }
@@ -144,11 +141,8 @@ impl CustomResources for ResourcesService {
         let req = request.into_inner();
         let r = reference(req.r#ref);
         let result = async {
-            let updated = self.resources.update(&r, &req.object, &convert::write_options(req.options)?).await?;
-            Ok(convert::with_warnings(
-                pb::UpdateResourceResponse { object: updated.json().into_owned() },
-                &updated.warnings,
-            ))
+            let mut updated = self.resources.update(&r, &req.object, &convert::write_options(req.options)?).await?;
+            Ok(convert::with_warnings(pb::UpdateResourceResponse { object: updated.take_json() }, &updated.warnings))
         };
         self.warned(&r, result.await)
     }
@@ -167,7 +161,7 @@ impl CustomResources for ResourcesService {
                 convert::known_enum("PatchResourceRequest", "subresource", req.subresource)?;
             let mut options = convert::write_options(req.options)?;
             options.force = req.force;
-            let patched = match subresource {
+            let mut patched = match subresource {
                 pb::Subresource::Unspecified => {
                     self.resources.patch(&r, Endpoint::Main, kind, &req.patch, &options).await?
                 }
@@ -176,10 +170,7 @@ impl CustomResources for ResourcesService {
                 }
                 pb::Subresource::Scale => self.resources.patch_scale(&r, kind, &req.patch, &options).await?,
             };
-            Ok(convert::with_warnings(
-                pb::PatchResourceResponse { object: patched.json().into_owned() },
-                &patched.warnings,
-            ))
+            Ok(convert::with_warnings(pb::PatchResourceResponse { object: patched.take_json() }, &patched.warnings))
         };
         self.warned(&r, result.await)
     }
@@ -222,11 +213,9 @@ impl CustomResources for ResourcesService {
         let req = request.into_inner();
         let r = reference(req.r#ref);
         let result = async {
-            let updated = self.resources.update_status(&r, &req.object, &convert::write_options(req.options)?).await?;
-            Ok(convert::with_warnings(
-                pb::UpdateStatusResponse { object: updated.json().into_owned() },
-                &updated.warnings,
-            ))
+            let mut updated =
+                self.resources.update_status(&r, &req.object, &convert::write_options(req.options)?).await?;
+            Ok(convert::with_warnings(pb::UpdateStatusResponse { object: updated.take_json() }, &updated.warnings))
         };
         self.warned(&r, result.await)
     }
@@ -248,11 +237,9 @@ impl CustomResources for ResourcesService {
         let req = request.into_inner();
         let r = reference(req.r#ref);
         let result = async {
-            let written = self.resources.update_scale(&r, &req.scale, &convert::write_options(req.options)?).await?;
-            Ok(convert::with_warnings(
-                pb::UpdateScaleResponse { scale: written.json().into_owned() },
-                &written.warnings,
-            ))
+            let mut written =
+                self.resources.update_scale(&r, &req.scale, &convert::write_options(req.options)?).await?;
+            Ok(convert::with_warnings(pb::UpdateScaleResponse { scale: written.take_json() }, &written.warnings))
         };
         self.warned(&r, result.await)
     }
@@ -277,9 +264,9 @@ impl CustomResources for ResourcesService {
                 }
             };
             let options = convert::apply_options(req.field_manager, req.force, req.dry_run);
-            let (written, created) = self.resources.apply(&r, endpoint, &req.object, &options).await?;
+            let (mut written, created) = self.resources.apply(&r, endpoint, &req.object, &options).await?;
             Ok(convert::with_warnings(
-                pb::ApplyResourceResponse { object: written.json().into_owned(), created },
+                pb::ApplyResourceResponse { object: written.take_json(), created },
                 &written.warnings,
             ))
         };

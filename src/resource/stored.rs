@@ -417,7 +417,6 @@ pub fn splice_into(json: &[u8], api_version: &str, revision: Revision, out: &mut
     if meta.first() != Some(&b'{') {
         return None;
     }
-    let rv = resource_version_json(revision);
     // The members are read only when they may hold a resourceVersion.
     let rv_span = if may_hold_resource_version(meta) {
         let members: Members = serde_json::from_slice(meta).ok()?;
@@ -430,11 +429,11 @@ pub fn splice_into(json: &[u8], api_version: &str, revision: Revision, out: &mut
     };
     // The metadata's resourceVersion replaced, or appended as its last member.
     let (rv_at, rv_bytes) = match rv_span {
-        Some(span) => (span, rv.into_bytes()),
+        Some(span) => (span, resource_version_json(revision).into_bytes()),
         None => {
             let end = metadata.end - 1;
             let comma = if meta == b"{}" { "" } else { "," };
-            (end..end, format!("{comma}\"resourceVersion\":{rv}").into_bytes())
+            (end..end, format!("{comma}{}", resource_version_member(revision)).into_bytes())
         }
     };
     let api_bytes = serde_json::to_vec(api_version).expect("strings serialize");
@@ -466,6 +465,12 @@ pub fn splice_into(json: &[u8], api_version: &str, revision: Revision, out: &mut
 /// A resourceVersion as JSON: the revision, as a string.
 fn resource_version_json(revision: Revision) -> String {
     serde_json::to_string(&revision.to_string()).expect("strings serialize")
+}
+
+/// The member `resourceVersion` as JSON, for appending to a metadata's
+/// members.
+fn resource_version_member(revision: Revision) -> String {
+    format!("\"resourceVersion\":{}", resource_version_json(revision))
 }
 
 /// Whether the compact JSON of an object (a stored object's metadata) may

@@ -48,7 +48,7 @@ fn body(version: &str, name: &str, spec: Value) -> Vec<u8> {
 /// and what a get at the same version answers (`read`, when given);
 /// whether it was spliced.
 async fn answers(resources: &Resources, r: &Ref, written: &Written, read: bool) -> bool {
-    let json = written.json();
+    let json = written.clone().take_json();
     assert_eq!(
         String::from_utf8_lossy(&json),
         serde_json::to_string(&written.object).unwrap(),
@@ -99,7 +99,7 @@ async fn a_writes_answer_is_the_json_a_read_of_what_it_stored_shows() {
             "metadata": {"name": name, "namespace": "default"}, "spec": {"replicas": 4}});
         let scaled = resources.update_scale(&r, &serde_json::to_vec(&scale).unwrap(), &options).await.unwrap();
         assert!(!answers(resources, &r, &scaled, false).await, "a Scale is not the stored object");
-        let answered: Value = serde_json::from_slice(&scaled.json()).unwrap();
+        let answered: Value = serde_json::from_slice(&scaled.clone().take_json()).unwrap();
         assert_eq!((answered["kind"].as_str(), answered["spec"]["replicas"].as_i64()), (Some("Scale"), Some(4)));
 
         // A dry run stores nothing to splice.

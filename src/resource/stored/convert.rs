@@ -220,7 +220,7 @@ fn declarative_bytes<'a>(
     let mut out = Vec::with_capacity(json.len() + 64);
     match unparsed {
         Some(raw) => {
-            let tail = format!("\"resourceVersion\":{}", super::resource_version_json(kv.mod_revision));
+            let tail = super::resource_version_member(kv.mod_revision);
             obj.write_appending("metadata", raw, &tail, &mut out).then_some(())?;
         }
         None => obj.write(&mut out),
