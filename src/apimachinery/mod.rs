@@ -5,6 +5,7 @@
 //! and continue tokens (`list`), and bookmark objects.
 
 pub mod bookmark;
+pub mod compact;
 pub mod decode;
 pub mod dns;
 pub mod field_path;

@@ -1,129 +1,29 @@
 //! Where an object's top-level `apiVersion`, `kind` and `metadata` values
-//! are, read from its bytes by their structure alone: strings are skipped
-//! with `memchr` and nothing is decoded. Made for the compact JSON the
-//! store writes (a splice's input); anything else it meets (whitespace, a
-//! key with an escape, a byte JSON does not allow there, nesting deeper
-//! than it tracks) stops it, and serde's reader answers instead. Every get,
-//! list item and watch event of a marked object starts here.
+//! are, read from its bytes by their structure alone (`compact::members`):
+//! strings are skipped with `memchr` and nothing is decoded. Made for the
+//! compact JSON the store writes (a splice's input); anything else stops
+//! it, and serde's reader answers instead. Every get, list item and watch
+//! event of a marked object starts here.
 
 use super::Spans;
-
-/// How deep the scan follows nested objects and arrays.
-const DEPTH: u32 = 64;
+use crate::apimachinery::compact;
 
 /// The spans serde's `SpansVisitor` finds in `json`: each of the three
 /// members' first value, up to the point where all three are found (or
 /// the object's end); None when the scan cannot tell.
 pub(super) fn spans(json: &[u8]) -> Option<Spans> {
     let mut spans = Spans::default();
-    if json.first() != Some(&b'{') {
-        return None;
-    }
-    let mut at = 1;
-    if json.get(at) == Some(&b'}') {
-        return Some(spans);
-    }
-    loop {
-        if json.get(at) != Some(&b'"') {
-            return None;
-        }
-        let (end, escaped) = string_end(json, at)?;
-        if escaped {
-            return None;
-        }
-        let key = &json[at + 1..end - 1];
-        at = end;
-        if json.get(at) != Some(&b':') {
-            return None;
-        }
-        let start = at + 1;
-        at = value_end(json, start)?;
+    compact::members(json, |key, span| {
         let slot = match key {
-            b"apiVersion" => Some(&mut spans.api_version),
-            b"kind" => Some(&mut spans.kind),
-            b"metadata" => Some(&mut spans.metadata),
-            _ => None,
+            b"apiVersion" => &mut spans.api_version,
+            b"kind" => &mut spans.kind,
+            b"metadata" => &mut spans.metadata,
+            _ => return true,
         };
-        if let Some(slot) = slot {
-            slot.get_or_insert(start..at);
-            if spans.complete() {
-                return Some(spans);
-            }
-        }
-        match json.get(at) {
-            Some(b',') => at += 1,
-            Some(b'}') => return Some(spans),
-            _ => return None,
-        }
-    }
-}
-
-/// Where the string whose opening quote is at `at` ends (the index after
-/// its closing quote), and whether it holds an escape.
-fn string_end(json: &[u8], at: usize) -> Option<(usize, bool)> {
-    let mut from = at + 1;
-    let mut escaped = false;
-    loop {
-        let found = from + memchr::memchr2(b'"', b'\\', json.get(from..)?)?;
-        if json[found] == b'"' {
-            return Some((found + 1, escaped));
-        }
-        escaped = true;
-        from = found + 2;
-    }
-}
-
-/// Where the value starting at `at` ends.
-fn value_end(json: &[u8], at: usize) -> Option<usize> {
-    match *json.get(at)? {
-        b'"' => string_end(json, at).map(|(end, _)| end),
-        b'{' | b'[' => container_end(json, at),
-        _ => {
-            let len = json[at..].iter().position(|&b| !scalar_byte(b)).unwrap_or(json.len() - at);
-            (len > 0).then_some(at + len)
-        }
-    }
-}
-
-/// A byte of a number, `true`, `false` or `null`.
-fn scalar_byte(b: u8) -> bool {
-    matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E' | b'a' | b'f' | b'l' | b'n' | b'r' | b's' | b't' | b'u')
-}
-
-/// Where the object or array starting at `at` ends: its brackets matched
-/// (the open ones kept as bits, 1 for an object), its strings skipped.
-fn container_end(json: &[u8], at: usize) -> Option<usize> {
-    let (mut open, mut depth) = (0u64, 0u32);
-    let mut i = at;
-    loop {
-        match *json.get(i)? {
-            b'"' => {
-                i = string_end(json, i)?.0;
-                continue;
-            }
-            b @ (b'{' | b'[') => {
-                if depth == DEPTH {
-                    return None;
-                }
-                open = (open << 1) | u64::from(b == b'{');
-                depth += 1;
-            }
-            b @ (b'}' | b']') => {
-                if depth == 0 || (open & 1 == 1) != (b == b'}') {
-                    return None;
-                }
-                open >>= 1;
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            b',' | b':' => {}
-            b if scalar_byte(b) => {}
-            _ => return None,
-        }
-        i += 1;
-    }
+        slot.get_or_insert(span);
+        !spans.complete()
+    })?;
+    Some(spans)
 }
 
 #[cfg(test)]
