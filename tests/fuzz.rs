@@ -2,7 +2,8 @@
 //! bytes: request bodies, label and field selectors, JSON and merge patches,
 //! continue tokens and resourceVersions; and the YAML bodies the gateway
 //! decodes and the CEL rules definitions carry; and the splice of stored
-//! bytes that reads answer, against the `Value` path. Each property feeds inputs near the
+//! bytes that reads answer, and the compact scan it and the declarative
+//! engine read stored bytes with, against serde's reader and the `Value` path. Each property feeds inputs near the
 //! grammar plus raw arbitrary bytes and asserts there is no panic and that a
 //! refusal is the client's fault (BadRequest, Invalid, RequestEntityTooLarge),
 //! never an InternalError. Case counts are bounded so the whole binary stays
@@ -11,7 +12,8 @@
 use std::collections::BTreeMap;
 
 use base64::Engine as _;
-use crdstore::apimachinery::{decode, list, meta, patch, selector};
+use crdstore::apimachinery::{compact, decode, list, meta, patch, selector};
+use crdstore::conversion::declarative::Shape;
 use crdstore::error::{Error, FieldError, Reason};
 use crdstore::resource::stored;
 use crdstore::storage::Revision;
@@ -260,6 +262,45 @@ proptest! {
         prop_assert_eq!(&out[written.metadata], &serde_json::to_vec(&expected["metadata"]).unwrap()[..]);
         let kind = written.kind.map(|kind| out[kind].to_vec());
         prop_assert_eq!(kind, expected.get("kind").map(|kind| serde_json::to_vec(kind).unwrap()));
+    }
+
+    #[test]
+    fn the_compact_scan_reads_what_serde_reads(
+        value in json_value(),
+        paths in prop::collection::vec(prop::collection::vec("[a-z]{0,4}|metadata|spec".prop_map(String::from), 1..4), 0..4),
+    ) {
+        let json = serde_json::to_vec(&value).unwrap();
+        let mut members = Vec::new();
+        let read = compact::members(&json, |key, span| {
+            members.push((key.to_vec(), json[span].to_vec()));
+            true
+        });
+        let mut items = Vec::new();
+        let listed = compact::items(&json, |span| items.push(json[span].to_vec()));
+        let bytes = |v: &Value| serde_json::to_vec(v).unwrap();
+        match &value {
+            Value::Object(map) => {
+                prop_assert!(read.is_some() && listed.is_none());
+                let expected: Vec<_> = map.iter().map(|(k, v)| (k.clone().into_bytes(), bytes(v))).collect();
+                prop_assert_eq!(members, expected);
+                // A shape's parse of the same object writes back its bytes.
+                let mut shape = Shape::default();
+                for path in &paths {
+                    shape.add(path);
+                }
+                let text = std::str::from_utf8(&json).unwrap();
+                let node = shape.parse(text).expect("an object parses");
+                let mut out = Vec::new();
+                node.write(&mut out);
+                prop_assert_eq!(&out, &json);
+                prop_assert!(node.into_value().is_some());
+            }
+            Value::Array(expected) => {
+                prop_assert!(read.is_none() && listed.is_some());
+                prop_assert_eq!(items, expected.iter().map(bytes).collect::<Vec<_>>());
+            }
+            _ => prop_assert!(read.is_none() && listed.is_none()),
+        }
     }
 
     #[test]

@@ -16,14 +16,16 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::path::RESERVED;
+use crate::apimachinery::compact;
 use crate::conversion::raw::Members as RawMembers;
 use crate::schema::Schema;
 
 /// A JSON value, parsed only where it was reached into.
 #[derive(Debug)]
 pub enum Node<'a> {
-    /// Untouched bytes (compact JSON).
-    Raw(&'a RawValue),
+    /// Untouched bytes (compact JSON, found by `compact` or serde's reader
+    /// in the object's own).
+    Raw(&'a str),
     /// An object reached into: its members in order.
     Object(Vec<(Cow<'a, str>, Node<'a>)>),
     /// A value a rule made.
@@ -51,7 +53,7 @@ impl Computed {
 /// The members of an object, in order.
 pub type Members<'a> = Vec<(Cow<'a, str>, Node<'a>)>;
 
-/// An array's items, unparsed.
+/// An array's items, unparsed, as serde's reader finds them.
 struct RawItems<'a>(Vec<&'a RawValue>);
 
 impl<'de> Deserialize<'de> for RawItems<'de> {
@@ -74,14 +76,44 @@ impl<'de> Deserialize<'de> for RawItems<'de> {
     }
 }
 
-fn raw_members(raw: &RawValue) -> Option<Vec<(Cow<'_, str>, &RawValue)>> {
-    serde_json::from_str::<RawMembers<'_>>(raw.get()).ok().map(|m| m.0)
+/// The members of the object `raw`, their values unparsed: found by the
+/// compact scan, else by serde's reader. None when it is not an object.
+fn raw_members(raw: &str) -> Option<Vec<(Cow<'_, str>, &str)>> {
+    let mut members = Vec::new();
+    let mut keys = true;
+    let scanned = compact::members(raw.as_bytes(), |key, span| {
+        match (std::str::from_utf8(key), raw.get(span)) {
+            (Ok(key), Some(value)) => members.push((Cow::Borrowed(key), value)),
+            _ => keys = false,
+        }
+        keys
+    });
+    if scanned.is_some() && keys {
+        return Some(members);
+    }
+    let members = serde_json::from_str::<RawMembers<'_>>(raw).ok()?.0;
+    Some(members.into_iter().map(|(k, v)| (k, v.get())).collect())
+}
+
+/// The items of the array `raw`, unparsed: found by the compact scan, else
+/// by serde's reader. None when it is not an array.
+fn raw_items(raw: &str) -> Option<Vec<&str>> {
+    let mut items = Vec::new();
+    let mut spans = true;
+    let scanned = compact::items(raw.as_bytes(), |span| match raw.get(span) {
+        Some(item) => items.push(item),
+        None => spans = false,
+    });
+    if scanned.is_some() && spans {
+        return Some(items);
+    }
+    Some(serde_json::from_str::<RawItems>(raw).ok()?.0.into_iter().map(RawValue::get).collect())
 }
 
 impl<'a> Node<'a> {
     pub fn is_object(&self) -> bool {
         match self {
-            Node::Raw(raw) => raw.get().starts_with('{'),
+            Node::Raw(raw) => raw.starts_with('{'),
             Node::Object(_) => true,
             Node::Value(value) => value.is_object(),
             Node::Shared(computed) => computed.value.is_object(),
@@ -91,7 +123,7 @@ impl<'a> Node<'a> {
     /// The members of this node when it is an object, parsed one level.
     pub fn members(&mut self) -> Option<&mut Members<'a>> {
         if let Node::Raw(raw) = *self {
-            if raw.get().starts_with('{') {
+            if raw.starts_with('{') {
                 let members = raw_members(raw)?;
                 *self = Node::Object(members.into_iter().map(|(k, v)| (k, Node::Raw(v))).collect());
             }
@@ -138,22 +170,26 @@ impl<'a> Node<'a> {
         *Self::entry(members, name) = node;
     }
 
-    /// The value, parsed whole.
-    pub fn into_value(self) -> Value {
-        match self {
-            Node::Raw(raw) => serde_json::from_str(raw.get()).expect("raw values are JSON"),
-            Node::Object(members) => {
-                Value::Object(members.into_iter().map(|(k, v)| (k.into_owned(), v.into_value())).collect::<Map<_, _>>())
-            }
+    /// The value, parsed whole: None when raw bytes in it are not JSON
+    /// (the compact scan finds values, it does not check them).
+    pub fn into_value(self) -> Option<Value> {
+        Some(match self {
+            Node::Raw(raw) => serde_json::from_str(raw).ok()?,
+            Node::Object(members) => Value::Object(
+                members
+                    .into_iter()
+                    .map(|(k, v)| Some((k.into_owned(), v.into_value()?)))
+                    .collect::<Option<Map<_, _>>>()?,
+            ),
             Node::Value(value) => value,
             Node::Shared(computed) => Arc::try_unwrap(computed).map_or_else(|c| c.value.clone(), |c| c.value),
-        }
+        })
     }
 
     /// The node's compact JSON, as serde_json writes the value.
     pub fn write(&self, out: &mut Vec<u8>) {
         match self {
-            Node::Raw(raw) => out.extend_from_slice(raw.get().as_bytes()),
+            Node::Raw(raw) => out.extend_from_slice(raw.as_bytes()),
             Node::Value(value) => serde_json::to_writer(&mut *out, value).expect("JSON values serialize"),
             Node::Shared(computed) => out.extend_from_slice(computed.json.as_bytes()),
             Node::Object(members) => write_object(members, out, |_, node, out| node.write(out)),
@@ -163,10 +199,10 @@ impl<'a> Node<'a> {
     /// `write` of this object with `tail` (members' JSON) written after the
     /// last member of its member `name`, which must still be `raw`, an
     /// object's bytes as read. False, with nothing written, otherwise.
-    pub fn write_appending(&self, name: &str, raw: &RawValue, tail: &str, out: &mut Vec<u8>) -> bool {
+    pub fn write_appending(&self, name: &str, raw: &str, tail: &str, out: &mut Vec<u8>) -> bool {
         let Node::Object(members) = self else { return false };
         let unchanged = |node: &Node| matches!(node, Node::Raw(r) if std::ptr::eq(*r, raw));
-        let Some(json) = raw.get().strip_suffix('}') else { return false };
+        let Some(json) = raw.strip_suffix('}') else { return false };
         if !json.starts_with('{') || !members.iter().any(|(key, node)| key == name && unchanged(node)) {
             return false;
         }
@@ -256,15 +292,16 @@ pub fn set<'a>(node: &mut Node<'a>, segments: &'a [String], new: Node<'a>) {
 /// `schema`: every field is one the schema holds.
 pub fn holds(node: &Node<'_>, schema: &Schema, resource: bool) -> bool {
     match node {
-        Node::Raw(raw) => match raw.get().as_bytes().first() {
+        Node::Raw(raw) => match raw.as_bytes().first() {
             Some(b'{') => raw_members(raw).is_some_and(|members| {
                 members.into_iter().all(|(name, item)| {
                     holds_member(&name, schema, resource, |sub| holds(&Node::Raw(item), sub, sub.embedded_resource))
                 })
             }),
             Some(b'[') => match schema.items.as_deref() {
-                Some(sub) => serde_json::from_str::<RawItems>(raw.get())
-                    .is_ok_and(|items| items.0.iter().all(|item| holds(&Node::Raw(item), sub, sub.embedded_resource))),
+                Some(sub) => raw_items(raw).is_some_and(|items| {
+                    items.into_iter().all(|item| holds(&Node::Raw(item), sub, sub.embedded_resource))
+                }),
                 None => true,
             },
             _ => true,
@@ -312,7 +349,7 @@ mod tests {
     fn a_tail_is_appended_to_an_unchanged_raw_member_only() {
         let json = r#"{"a":{"x":1},"e":{},"b":2}"#;
         let parsed = super::super::shape::Shape::default().parse(json).unwrap();
-        fn raw<'a>(node: &Node<'a>, name: &str) -> &'a RawValue {
+        fn raw<'a>(node: &Node<'a>, name: &str) -> &'a str {
             match node {
                 Node::Object(members) => match members.iter().find(|(k, _)| k == name).map(|(_, v)| v) {
                     Some(Node::Raw(raw)) => raw,
@@ -352,10 +389,10 @@ mod tests {
         let mut out = Vec::new();
         node.write(&mut out);
         assert_eq!(out, printed.as_bytes());
-        assert_eq!(node.into_value(), double);
+        assert_eq!(node.into_value(), Some(double.clone()));
         let mut object = Node::Shared(Computed::new(json!({"a": double.clone()})));
         assert!(object.is_object());
         let members = object.members().expect("an object");
-        assert_eq!(std::mem::replace(&mut members[0].1, Node::Value(Value::Null)).into_value(), double);
+        assert_eq!(std::mem::replace(&mut members[0].1, Node::Value(Value::Null)).into_value(), Some(double));
     }
 }

@@ -362,7 +362,7 @@ impl Declarative {
         // Unparsed metadata is not parsed for this: bytes that name the
         // prefix anywhere send the object to the `Value` path, which looks.
         let annotated = match metadata {
-            Node::Raw(raw) => raw.get().contains(ANNOTATION_PREFIX),
+            Node::Raw(raw) => raw.contains(ANNOTATION_PREFIX),
             _ => Self::annotated(metadata),
         };
         if annotated {
@@ -379,7 +379,7 @@ impl Declarative {
     fn annotated(metadata: &mut Node<'_>) -> bool {
         match bytes::get(metadata, &["annotations"]) {
             None => false,
-            Some(Node::Raw(raw)) => raw.get().contains(ANNOTATION_PREFIX),
+            Some(Node::Raw(raw)) => raw.contains(ANNOTATION_PREFIX),
             Some(Node::Object(members)) => members.iter().any(|(k, _)| k.starts_with(ANNOTATION_PREFIX)),
             Some(Node::Value(value)) => {
                 value.as_object().is_some_and(|m| m.keys().any(|k| k.starts_with(ANNOTATION_PREFIX)))
@@ -414,7 +414,7 @@ impl Declarative {
                     }
                 }
                 Op::Default { path, value } => match bytes::remove(obj, &path.0).map(Node::into_value) {
-                    Some(held) if held != *value => return None,
+                    Some(held) if held.as_ref() != Some(value) => return None,
                     Some(_) => {}
                     None if bytes::parent_exists(obj, &path.0) => return None,
                     None => {}
@@ -430,10 +430,10 @@ impl Declarative {
                     };
                     let computed = match bytes::take(obj, &from.0) {
                         None => continue,
-                        Some(Node::Raw(raw)) => Node::Shared(memo.outcome((at, i, forward), raw.get(), || {
-                            computed(Node::Raw(raw).into_value()).map(Computed::new)
+                        Some(Node::Raw(raw)) => Node::Shared(memo.outcome((at, i, forward), raw, || {
+                            computed(Node::Raw(raw).into_value()?).map(Computed::new)
                         })?),
-                        Some(other) => Node::Value(computed(other.into_value())?),
+                        Some(other) => Node::Value(computed(other.into_value()?)?),
                     };
                     bytes::set(obj, &to.0, computed);
                 }

@@ -1,8 +1,10 @@
 //! Where the rules reach into an object, as a tree of member names, and
 //! the parse that follows it: an object's JSON is scanned once, the
 //! objects on the rules' paths parsed into members as the scan meets them
-//! and every other value kept as the bytes it was (`Node::Raw`). Reaching
-//! into a raw object later (`Node::members`) would scan its bytes again.
+//! and every other value kept as the bytes it was (`Node::Raw`). Compact
+//! JSON (the store's) is scanned by its structure (`compact`), anything
+//! else by serde's reader, to the same tree. Reaching into a raw object
+//! later (`Node::members`) would scan its bytes again.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -12,6 +14,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::bytes::Node;
+use crate::apimachinery::compact;
 use crate::conversion::raw::Key;
 
 /// The members a parse descends into, each with what it descends into
@@ -40,10 +43,40 @@ impl Shape {
     /// The object `json` is, parsed where this shape descends; None when
     /// it is not an object or not JSON.
     pub fn parse<'a>(&self, json: &'a str) -> Option<Node<'a>> {
+        self.scan(json).or_else(|| self.parse_with_serde(json))
+    }
+
+    /// `parse` by serde's reader, which checks the JSON it reads.
+    fn parse_with_serde<'a>(&self, json: &'a str) -> Option<Node<'a>> {
         let mut deserializer = serde_json::Deserializer::from_str(json);
         let node = self.deserialize(&mut deserializer).ok()?;
         deserializer.end().ok()?;
         matches!(node, Node::Object(_)).then_some(node)
+    }
+
+    /// `parse` of compact JSON by its structure: the tree serde's reader
+    /// gives, or None when the scan cannot tell.
+    fn scan<'a>(&self, json: &'a str) -> Option<Node<'a>> {
+        let mut members = Vec::new();
+        let mut read = true;
+        compact::members(json.as_bytes(), |key, span| {
+            let member = match (std::str::from_utf8(key), json.get(span)) {
+                (Ok(key), Some(value)) => match self.child(key) {
+                    None => Some((key, Node::Raw(value))),
+                    Some(below) if value.starts_with('{') => below.scan(value).map(|node| (key, node)),
+                    // A value on the path that is not an object (rare),
+                    // parsed, as the serde visitor parses it.
+                    Some(_) => serde_json::from_str(value).ok().map(|value| (key, Node::Value(value))),
+                },
+                _ => None,
+            };
+            match member {
+                Some((key, node)) => members.push((Cow::Borrowed(key), node)),
+                None => read = false,
+            }
+            read
+        })?;
+        read.then_some(Node::Object(members))
     }
 }
 
@@ -71,7 +104,7 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_> {
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
             let node = match self.0.child(&key) {
                 Some(below) => map.next_value_seed(below)?,
-                None => Node::Raw(map.next_value::<&'de RawValue>()?),
+                None => Node::Raw(map.next_value::<&'de RawValue>()?.get()),
             };
             members.push((key, node));
         }
@@ -127,6 +160,8 @@ pub fn write_key(key: &Cow<'_, str>, out: &mut Vec<u8>) {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn shape(paths: &[&[&str]]) -> Shape {
@@ -165,7 +200,49 @@ mod tests {
         node.write(&mut out);
         assert_eq!(String::from_utf8(out).unwrap(), json);
         let value: Value = serde_json::from_str(json).unwrap();
-        assert_eq!(node.into_value(), value);
+        assert_eq!(node.into_value(), Some(value));
+    }
+
+    /// Over compact JSON the scan gives exactly the tree serde's reader
+    /// gives (members, their order, which are parsed, the raw bytes kept);
+    /// what it cannot tell, serde's reader reads.
+    #[test]
+    fn the_scan_gives_the_tree_serdes_reader_gives() {
+        let shape = shape(&[&["metadata"], &["spec", "a", "b"], &["spec", "f", "z"], &["status"]]);
+        let tree = |node: Option<Node>| format!("{:?}", node.expect("an object"));
+        let values = [
+            json!(null),
+            json!(-1.5e-7),
+            json!("q\"u\\o}t]e{d[,:\u{0}é"),
+            json!([1, {"b": "]"}]),
+            json!({}),
+            json!({"b": [{"c": 2}], "x": {"y": "}"}}),
+        ];
+        let mut scanned = 0;
+        for v in &values {
+            for object in [
+                json!({"apiVersion": "g/v1", "metadata": {"name": v}, "spec": {"a": {"b": v, "d": v}, "f": v}, "status": v}),
+                json!({"spec": v, "metadata": v, "other": {"spec": v}}),
+                json!({"spec": {"a": v, "f": {"z": v}}, "z": [v]}),
+            ] {
+                let json = serde_json::to_string(&object).unwrap();
+                let expected = tree(shape.parse_with_serde(&json));
+                assert_eq!(tree(shape.scan(&json)), expected, "{json}");
+                assert_eq!(tree(shape.parse(&json)), expected, "{json}");
+                scanned += 1;
+            }
+        }
+        assert_eq!(scanned, 18);
+        for text in [
+            r#"{"spec":{"a":1},"spec":{"a":2}}"#,
+            r#"{"spec": {"a":1}}"#,
+            r#"{"spec":{"\u0061":{"b":1}}}"#,
+            r#"{"status":{"x":1 }}"#,
+        ] {
+            let expected = tree(shape.parse_with_serde(text));
+            assert_eq!(shape.scan(text).is_some(), text.starts_with(r#"{"spec":{"a":1},"#), "{text}");
+            assert_eq!(tree(shape.parse(text)), expected, "{text}");
+        }
     }
 
     #[test]

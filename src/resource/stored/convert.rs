@@ -210,7 +210,7 @@ fn declarative_bytes<'a>(
     // resourceVersion written at their end, as `splice_into` does, when
     // they cannot hold one already (stored objects do not).
     let unparsed = match metadata {
-        Node::Raw(raw) if !super::may_hold_resource_version(raw.get().as_bytes()) => Some(*raw),
+        Node::Raw(raw) if !super::may_hold_resource_version(raw.as_bytes()) => Some(*raw),
         _ => None,
     };
     if unparsed.is_none() {
