@@ -272,7 +272,7 @@ proptest! {
         let json = serde_json::to_vec(&value).unwrap();
         let mut members = Vec::new();
         let read = compact::members(&json, |key, span| {
-            members.push((key.to_vec(), json[span].to_vec()));
+            members.push((json[key].to_vec(), json[span].to_vec()));
             true
         });
         let mut items = Vec::new();
@@ -283,17 +283,17 @@ proptest! {
                 prop_assert!(read.is_some() && listed.is_none());
                 let expected: Vec<_> = map.iter().map(|(k, v)| (k.clone().into_bytes(), bytes(v))).collect();
                 prop_assert_eq!(members, expected);
-                // A shape's parse of the same object writes back its bytes.
+                // A shape's parse of the same object is the object: what it
+                // keeps raw is the object's own bytes, what it parses reads
+                // as serde reads it (a float written again may move by an
+                // ulp, so the values are compared, not the bytes).
                 let mut shape = Shape::default();
                 for path in &paths {
                     shape.add(path);
                 }
                 let text = std::str::from_utf8(&json).unwrap();
                 let node = shape.parse(text).expect("an object parses");
-                let mut out = Vec::new();
-                node.write(&mut out);
-                prop_assert_eq!(&out, &json);
-                prop_assert!(node.into_value().is_some());
+                prop_assert_eq!(node.into_value(), Some(serde_json::from_slice::<Value>(&json).unwrap()));
             }
             Value::Array(expected) => {
                 prop_assert!(read.is_none() && listed.is_some());
