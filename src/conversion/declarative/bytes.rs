@@ -79,11 +79,11 @@ impl<'de> Deserialize<'de> for RawItems<'de> {
 /// The members of the object `raw`, their values unparsed: found by the
 /// compact scan, else by serde's reader. None when it is not an object.
 fn raw_members(raw: &str) -> Option<Vec<(Cow<'_, str>, &str)>> {
-    let mut members = Vec::new();
+    let mut members = Vec::with_capacity(8);
     let mut keys = true;
     let scanned = compact::members(raw.as_bytes(), |key, span| {
-        match (std::str::from_utf8(key), raw.get(span)) {
-            (Ok(key), Some(value)) => members.push((Cow::Borrowed(key), value)),
+        match (raw.get(key), raw.get(span)) {
+            (Some(key), Some(value)) => members.push((Cow::Borrowed(key), value)),
             _ => keys = false,
         }
         keys

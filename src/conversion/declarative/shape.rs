@@ -57,11 +57,11 @@ impl Shape {
     /// `parse` of compact JSON by its structure: the tree serde's reader
     /// gives, or None when the scan cannot tell.
     fn scan<'a>(&self, json: &'a str) -> Option<Node<'a>> {
-        let mut members = Vec::new();
+        let mut members = Vec::with_capacity(8);
         let mut read = true;
         compact::members(json.as_bytes(), |key, span| {
-            let member = match (std::str::from_utf8(key), json.get(span)) {
-                (Ok(key), Some(value)) => match self.child(key) {
+            let member = match (json.get(key), json.get(span)) {
+                (Some(key), Some(value)) => match self.child(key) {
                     None => Some((key, Node::Raw(value))),
                     Some(below) if value.starts_with('{') => below.scan(value).map(|node| (key, node)),
                     // A value on the path that is not an object (rare),

@@ -14,7 +14,7 @@ use crate::apimachinery::compact;
 pub(super) fn spans(json: &[u8]) -> Option<Spans> {
     let mut spans = Spans::default();
     compact::members(json, |key, span| {
-        let slot = match key {
+        let slot = match &json[key] {
             b"apiVersion" => &mut spans.api_version,
             b"kind" => &mut spans.kind,
             b"metadata" => &mut spans.metadata,
