@@ -428,12 +428,18 @@ pub fn splice_into(json: &[u8], api_version: &str, revision: Revision, out: &mut
         None
     };
     // The metadata's resourceVersion replaced, or appended as its last member.
-    let (rv_at, rv_bytes) = match rv_span {
-        Some(span) => (span, resource_version_json(revision).into_bytes()),
+    let mut rv_bytes = Vec::with_capacity(40);
+    let rv_at = match rv_span {
+        Some(span) => {
+            write_resource_version_json(revision, &mut rv_bytes);
+            span
+        }
         None => {
-            let end = metadata.end - 1;
-            let comma = if meta == b"{}" { "" } else { "," };
-            (end..end, format!("{comma}{}", resource_version_member(revision)).into_bytes())
+            if meta != b"{}" {
+                rv_bytes.push(b',');
+            }
+            write_resource_version_member(revision, &mut rv_bytes);
+            metadata.end - 1..metadata.end - 1
         }
     };
     let api_bytes = serde_json::to_vec(api_version).expect("strings serialize");
@@ -462,15 +468,28 @@ pub fn splice_into(json: &[u8], api_version: &str, revision: Revision, out: &mut
     Some(written)
 }
 
-/// A resourceVersion as JSON: the revision, as a string.
-fn resource_version_json(revision: Revision) -> String {
-    serde_json::to_string(&revision.to_string()).expect("strings serialize")
+/// A resourceVersion as JSON, appended to `out`: the revision's digits as
+/// a string (digits need no escaping). Every spliced read writes one, so
+/// it is written by `itoa`, not through a formatter and two strings.
+fn write_resource_version_json(revision: Revision, out: &mut Vec<u8>) {
+    let mut digits = itoa::Buffer::new();
+    out.push(b'"');
+    out.extend_from_slice(digits.format(revision.get()).as_bytes());
+    out.push(b'"');
 }
 
 /// The member `resourceVersion` as JSON, for appending to a metadata's
 /// members.
-fn resource_version_member(revision: Revision) -> String {
-    format!("\"resourceVersion\":{}", resource_version_json(revision))
+fn resource_version_member(revision: Revision) -> Vec<u8> {
+    let mut member = Vec::with_capacity(40);
+    write_resource_version_member(revision, &mut member);
+    member
+}
+
+/// `resource_version_member`, appended to `out`.
+fn write_resource_version_member(revision: Revision, out: &mut Vec<u8>) {
+    out.extend_from_slice(br#""resourceVersion":"#);
+    write_resource_version_json(revision, out);
 }
 
 /// Whether the compact JSON of an object (a stored object's metadata) may

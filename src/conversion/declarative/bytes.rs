@@ -199,7 +199,7 @@ impl<'a> Node<'a> {
     /// `write` of this object with `tail` (members' JSON) written after the
     /// last member of its member `name`, which must still be `raw`, an
     /// object's bytes as read. False, with nothing written, otherwise.
-    pub fn write_appending(&self, name: &str, raw: &str, tail: &str, out: &mut Vec<u8>) -> bool {
+    pub fn write_appending(&self, name: &str, raw: &str, tail: &[u8], out: &mut Vec<u8>) -> bool {
         let Node::Object(members) = self else { return false };
         let unchanged = |node: &Node| matches!(node, Node::Raw(r) if std::ptr::eq(*r, raw));
         let Some(json) = raw.strip_suffix('}') else { return false };
@@ -212,7 +212,7 @@ impl<'a> Node<'a> {
                 if json.len() > 1 {
                     out.push(b',');
                 }
-                out.extend_from_slice(tail.as_bytes());
+                out.extend_from_slice(tail);
                 out.push(b'}');
             } else {
                 node.write(out);
@@ -360,19 +360,19 @@ mod tests {
         }
         let (a, e, b) = (raw(&parsed, "a"), raw(&parsed, "e"), raw(&parsed, "b"));
         let mut out = Vec::new();
-        assert!(parsed.write_appending("a", a, r#""t":1"#, &mut out));
+        assert!(parsed.write_appending("a", a, br#""t":1"#, &mut out));
         assert_eq!(String::from_utf8(out).unwrap(), r#"{"a":{"x":1,"t":1},"e":{},"b":2}"#);
         let mut out = Vec::new();
-        assert!(parsed.write_appending("e", e, r#""t":1"#, &mut out));
+        assert!(parsed.write_appending("e", e, br#""t":1"#, &mut out));
         assert_eq!(String::from_utf8(out).unwrap(), r#"{"a":{"x":1},"e":{"t":1},"b":2}"#);
         // Not an object; another member's bytes; a member changed since.
         let mut out = Vec::new();
-        assert!(!parsed.write_appending("b", b, r#""t":1"#, &mut out));
-        assert!(!parsed.write_appending("e", a, r#""t":1"#, &mut out));
+        assert!(!parsed.write_appending("b", b, br#""t":1"#, &mut out));
+        assert!(!parsed.write_appending("e", a, br#""t":1"#, &mut out));
         let mut changed = parsed;
         let Node::Object(members) = &mut changed else { unreachable!() };
         members[0].1 = Node::Value(json!({"x": 1}));
-        assert!(!changed.write_appending("a", a, r#""t":1"#, &mut out));
+        assert!(!changed.write_appending("a", a, br#""t":1"#, &mut out));
         assert!(out.is_empty(), "nothing is written when it is refused");
     }
 
