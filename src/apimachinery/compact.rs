@@ -140,10 +140,31 @@ fn container_end(json: &[u8], at: usize) -> Option<usize> {
     }
 }
 
+/// Values of every kind, with what a scan must get right inside strings
+/// (quotes, backslashes, brackets, control characters): the fixtures of
+/// the tests of every reader over compact JSON.
+#[cfg(test)]
+pub fn tricky_values() -> Vec<serde_json::Value> {
+    use serde_json::json;
+    vec![
+        json!(null),
+        json!(true),
+        json!(false),
+        json!(-12.5e-3),
+        json!(u64::MAX),
+        json!("plain"),
+        json!("q\"u\\o}t]e{d[,:"),
+        json!("\u{0}\u{1f}é😀\\"),
+        json!(""),
+        json!([]),
+        json!({}),
+        json!([1, "a\"]", {"k": [null, {"z": "\\"}]}]),
+        json!({"a": {"b": {"c": ["}", "]"]}}, "d": false}),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
 
     fn members_of(json: &[u8]) -> Option<Vec<(String, String)>> {
@@ -168,19 +189,7 @@ mod tests {
     /// are exactly what serde's reader gives, value for value.
     #[test]
     fn members_and_items_are_what_serde_reads() {
-        let values = [
-            json!(null),
-            json!(false),
-            json!(-12.5e-3),
-            json!(u64::MAX),
-            json!("q\"u\\o}t]e{d[,:"),
-            json!("\u{0}\u{1f}é😀\\"),
-            json!(""),
-            json!([]),
-            json!({}),
-            json!([1, "a\"]", {"k": [null, {"z": "\\"}]}]),
-            json!({"a": {"b": {"c": ["}", "]"]}}, "d": true}),
-        ];
+        let values = tricky_values();
         let object =
             serde_json::Value::Object(values.iter().enumerate().map(|(i, v)| (format!("m{i}"), v.clone())).collect());
         let json = serde_json::to_vec(&object).unwrap();
