@@ -23,8 +23,8 @@ use crate::schema::Schema;
 /// A JSON value, parsed only where it was reached into.
 #[derive(Debug)]
 pub enum Node<'a> {
-    /// Untouched bytes (compact JSON, found by `compact` or serde's reader
-    /// in the object's own).
+    /// Untouched bytes of the object's own JSON, where the compact scan or
+    /// serde's reader found them.
     Raw(&'a str),
     /// An object reached into: its members in order.
     Object(Vec<(Cow<'a, str>, Node<'a>)>),

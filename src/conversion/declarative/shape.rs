@@ -41,7 +41,9 @@ impl Shape {
     }
 
     /// The object `json` is, parsed where this shape descends; None when
-    /// it is not an object or not JSON.
+    /// it is not an object, or not JSON where serde's reader reads it. The
+    /// scan takes compact bytes to be JSON (the store wrote them with
+    /// serde_json), so a value it keeps raw is checked only when decoded.
     pub fn parse<'a>(&self, json: &'a str) -> Option<Node<'a>> {
         self.scan(json).or_else(|| self.parse_with_serde(json))
     }
