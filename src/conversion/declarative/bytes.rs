@@ -16,8 +16,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::path::RESERVED;
+use super::shape::Shape;
 use crate::apimachinery::compact;
-use crate::conversion::raw::Members as RawMembers;
 use crate::schema::Schema;
 
 /// A JSON value, parsed only where it was reached into.
@@ -76,23 +76,11 @@ impl<'de> Deserialize<'de> for RawItems<'de> {
     }
 }
 
-/// The members of the object `raw`, their values unparsed: found by the
-/// compact scan, else by serde's reader. None when it is not an object.
-fn raw_members(raw: &str) -> Option<Vec<(Cow<'_, str>, &str)>> {
-    let mut members = Vec::with_capacity(8);
-    let mut keys = true;
-    let scanned = compact::members(raw.as_bytes(), |key, span| {
-        match (raw.get(key), raw.get(span)) {
-            (Some(key), Some(value)) => members.push((Cow::Borrowed(key), value)),
-            _ => keys = false,
-        }
-        keys
-    });
-    if scanned.is_some() && keys {
-        return Some(members);
-    }
-    let members = serde_json::from_str::<RawMembers<'_>>(raw).ok()?.0;
-    Some(members.into_iter().map(|(k, v)| (k, v.get())).collect())
+/// The object `raw` is, its members unparsed: a shape that descends
+/// nowhere (the compact scan, else serde's reader). None when it is not
+/// an object.
+fn raw_object(raw: &str) -> Option<Node<'_>> {
+    Shape::default().parse(raw)
 }
 
 /// The items of the array `raw`, unparsed: found by the compact scan, else
@@ -124,8 +112,7 @@ impl<'a> Node<'a> {
     pub fn members(&mut self) -> Option<&mut Members<'a>> {
         if let Node::Raw(raw) = *self {
             if raw.starts_with('{') {
-                let members = raw_members(raw)?;
-                *self = Node::Object(members.into_iter().map(|(k, v)| (k, Node::Raw(v))).collect());
+                *self = raw_object(raw)?;
             }
         }
         if let Node::Shared(computed) = self {
@@ -293,11 +280,7 @@ pub fn set<'a>(node: &mut Node<'a>, segments: &'a [String], new: Node<'a>) {
 pub fn holds(node: &Node<'_>, schema: &Schema, resource: bool) -> bool {
     match node {
         Node::Raw(raw) => match raw.as_bytes().first() {
-            Some(b'{') => raw_members(raw).is_some_and(|members| {
-                members.into_iter().all(|(name, item)| {
-                    holds_member(&name, schema, resource, |sub| holds(&Node::Raw(item), sub, sub.embedded_resource))
-                })
-            }),
+            Some(b'{') => raw_object(raw).is_some_and(|object| holds(&object, schema, resource)),
             Some(b'[') => match schema.items.as_deref() {
                 Some(sub) => raw_items(raw).is_some_and(|items| {
                     items.into_iter().all(|item| holds(&Node::Raw(item), sub, sub.embedded_resource))
