@@ -449,6 +449,14 @@ impl Error {
         Self::plain(Reason::UnsupportedMediaType, message)
     }
 
+    /// Kubernetes' 415 for a body in a media type not among `accepted`.
+    pub fn unknown_media_type(accepted: &[&str]) -> Self {
+        Self::unsupported_media_type(format!(
+            "the body of the request was in an unknown format - accepted media types include: {}",
+            accepted.join(", ")
+        ))
+    }
+
     pub fn not_acceptable(message: impl Into<String>) -> Self {
         Self::plain(Reason::NotAcceptable, message)
     }

@@ -270,8 +270,12 @@ async fn serve_http(
 }
 
 /// The gauges read from the store when metrics are collected:
-/// `apiserver_storage_objects` for every definition's objects and the
-/// definitions themselves (label `resource`, `<plural>.<group>`), and
+/// `apiserver_storage_objects` for every definition's objects, the
+/// definitions themselves and the built-in kinds (label `resource`,
+/// `<plural>.<group>`, or `<plural>` in the core group, as Kubernetes'
+/// `GroupResource` reads; a kind stored with another's objects, as
+/// `events.k8s.io`'s Event with core's, is counted once, under the kind it
+/// is stored as), and
 /// `crdstore_storage_history_window_revisions`. They hold the store weakly,
 /// and say nothing once it is gone.
 fn observe_store(store: &Arc<dyn Storage>, registry: &Arc<Registry>) {
@@ -279,6 +283,7 @@ fn observe_store(store: &Arc<dyn Storage>, registry: &Arc<Registry>) {
     use opentelemetry::KeyValue;
     let meter = crate::metrics::get().meter();
     let (weak_store, weak_registry) = (Arc::downgrade(store), Arc::downgrade(registry));
+    let builtins = builtin_counts();
     let _objects = meter
         .i64_observable_gauge("apiserver_storage_objects")
         .with_description("Number of stored objects at the time of last check split by kind.")
@@ -291,6 +296,9 @@ fn observe_store(store: &Arc<dyn Storage>, registry: &Arc<Registry>) {
                 let (group, plural) = (&crd.spec.group, &crd.spec.names.plural);
                 let count = store.count(&keys::resource_prefix(group, plural)) as i64;
                 gauge.observe(count, &[KeyValue::new("resource", format!("{plural}.{group}"))]);
+            }
+            for (resource, prefix) in &builtins {
+                gauge.observe(store.count(prefix) as i64, &[KeyValue::new("resource", resource.clone())]);
             }
         })
         .build();
@@ -306,6 +314,22 @@ fn observe_store(store: &Arc<dyn Storage>, registry: &Arc<Registry>) {
             }
         })
         .build();
+}
+
+/// What `apiserver_storage_objects` counts for the built-in kinds: each
+/// stored resource's label (`GroupResource`'s string) and key prefix, once
+/// per prefix.
+fn builtin_counts() -> Vec<(String, String)> {
+    let mut counts: Vec<(String, String)> = Vec::new();
+    for crd in crate::builtin::definitions() {
+        let (group, plural) = (&crd.crd.spec.group, &crd.crd.spec.names.plural);
+        let prefix = crate::storage::keys::resource_prefix(group, plural);
+        if counts.iter().all(|(_, seen)| *seen != prefix) {
+            let resource = if group.is_empty() { plural.clone() } else { format!("{plural}.{group}") };
+            counts.push((resource, prefix));
+        }
+    }
+    counts
 }
 
 /// A running server.
@@ -420,5 +444,17 @@ impl Server {
     pub async fn shutdown(self) -> Result<(), BoxError> {
         let _ = self.stop.send(true);
         self.task.await?
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn built_in_kinds_are_counted_once_under_their_group_resource() {
+        let counts = super::builtin_counts();
+        let labels: Vec<&str> = counts.iter().map(|(label, _)| label.as_str()).collect();
+        assert_eq!(labels, ["namespaces", "leases.coordination.k8s.io", "events"]);
+        let prefixes: Vec<&str> = counts.iter().map(|(_, prefix)| prefix.as_str()).collect();
+        assert_eq!(prefixes, ["/registry/namespaces/", "/registry/leases/", "/registry/events/"]);
     }
 }

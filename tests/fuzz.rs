@@ -199,6 +199,9 @@ fn operation() -> impl Strategy<Value = Value> {
         })
 }
 
+/// A kind's own merge lists, beside ObjectMeta's, for strategic merge patches.
+const MERGE_LISTS: &[(&str, Option<&str>)] = &[("spec.items", Some("name")), ("spec.tags", None)];
+
 const PATCH_FAULTS: &[Reason] =
     &[Reason::BadRequest, Reason::Invalid, Reason::RequestEntityTooLarge, Reason::UnsupportedMediaType];
 
@@ -208,7 +211,7 @@ proptest! {
     #[test]
     fn json_patches_apply_or_are_refused(current in object(), ops in prop::collection::vec(operation(), 0..8)) {
         let bytes = serde_json::to_vec(&ops).unwrap();
-        match patch::apply(&current, patch::PatchType::Json, &bytes, invalid) {
+        match patch::apply(&current, patch::PatchType::Json, &bytes, None, invalid) {
             Ok(patched) => {
                 if let Some(rv) = patched.pointer("/metadata/resourceVersion") {
                     prop_assert!(rv.is_null() || rv.as_str().is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit())));
@@ -221,9 +224,30 @@ proptest! {
     #[test]
     fn merge_patches_apply_or_are_refused(current in object(), doc in json_value()) {
         let bytes = serde_json::to_vec(&doc).unwrap();
-        match patch::apply(&current, patch::PatchType::Merge, &bytes, invalid) {
+        match patch::apply(&current, patch::PatchType::Merge, &bytes, None, invalid) {
             Ok(patched) => prop_assert!(doc.is_object() && patched.is_object()),
             Err(err) => client_fault(&err, PATCH_FAULTS),
+        }
+    }
+
+    /// A strategic merge patch, directives and merge lists included, leaves
+    /// an object or is refused as the client's fault.
+    #[test]
+    fn strategic_merge_patches_apply_or_are_refused(current in object(), doc in json_value(),
+            directive in prop::sample::select(vec!["$patch", "$retainKeys", "$deleteFromPrimitiveList/finalizers",
+                "$setElementOrder/items", "finalizers", "items"])) {
+        let mut doc = doc;
+        if let Some(map) = doc.as_object_mut() {
+            let value = map.values().next().cloned().unwrap_or(Value::Null);
+            map.insert(directive.to_string(), value);
+        }
+        let patched = json!({"metadata": doc.clone(), "spec": doc.clone()});
+        for doc in [&doc, &patched] {
+            let bytes = serde_json::to_vec(doc).unwrap();
+            match patch::apply(&current, patch::PatchType::StrategicMerge, &bytes, Some(MERGE_LISTS), invalid) {
+                Ok(patched) => prop_assert!(patched.is_object() || patched.is_null()),
+                Err(err) => client_fault(&err, PATCH_FAULTS),
+            }
         }
     }
 
@@ -305,8 +329,8 @@ proptest! {
 
     #[test]
     fn raw_patch_bytes_are_refused_cleanly(current in object(), bytes in prop::collection::vec(any::<u8>(), 0..96)) {
-        for kind in [patch::PatchType::Json, patch::PatchType::Merge] {
-            if let Err(err) = patch::apply(&current, kind, &bytes, invalid) {
+        for kind in [patch::PatchType::Json, patch::PatchType::Merge, patch::PatchType::StrategicMerge] {
+            if let Err(err) = patch::apply(&current, kind, &bytes, Some(MERGE_LISTS), invalid) {
                 client_fault(&err, PATCH_FAULTS);
             }
         }
@@ -325,7 +349,7 @@ proptest! {
             (0..n).map(|i| json!({"op": "copy", "from": "/spec/data", "path": format!("/c{i}")})).collect();
         let bytes = serde_json::to_vec(&ops).unwrap();
         let added = n * (kib * 1024 + 2);
-        match patch::apply(&current, patch::PatchType::Json, &bytes, invalid) {
+        match patch::apply(&current, patch::PatchType::Json, &bytes, None, invalid) {
             Ok(_) => prop_assert!(added <= patch::MAX_COPY_BYTES),
             Err(err) => {
                 prop_assert_eq!(err.reason, Reason::Invalid);

@@ -15,6 +15,7 @@ pub mod options;
 pub mod owner;
 pub mod patch;
 pub mod selector;
+pub mod strategic;
 pub mod strategy;
 
 pub use field_path::Path;

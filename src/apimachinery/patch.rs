@@ -1,12 +1,13 @@
 //! Patches: RFC 7386 JSON merge patch and RFC 6902 JSON patch (the
 //! `json-patch` crate), applied to an object's current state, with
 //! Kubernetes' limits on JSON patches (operation count, bytes `copy` may
-//! add). Strategic merge patch is refused, as Kubernetes refuses it for
-//! custom resources.
+//! add); strategic merge patch (`strategic`) for the kinds that have it,
+//! refused for custom resources as Kubernetes refuses it.
 
 use serde_json::Value;
 
 use super::meta;
+use super::strategic::MergeList;
 use crate::error::{Error, FieldError, Result};
 
 /// The most operations a JSON patch may hold, as Kubernetes'
@@ -17,6 +18,40 @@ pub const MAX_JSON_PATCH_OPERATIONS: usize = 10_000;
 /// as Kubernetes' `JSONPatchMaxCopyBytes` (the request body limit).
 pub const MAX_COPY_BYTES: usize = meta::MAX_BODY_BYTES;
 
+/// The media types of the patches every kind takes.
+const MEDIA_TYPES: &[&str] =
+    &["application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"];
+
+/// The media types of the patches a kind built into Kubernetes takes:
+/// strategic merge patch too.
+const BUILTIN_MEDIA_TYPES: &[&str] = &[
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+    "application/apply-patch+yaml",
+];
+
+/// The media types of the patches a kind takes, in the order Kubernetes
+/// lists them: with strategic merge patch when `strategic`.
+pub fn media_types(strategic: bool) -> &'static [&'static str] {
+    if strategic {
+        BUILTIN_MEDIA_TYPES
+    } else {
+        MEDIA_TYPES
+    }
+}
+
+/// The patch type of a media type (parameters dropped), if it is one.
+pub fn from_media_type(media: &str) -> Option<PatchType> {
+    match media {
+        "application/merge-patch+json" => Some(PatchType::Merge),
+        "application/json-patch+json" => Some(PatchType::Json),
+        "application/strategic-merge-patch+json" => Some(PatchType::StrategicMerge),
+        "application/apply-patch+yaml" => Some(PatchType::Apply),
+        _ => None,
+    }
+}
+
 /// The format of a patch document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PatchType {
@@ -26,7 +61,9 @@ pub enum PatchType {
     Apply,
 }
 
-/// Applies `patch` to `current`. A malformed patch is a BadRequest; a failed
+/// Applies `patch` to `current`, a strategic merge patch with the kind's
+/// `merge_lists` (`None`: the kind has none, a custom resource, and the
+/// patch is UnsupportedMediaType). A malformed patch is a BadRequest; a failed
 /// `test` operation, or `copy` operations adding more than
 /// `MAX_COPY_BYTES`, is Invalid; more than `MAX_JSON_PATCH_OPERATIONS`
 /// operations is RequestEntityTooLarge, as Kubernetes answers. A patched
@@ -36,15 +73,14 @@ pub fn apply(
     current: &Value,
     patch_type: PatchType,
     patch: &[u8],
+    merge_lists: Option<&[MergeList]>,
     invalid: impl Fn(Vec<FieldError>) -> Error,
 ) -> Result<Value> {
     let patched = match patch_type {
-        PatchType::StrategicMerge => {
-            return Err(Error::unsupported_media_type(
-                "strategic merge patch is not supported for custom resources: use a JSON merge patch \
-                 (application/merge-patch+json) or a JSON patch (application/json-patch+json)",
-            ))
-        }
+        PatchType::StrategicMerge => match merge_lists {
+            Some(lists) => super::strategic::apply(current, patch, lists)?,
+            None => return Err(Error::unknown_media_type(MEDIA_TYPES)),
+        },
         PatchType::Apply => {
             return Err(Error::unsupported_media_type(
                 "server-side apply is not supported yet: use a JSON merge patch or a JSON patch",
@@ -127,6 +163,16 @@ mod tests {
         Error::invalid("g", "K", "n", causes)
     }
 
+    /// `super::apply` for a custom resource.
+    fn apply(
+        current: &Value,
+        patch_type: PatchType,
+        patch: &[u8],
+        invalid: fn(Vec<FieldError>) -> Error,
+    ) -> Result<Value> {
+        super::apply(current, patch_type, patch, None, invalid)
+    }
+
     #[test]
     fn merge_patch_sets_and_removes() {
         let cur = json!({"spec": {"a": 1, "b": 2}});
@@ -204,8 +250,14 @@ mod tests {
     }
 
     #[test]
-    fn strategic_merge_is_refused() {
+    fn strategic_merge_is_refused_for_custom_resources_only() {
         let err = apply(&json!({}), PatchType::StrategicMerge, b"{}", invalid).unwrap_err();
         assert_eq!(err.reason, crate::error::Reason::UnsupportedMediaType);
+        assert_eq!(err.message, "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml");
+        let lists = [("spec.items", Some("name"))];
+        let cur = json!({"spec": {"items": [{"name": "a", "v": 1}]}});
+        let patch = br#"{"spec": {"items": [{"name": "b"}]}}"#;
+        let out = super::apply(&cur, PatchType::StrategicMerge, patch, Some(&lists), invalid).unwrap();
+        assert_eq!(out["spec"]["items"], json!([{"name": "a", "v": 1}, {"name": "b"}]));
     }
 }

@@ -39,6 +39,11 @@ impl KindHooks for Hooks {
         NameRule::KindValidates
     }
 
+    /// `NamespaceStatus.Conditions` merges by `type`.
+    fn merge_lists(&self) -> &'static [crate::apimachinery::strategic::MergeList] {
+        &[("status.conditions", Some("type"))]
+    }
+
     /// Phase Active; the `kubernetes` finalizer added; the
     /// `kubernetes.io/metadata.name` label (`SetDefaults_Namespace`).
     fn prepare_for_create(&self, obj: &mut Value) {

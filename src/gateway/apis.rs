@@ -11,14 +11,14 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 
-use super::codec::{failure_as, json_body, respond_json, unsupported, Output, Reply};
+use super::codec::{failure_as, json_body, respond_json, Output, Reply};
 use super::discovery::{self, CRD_GROUP};
 use super::query::Params;
 use super::{lists, protobuf, watch, Api};
 use crate::apimachinery::list::ListPage;
 use crate::apimachinery::meta::MAX_BODY_BYTES;
 use crate::apimachinery::options::{ResourceVersion, WriteOptions, Written};
-use crate::apimachinery::patch::PatchType;
+use crate::apimachinery::patch::{self, PatchType};
 use crate::error::Error;
 use crate::resource::table::{definitions_table, table, Include, ListMeta, Shape};
 use crate::resource::{Endpoint, Ref};
@@ -96,36 +96,17 @@ pub(super) fn resource(g: &str, v: &str, ns: &str, plural: &str, rest: &[&str]) 
     Some(Ok(Target::Resources { r, sub }))
 }
 
-/// The patch types a PATCH of a custom resource may have, as Kubernetes
-/// serves them (no strategic merge patch).
-const RESOURCE_PATCH_TYPES: &[&str] =
-    &["application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"];
-
-/// The patch types a PATCH of a definition may have: a built-in type, so
-/// strategic merge patch too.
-const DEFINITION_PATCH_TYPES: &[&str] = &[
-    "application/json-patch+json",
-    "application/merge-patch+json",
-    "application/strategic-merge-patch+json",
-    "application/apply-patch+yaml",
-];
-
 /// The patch type of a PATCH request's `Content-Type` (parameters dropped,
-/// as Kubernetes' patch handler reads it), if it is one of `accepted`.
-fn patch_type(headers: &HeaderMap, accepted: &[&str]) -> Result<PatchType, Error> {
+/// as Kubernetes' patch handler reads it), if the kind takes it
+/// (`strategic`: strategic merge patch too, `patch::media_types`).
+fn patch_type(headers: &HeaderMap, strategic: bool) -> Result<PatchType, Error> {
     let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     let media = content_type.split(';').next().unwrap_or("");
-    let kind = match media {
-        "application/merge-patch+json" => PatchType::Merge,
-        "application/json-patch+json" => PatchType::Json,
-        "application/strategic-merge-patch+json" => PatchType::StrategicMerge,
-        "application/apply-patch+yaml" => PatchType::Apply,
-        _ => return Err(unsupported(accepted)),
-    };
-    if !accepted.contains(&media) {
-        return Err(unsupported(accepted));
+    let accepted = patch::media_types(strategic);
+    match patch::from_media_type(media) {
+        Some(kind) if accepted.contains(&media) => Ok(kind),
+        _ => Err(Error::unknown_media_type(accepted)),
     }
-    Ok(kind)
 }
 
 /// A write's options; without `fieldManager`, the manager is the
@@ -363,7 +344,7 @@ async fn definitions(
         }
         (&Method::PATCH, Some(name)) => {
             let endpoint = if status { Endpoint::Status } else { Endpoint::Main };
-            let kind = patch_type(headers, DEFINITION_PATCH_TYPES)?;
+            let kind = patch_type(headers, true)?;
             let (body, options) = patch_body(kind, body, params, headers)?;
             if kind == PatchType::Apply {
                 let (written, created) = registry.apply(&name, endpoint, &body, &options).await?;
@@ -514,7 +495,7 @@ async fn resources(
         }
         (&Method::PATCH, false, None | Some("status")) => {
             let endpoint = if sub.is_some() { Endpoint::Status } else { Endpoint::Main };
-            let kind = patch_type(headers, RESOURCE_PATCH_TYPES)?;
+            let kind = patch_type(headers, served.strategic_merge_lists().is_some())?;
             let (body, options) = patch_body(kind, body, params, headers)?;
             if kind == PatchType::Apply {
                 let (written, created) = resources.apply(&r, endpoint, &body, &options).await?;
@@ -526,7 +507,7 @@ async fn resources(
         }
         (&Method::PATCH, false, Some("scale")) => {
             let options = write_options(params, headers)?;
-            let written = resources.patch_scale(&r, patch_type(headers, RESOURCE_PATCH_TYPES)?, body, &options).await?;
+            let written = resources.patch_scale(&r, patch_type(headers, false)?, body, &options).await?;
             Ok(answer(StatusCode::OK, written))
         }
         (&Method::DELETE, false, None) => {

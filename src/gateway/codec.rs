@@ -80,14 +80,6 @@ static YAML_DECODERS: LazyLock<Semaphore> = LazyLock::new(|| {
     Semaphore::new(cores.saturating_sub(1).max(1))
 });
 
-/// Kubernetes' 415 for a body in a media type not among `accepted`.
-pub fn unsupported(accepted: &[&str]) -> Error {
-    Error::unsupported_media_type(format!(
-        "the body of the request was in an unknown format - accepted media types include: {}",
-        accepted.join(", ")
-    ))
-}
-
 /// A body's media type as Go's `mime.ParseMediaType` reads it (parameters
 /// dropped, lower case), or the first accepted type when there is no
 /// `Content-Type`, as Kubernetes negotiates input.
@@ -95,7 +87,7 @@ fn body_media_type(headers: &HeaderMap) -> Result<String, Error> {
     let Some(value) = headers.get(CONTENT_TYPE) else {
         return Ok(BODY_MEDIA_TYPES[0].to_string());
     };
-    let value = value.to_str().map_err(|_| unsupported(BODY_MEDIA_TYPES))?;
+    let value = value.to_str().map_err(|_| Error::unknown_media_type(BODY_MEDIA_TYPES))?;
     if value.is_empty() {
         return Ok(BODY_MEDIA_TYPES[0].to_string());
     }
@@ -116,7 +108,7 @@ pub async fn json_body(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>, Err
                 .await
                 .map_err(|e| Error::internal(format!("decoding the YAML body failed: {e}")))?
         }
-        _ => Err(unsupported(BODY_MEDIA_TYPES)),
+        _ => Err(Error::unknown_media_type(BODY_MEDIA_TYPES)),
     }
 }
 

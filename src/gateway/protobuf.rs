@@ -86,7 +86,7 @@ pub fn is_body(headers: &HeaderMap) -> bool {
 pub async fn definition_body(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>> {
     if !is_body(headers) {
         return codec::json_body(headers, body).await.map_err(|err| match err.reason {
-            Reason::UnsupportedMediaType => codec::unsupported(BUILT_IN_MEDIA_TYPES),
+            Reason::UnsupportedMediaType => Error::unknown_media_type(BUILT_IN_MEDIA_TYPES),
             _ => err,
         });
     }
@@ -105,7 +105,7 @@ pub async fn resource_body(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>>
     let named = |t: &rt::TypeMeta| (t.api_version.clone().unwrap_or_default(), t.kind.clone().unwrap_or_default());
     let (api_version, kind) = type_meta.as_ref().map(named).unwrap_or_default();
     let Some(message) = message(&api_version, &kind).filter(|m| is_builtin_object(m)) else {
-        return Err(codec::unsupported(codec::BODY_MEDIA_TYPES));
+        return Err(Error::unknown_media_type(codec::BODY_MEDIA_TYPES));
     };
     json_with_type(type_meta, (message.decode)(&raw).map_err(decode_error)?)
 }

@@ -11,7 +11,6 @@ pub mod discovery;
 pub mod extensions;
 pub mod naming;
 mod selectable;
-mod strategic;
 pub mod strategy;
 pub mod validation;
 
@@ -239,11 +238,11 @@ impl Registry {
         retry(
             || async {
                 let current = self.get(name)?;
-                // Definitions are a built-in kind: strategic merge patch is theirs.
-                let patched = match kind {
-                    PatchType::StrategicMerge => strategic::apply(&current, patch)?,
-                    _ => crate::apimachinery::patch::apply(&current, kind, patch, |errs| invalid(name, errs))?,
-                };
+                // Definitions are a built-in kind: strategic merge patch is
+                // theirs, with ObjectMeta's lists alone (their types tag no
+                // other).
+                let patched =
+                    crate::apimachinery::patch::apply(&current, kind, patch, Some(&[]), |errs| invalid(name, errs))?;
                 let pinned =
                     patched.pointer("/metadata/resourceVersion") != current.pointer("/metadata/resourceVersion");
                 let body = serde_json::to_vec(&patched).map_err(|e| Error::internal(e.to_string()))?;

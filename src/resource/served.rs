@@ -58,6 +58,12 @@ pub trait KindHooks: Send + Sync + std::fmt::Debug {
     fn finalizes(&self) -> bool {
         false
     }
+    /// The lists the kind's Go type tags `patchStrategy:"merge"`, with
+    /// their merge keys, beyond ObjectMeta's: how a strategic merge patch
+    /// merges them (`apimachinery::strategic`).
+    fn merge_lists(&self) -> &'static [crate::apimachinery::strategic::MergeList] {
+        &[]
+    }
     /// The kind's own table of `objects` (Kubernetes' printer for it): the
     /// columns and each object's cells; `None` for the version's printer
     /// columns.
@@ -343,6 +349,12 @@ impl Served {
             return version.to_string();
         }
         format!("{}/{version}", self.group)
+    }
+
+    /// The merge lists of a strategic merge patch of this kind, beyond
+    /// ObjectMeta's; `None` for a custom resource, which has none.
+    pub fn strategic_merge_lists(&self) -> Option<&'static [crate::apimachinery::strategic::MergeList]> {
+        self.hooks.as_ref().map(|hooks| hooks.merge_lists())
     }
 
     /// The fields a field selector may name.

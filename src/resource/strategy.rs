@@ -34,6 +34,21 @@ impl Ref {
     }
 }
 
+/// A body sent to a built-in kind without `apiVersion` or `kind` takes the
+/// endpoint's, as Kubernetes' decoder defaults them from the request's
+/// group, version and kind. A custom resource's body must say both.
+pub fn default_type_meta(served: &Served, r: &Ref, obj: &mut Value) {
+    let Some(map) = obj.as_object_mut().filter(|_| served.hooks.is_some()) else { return };
+    let missing =
+        |map: &serde_json::Map<String, Value>, key: &str| map.get(key).and_then(Value::as_str).unwrap_or("").is_empty();
+    if missing(map, "apiVersion") {
+        map.insert("apiVersion".into(), Value::String(served.api_version(&r.version)));
+    }
+    if missing(map, "kind") {
+        map.insert("kind".into(), Value::String(served.kind.clone()));
+    }
+}
+
 /// The checks of apiVersion, kind, name and namespace in a body against the
 /// request, as Kubernetes' handlers make them.
 pub fn check_identity(served: &Served, r: &Ref, obj: &Value, operation: Operation) -> Result<()> {

@@ -41,21 +41,27 @@ impl RequestInfo {
         self.verb == "watch"
     }
 
-    /// Reads an HTTP request. `query` is the raw query string.
+    /// Reads an HTTP request. `query` is the raw query string. The core
+    /// group's `/api/<version>/...` and the named groups'
+    /// `/apis/<group>/<version>/...` are resource requests; a namespace's
+    /// `status` and `finalize` are its subresources, as Kubernetes'
+    /// `RequestInfoFactory` reads them.
     pub fn http(method: &str, path: &str, query: Option<&str>) -> Self {
         let parts: Vec<&str> = path.trim_matches('/').split('/').filter(|p| !p.is_empty()).collect();
         let non_resource = || Self { verb: http_verb(method), ..Self::default() };
-        // /apis/<group>/<version>/... ; discovery of a group stops earlier.
-        let [first, group, version, rest @ ..] = parts.as_slice() else { return non_resource() };
-        if *first != "apis" || rest.is_empty() {
-            return non_resource();
-        }
+        // Discovery of a group or version stops before a resource.
+        let (group, version, rest) = match parts.as_slice() {
+            ["api", version, rest @ ..] if !rest.is_empty() => ("", *version, rest),
+            ["apis", group, version, rest @ ..] if !rest.is_empty() => (*group, *version, rest),
+            _ => return non_resource(),
+        };
         let (legacy_watch, rest) = match rest {
             ["watch", rest @ ..] => (true, rest),
             rest => (false, rest),
         };
         let (namespace, rest) = match rest {
-            ["namespaces", namespace, rest @ ..] if !rest.is_empty() => (*namespace, rest),
+            ["namespaces", namespace, next, ..] if !matches!(*next, "status" | "finalize") => (*namespace, &rest[2..]),
+            ["namespaces", namespace, ..] => (*namespace, rest),
             rest => ("", rest),
         };
         let (resource, name, subresource) = match rest {
@@ -87,6 +93,7 @@ impl RequestInfo {
             subresource: match subresource {
                 "status" => "status",
                 "scale" => "scale",
+                "finalize" => "finalize",
                 "" => "",
                 _ => "unknown",
             },
@@ -169,8 +176,29 @@ mod tests {
     }
 
     #[test]
+    fn core_paths_are_resource_requests() {
+        let info = RequestInfo::http("GET", "/api/v1/namespaces", None);
+        assert_eq!((info.verb, info.group.as_str(), info.version.as_str()), ("list", "", "v1"));
+        assert_eq!((info.resource.as_str(), info.scope()), ("namespaces", "cluster"));
+        // A namespace is named in its own namespace, as Kubernetes reads it.
+        let info = RequestInfo::http("PATCH", "/api/v1/namespaces/team", None);
+        assert_eq!((info.verb, info.resource.as_str(), info.name.as_str()), ("patch", "namespaces", "team"));
+        assert_eq!((info.namespace.as_str(), info.scope()), ("team", "resource"));
+        let info = RequestInfo::http("PUT", "/api/v1/namespaces/team/finalize", None);
+        assert_eq!((info.verb, info.resource.as_str(), info.subresource), ("update", "namespaces", "finalize"));
+        let info = RequestInfo::http("PUT", "/api/v1/namespaces/team/status", None);
+        assert_eq!((info.resource.as_str(), info.name.as_str(), info.subresource), ("namespaces", "team", "status"));
+        let info = RequestInfo::http("POST", "/api/v1/namespaces/team/events", None);
+        assert_eq!((info.verb, info.resource.as_str(), info.scope()), ("create", "events", "namespace"));
+        let info = RequestInfo::http("GET", "/apis/coordination.k8s.io/v1/namespaces/team/leases/l", None);
+        assert_eq!((info.verb, info.group.as_str(), info.resource.as_str()), ("get", "coordination.k8s.io", "leases"));
+        let info = RequestInfo::http("GET", "/api/v1/watch/namespaces/team/events", None);
+        assert_eq!((info.verb, info.resource.as_str(), info.namespace.as_str()), ("watch", "events", "team"));
+    }
+
+    #[test]
     fn non_resource_paths_take_the_method() {
-        for path in ["/healthz", "/metrics", "/apis", "/apis/example.com/v1", "/openapi/v2"] {
+        for path in ["/healthz", "/metrics", "/api", "/api/v1", "/apis", "/apis/example.com/v1", "/openapi/v2"] {
             let info = RequestInfo::http("GET", path, None);
             assert_eq!((info.verb, info.resource.as_str(), info.scope()), ("GET", "", ""), "{path}");
         }

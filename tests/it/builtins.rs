@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use tonic::Code;
 
 mod events;
+mod patches;
 
 use crate::support::{create_widget, get_widget, patch_widget, register_widgets, widget, TestServer, WAIT};
 

@@ -246,7 +246,7 @@ impl Resources {
     async fn create_once(
         &self,
         r: &Ref,
-        request: Value,
+        mut request: Value,
         duplicates: &[String],
         generated: bool,
         options: &WriteOptions,
@@ -265,6 +265,7 @@ impl Resources {
             err.details.name = name.to_string();
             return Err(err);
         }
+        strategy::default_type_meta(&served, r, &mut request);
         strategy::check_identity(&served, r, &request, Operation::Create)?;
         let admitted = match &self.admission {
             Some(admission) if served.namespaced() => {
@@ -357,7 +358,7 @@ impl Resources {
         &self,
         r: &Ref,
         endpoint: Endpoint,
-        obj: Value,
+        mut obj: Value,
         duplicates: &[String],
         options: &WriteOptions,
     ) -> Result<Option<Written>> {
@@ -365,6 +366,7 @@ impl Resources {
         if endpoint == Endpoint::Status {
             Self::require_status(&served, r)?;
         }
+        strategy::default_type_meta(&served, r, &mut obj);
         strategy::check_identity(&served, r, &obj, Operation::Update)?;
         let current = self.load(&served, r)?;
         let main = ResourceStrategy { served: &served, version: &r.version };
@@ -456,7 +458,7 @@ impl Resources {
         let current = self.load(served, r)?;
         let before = stored::read(served, &r.version, &current).await?;
         let invalid = |causes| strategy::invalid(served, &r.name, causes);
-        let mut patched = patch::apply(&before, patch_type, patch, invalid)?;
+        let mut patched = patch::apply(&before, patch_type, patch, served.strategic_merge_lists(), invalid)?;
         if !patched.is_object() {
             return Err(Error::bad_request("the patch must leave a JSON object"));
         }

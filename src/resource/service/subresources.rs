@@ -39,7 +39,8 @@ impl Resources {
         if !served.hooks.as_ref().is_some_and(|hooks| hooks.finalizes()) {
             return Err(Error::no_resource(format!("{}/finalize.{}.{}", r.resource, r.version, r.group), ""));
         }
-        let (obj, duplicates) = decode::object(body)?;
+        let (mut obj, duplicates) = decode::object(body)?;
+        strategy::default_type_meta(&served, r, &mut obj);
         strategy::check_identity(&served, r, &obj, Operation::Update)?;
         let current = self.load(&served, r)?;
         if !meta::meta_str(&obj, "resourceVersion").is_empty() {
@@ -121,7 +122,9 @@ impl Resources {
                 let current = self.load(&served, r)?;
                 let before = scale::read(&stored::read(&served, &r.version, &current).await?, paths)?;
                 let invalid = |causes| Error::invalid("autoscaling", "Scale", &r.name, causes);
-                let wanted = patch::apply(&before, patch_type, patch, invalid)?;
+                // A Scale of a custom resource takes the patches a custom
+                // resource takes, as apiextensions-apiserver serves it.
+                let wanted = patch::apply(&before, patch_type, patch, None, invalid)?;
                 self.write_scale(&served, paths, r, &current, &wanted, options).await
             },
             || Error::stale(&served.group, &served.plural, &r.name),
