@@ -115,3 +115,28 @@ def test_the_dynamic_client_watches_changes(widgets):
     widgets.delete(name="w1", namespace="default")
     thread.join(timeout=15)
     assert seen == [("MODIFIED", "w1"), ("DELETED", "w1")]
+
+
+def test_the_typed_core_api_creates_and_patches_namespaces_and_events(server):
+    """The typed CoreV1Api as a new user writes it: models without
+    apiVersion and kind, and patch_namespace's strategic merge patch."""
+    configuration = k8s.Configuration()
+    configuration.host = f"http://{server.http_addr}"
+    core = k8s.CoreV1Api(k8s.ApiClient(configuration))
+    created = core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name="typed")))
+    assert (created.api_version, created.kind, created.status.phase) == ("v1", "Namespace", "Active")
+    patched = core.patch_namespace("typed", {"metadata": {"labels": {"tier": "gold"}}})
+    assert patched.metadata.labels["tier"] == "gold"
+    assert patched.metadata.labels["kubernetes.io/metadata.name"] == "typed"
+
+    event = k8s.CoreV1Event(
+        metadata=k8s.V1ObjectMeta(name="seen"),
+        involved_object=k8s.V1ObjectReference(kind="Pod", name="p", namespace="typed"),
+        reason="Checked",
+        message="first",
+        type="Normal",
+        count=1,
+    )
+    core.create_namespaced_event("typed", event)
+    bumped = core.patch_namespaced_event("seen", "typed", {"count": 2, "message": "again"})
+    assert (bumped.count, bumped.message, bumped.reason) == (2, "again", "Checked")

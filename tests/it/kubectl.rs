@@ -507,3 +507,38 @@ async fn kubectl_switches_between_client_and_server_side_apply() {
     assert_eq!(spec, r#"{"replicas":3}"#, "color, last applied server-side, goes");
     k.ok(&["get", "widgets"]).await;
 }
+
+/// kubectl's strategic merge patches of built-in kinds: a second
+/// client-side apply, `kubectl patch` (strategic by default) and `kubectl
+/// edit`, of a namespace and a lease.
+#[tokio::test]
+async fn kubectl_patches_built_in_kinds_strategically() {
+    let server = TestServer::start().await;
+    let k = Kubectl::new(&server);
+    let ns =
+        |label: &str| format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: team, labels: {{tier: {label}}}}}\n");
+    k.ok(&["apply", "-f", &k.file("ns.yaml", &ns("silver"))]).await;
+    let applied = k.ok(&["apply", "-f", &k.file("ns.yaml", &ns("gold"))]).await;
+    assert!(applied.contains("namespace/team configured"), "{applied}");
+    assert_eq!(k.ok(&["get", "ns", "team", "-o", "jsonpath={.metadata.labels.tier}"]).await, "gold");
+
+    let patched = k.ok(&["patch", "ns", "team", "-p", r#"{"metadata":{"labels":{"owner":"ops"}}}"#]).await;
+    assert!(patched.contains("namespace/team patched"), "{patched}");
+    let labels = k.ok(&["get", "ns", "team", "-o", "jsonpath={.metadata.labels}"]).await;
+    assert!(labels.contains(r#""owner":"ops""#) && labels.contains(r#""tier":"gold""#), "{labels}");
+
+    // `kubectl edit`, with an editor that changes the label in the file.
+    let editor = k.file("editor.sh", "#!/bin/sh\nsed -i 's/owner: ops/owner: dev/' \"$1\"\n");
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut edit = k.command(&["edit", "ns", "team"]);
+    let out = edit.env("KUBE_EDITOR", &editor).output().await.unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && said.contains("namespace/team edited"), "{said}");
+    assert_eq!(k.ok(&["get", "ns", "team", "-o", "jsonpath={.metadata.labels.owner}"]).await, "dev");
+
+    let lease =
+        "apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata: {name: leader}\nspec: {holderIdentity: op-1}\n";
+    k.ok(&["apply", "-n", "team", "-f", &k.file("lease.yaml", lease)]).await;
+    k.ok(&["patch", "lease", "leader", "-n", "team", "-p", r#"{"spec":{"holderIdentity":"op-2"}}"#]).await;
+    assert_eq!(k.ok(&["get", "lease", "leader", "-n", "team", "-o", "jsonpath={.spec.holderIdentity}"]).await, "op-2");
+}
