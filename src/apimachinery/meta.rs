@@ -11,6 +11,13 @@ use serde_json::{Map, Value};
 use crate::error::{Error, FieldError, Result};
 use crate::storage::Revision;
 
+/// Whether objects of a kind live in namespaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Namespaced,
+    Cluster,
+}
+
 /// The largest request body accepted, as in Kubernetes (3 MiB).
 pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 

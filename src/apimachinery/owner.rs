@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::strategy::Scope;
+use super::meta::Scope;
 use crate::error::FieldError;
 
 /// `metav1.FinalizerOrphanDependents`.

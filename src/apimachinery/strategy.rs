@@ -38,6 +38,7 @@ use serde_json::Value;
 
 use super::dns;
 use super::meta;
+pub use super::meta::Scope;
 use crate::error::{Error, FieldError, Result};
 use crate::storage::Revision;
 
@@ -60,13 +61,6 @@ where
         }
     }
     Err(exhausted())
-}
-
-/// Whether objects of a kind live in namespaces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    Namespaced,
-    Cluster,
 }
 
 /// Whether a write makes a new object or replaces one: the body checks

@@ -8,7 +8,6 @@ use axum::body::{Body, Bytes};
 use axum::extract::{RawQuery, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
-use http_body_util::BodyExt;
 use serde_json::{json, Value};
 
 use super::codec::{failure_as, json_body, respond_json, Output, Reply};
@@ -16,7 +15,6 @@ use super::discovery::{self, CRD_GROUP};
 use super::query::Params;
 use super::{lists, protobuf, watch, Api};
 use crate::apimachinery::list::ListPage;
-use crate::apimachinery::meta::MAX_BODY_BYTES;
 use crate::apimachinery::options::{ResourceVersion, WriteOptions, Written};
 use crate::apimachinery::patch::{self, PatchType};
 use crate::error::Error;
@@ -145,25 +143,6 @@ pub(super) fn method_not_allowed(method: &Method) -> Error {
     Error::method_not_allowed(format!("the server does not allow this method on the requested resource ({method})"))
 }
 
-/// Reads a request body: at most one byte over the limit (enough for the
-/// domain to refuse it with Kubernetes' RequestEntityTooLarge), within the
-/// body timeout. A body that cannot be read (a malformed chunk) is the
-/// client's error.
-pub(super) async fn read_body(body: Body, timeout: std::time::Duration) -> Result<Bytes, Error> {
-    let limited = http_body_util::Limited::new(body, MAX_BODY_BYTES + 1);
-    match tokio::time::timeout(timeout, limited.collect()).await {
-        Err(_) => Err(Error::timeout(format!(
-            "request did not complete within requested timeout - the body was not received within {}s",
-            timeout.as_secs()
-        ))),
-        Ok(Ok(collected)) => Ok(collected.to_bytes()),
-        Ok(Err(err)) if err.is::<http_body_util::LengthLimitError>() => {
-            Err(Error::too_large(format!("Request entity too large: limit is {MAX_BODY_BYTES}")))
-        }
-        Ok(Err(err)) => Err(Error::bad_request(format!("the request body could not be read: {err}"))),
-    }
-}
-
 /// The entry point for everything under `/apis/`. Routes on the raw path.
 /// An error is a `Status` in the encoding the client accepts (YAML too).
 pub async fn handle(
@@ -195,7 +174,7 @@ pub(super) async fn serve(
     headers: HeaderMap,
     body: Body,
 ) -> Reply {
-    let body = read_body(body, api.limits.body_timeout).await?;
+    let body = super::codec::read_body(body, api.limits.body_timeout).await?;
     let params = Params(query.map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect()).unwrap_or_default());
     match target {
         Target::Group(g) if method == Method::GET => discovery::group(&api, &g, &headers),

@@ -9,10 +9,12 @@ use axum::body::{Body, Bytes};
 use axum::http::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE, RETRY_AFTER};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt;
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use super::status::{http_code, retry_after, status_object};
+use crate::apimachinery::meta::MAX_BODY_BYTES;
 use crate::apimachinery::options::Written;
 use crate::error::Error;
 
@@ -217,6 +219,25 @@ impl IntoResponse for Failure {
 }
 
 pub type Reply = Result<Response, Failure>;
+
+/// Reads a request body: at most one byte over the limit (enough for the
+/// domain to refuse it with Kubernetes' RequestEntityTooLarge), within the
+/// body timeout. A body that cannot be read (a malformed chunk) is the
+/// client's error.
+pub async fn read_body(body: Body, timeout: std::time::Duration) -> Result<Bytes, Error> {
+    let limited = http_body_util::Limited::new(body, MAX_BODY_BYTES + 1);
+    match tokio::time::timeout(timeout, limited.collect()).await {
+        Err(_) => Err(Error::timeout(format!(
+            "request did not complete within requested timeout - the body was not received within {}s",
+            timeout.as_secs()
+        ))),
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(err)) if err.is::<http_body_util::LengthLimitError>() => {
+            Err(Error::too_large(format!("Request entity too large: limit is {MAX_BODY_BYTES}")))
+        }
+        Ok(Err(err)) => Err(Error::bad_request(format!("the request body could not be read: {err}"))),
+    }
+}
 
 #[cfg(test)]
 mod tests {

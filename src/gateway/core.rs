@@ -7,8 +7,6 @@ use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, Method, Uri};
 
-use serde_json::{json, Value};
-
 use super::apis::{self, Target};
 use super::codec::{failure_as, Output, Reply};
 use super::Api;
@@ -19,28 +17,6 @@ const NAMESPACE_SUBRESOURCES: &[&str] = &["status", "finalize"];
 
 fn not_found(path: &str) -> Error {
     Error::no_resource(format_args!("/api/{path}"), "")
-}
-
-/// Upstream's namespace verbs (no `deletecollection`), and its `finalize`
-/// subresource, which is only updated.
-const NAMESPACE_VERBS: &[&str] = &["create", "delete", "get", "list", "patch", "update", "watch"];
-
-/// `/api/v1`'s resources as upstream lists namespaces: their verbs, then
-/// `namespaces/finalize` before `namespaces/status`.
-pub fn namespace_verbs(resources: Vec<Value>) -> Vec<Value> {
-    let mut out = Vec::with_capacity(resources.len() + 1);
-    for mut r in resources {
-        if r["name"] == "namespaces" {
-            r["verbs"] = json!(NAMESPACE_VERBS);
-            let finalize = json!({"name": "namespaces/finalize", "singularName": "", "namespaced": false,
-                "kind": "Namespace", "verbs": ["update"]});
-            out.push(r);
-            out.push(finalize);
-        } else {
-            out.push(r);
-        }
-    }
-    out
 }
 
 /// The path under `/api/`, split on its raw `/`, each segment decoded.

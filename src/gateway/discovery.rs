@@ -68,7 +68,7 @@ pub async fn core(headers: HeaderMap) -> Reply {
 /// The core group's resources, namespaces with upstream's verbs.
 fn core_list() -> Vec<Value> {
     let list = discovery::resources(&crate::builtin::discovery(), "", "v1").iter().flat_map(resource_json).collect();
-    super::core::namespace_verbs(list)
+    namespace_verbs(list)
 }
 
 /// `/api/v1`: the core group's resources.
@@ -172,4 +172,26 @@ fn definitions_resources() -> Vec<Value> {
             "kind": "CustomResourceDefinition", "verbs": SUBRESOURCE_VERBS,
         }),
     ]
+}
+
+/// Upstream's namespace verbs (no `deletecollection`), and its `finalize`
+/// subresource, which is only updated.
+const NAMESPACE_VERBS: &[&str] = &["create", "delete", "get", "list", "patch", "update", "watch"];
+
+/// `/api/v1`'s resources as upstream lists namespaces: their verbs, then
+/// `namespaces/finalize` before `namespaces/status`.
+pub fn namespace_verbs(resources: Vec<Value>) -> Vec<Value> {
+    let mut out = Vec::with_capacity(resources.len() + 1);
+    for mut r in resources {
+        if r["name"] == "namespaces" {
+            r["verbs"] = json!(NAMESPACE_VERBS);
+            let finalize = json!({"name": "namespaces/finalize", "singularName": "", "namespaced": false,
+                "kind": "Namespace", "verbs": ["update"]});
+            out.push(r);
+            out.push(finalize);
+        } else {
+            out.push(r);
+        }
+    }
+    out
 }

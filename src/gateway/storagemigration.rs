@@ -104,7 +104,7 @@ pub async fn collection(State(api): State<Api>, method: Method, headers: HeaderM
             Ok(respond(StatusCode::OK, &list, output, &[]))
         }
         Method::POST => {
-            let body = json_body(&headers, &super::apis::read_body(body, api.limits.body_timeout).await?).await?;
+            let body = json_body(&headers, &super::codec::read_body(body, api.limits.body_timeout).await?).await?;
             let obj: Value = serde_json::from_slice(&body)
                 .map_err(|e| Error::bad_request(format!("the request body is not valid JSON: {e}")))?;
             let kind = obj["kind"].as_str().unwrap_or(record::KIND);

@@ -284,7 +284,7 @@ impl Served {
                     }
                 })
                 .collect(),
-            storage_mark: super::stored::fingerprint(storage_schema.as_deref()),
+            storage_mark: super::stored::mark::fingerprint(storage_schema.as_deref()),
             storage_version,
             terminating: crd.metadata.deletion_timestamp.is_some() || conditions::is_true(crd, "Terminating"),
             shape,

@@ -17,8 +17,7 @@ use futures::future::BoxFuture;
 use futures::StreamExt;
 use serde_json::Value;
 
-use super::render::{Object, Rendered};
-use super::stream::{EventType, WatchStream};
+use super::render::{EventType, Object, Rendered, WatchStream};
 use crate::error::Result;
 
 /// Converts an object (as rendered at the storage version) to the watched

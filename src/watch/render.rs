@@ -9,7 +9,6 @@ use std::sync::{Arc, OnceLock};
 use bytes::Bytes;
 use serde_json::Value;
 
-use super::stream::EventType;
 use crate::apimachinery::meta;
 use crate::error::Result;
 use crate::storage::{KeyValue, Revision};
@@ -176,6 +175,39 @@ impl RenderCache {
         Ok(object)
     }
 }
+
+/// The kind of a watch event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    Added,
+    Modified,
+    Deleted,
+    Bookmark,
+}
+
+impl EventType {
+    /// Kubernetes' name of the event type (`ADDED`, ...), as watch frames carry it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+            EventType::Bookmark => "BOOKMARK",
+        }
+    }
+}
+
+/// One event for a client.
+#[derive(Debug, Clone)]
+pub struct WatchEvent {
+    pub kind: EventType,
+    pub object: Object,
+}
+
+/// The stream of a running watch; ends with an error item when the watch
+/// can not go on, without one on timeout, shutdown or a change of the
+/// definition. It works when polled: no task runs per watch.
+pub type WatchStream = futures::stream::BoxStream<'static, Result<WatchEvent>>;
 
 #[cfg(test)]
 mod tests {

@@ -11,38 +11,10 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use super::convert::Via;
-pub use super::render::{Object, Rendered};
+pub use super::render::{EventType, Object, Rendered, WatchEvent, WatchStream};
 use crate::apimachinery::options::WatchOptions;
 use crate::error::{Error, Result};
 use crate::storage::{Event, KeyValue, ReadAt, Revision, Storage, StorageError, WatchMessage};
-
-/// The kind of a watch event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventType {
-    Added,
-    Modified,
-    Deleted,
-    Bookmark,
-}
-
-impl EventType {
-    /// Kubernetes' name of the event type (`ADDED`, ...), as watch frames carry it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EventType::Added => "ADDED",
-            EventType::Modified => "MODIFIED",
-            EventType::Deleted => "DELETED",
-            EventType::Bookmark => "BOOKMARK",
-        }
-    }
-}
-
-/// One event for a client.
-#[derive(Debug, Clone)]
-pub struct WatchEvent {
-    pub kind: EventType,
-    pub object: Object,
-}
 
 /// Turns a stored key-value into the object a client sees (with its
 /// resourceVersion set).
@@ -92,11 +64,6 @@ pub struct WatchSpec {
     /// definition changed, say).
     pub ends: Option<std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>>,
 }
-
-/// The stream of a running watch; ends with an error item when the watch
-/// can not go on, without one on timeout, shutdown or a change of the
-/// definition. It works when polled: no task runs per watch.
-pub type WatchStream = futures::stream::BoxStream<'static, Result<WatchEvent>>;
 
 /// How many objects the initial events of a watch read at a time.
 const INITIAL_PAGE: usize = 500;

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::bytes::Computed;
+use super::shape::Computed;
 
 /// At most this many inputs are kept; past it, rules are evaluated as
 /// they come.

@@ -33,10 +33,10 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::schema::cel::expression::Expression;
 use crate::schema::Schema;
-pub use bytes::{Computed, Node};
 pub use memo::Memo;
 pub use path::FieldPath;
 pub use shape::Shape;
+pub use shape::{Computed, Node};
 pub use stash::{annotation, ANNOTATION_PREFIX};
 pub use validate::validate;
 

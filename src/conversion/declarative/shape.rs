@@ -8,14 +8,47 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::bytes::Node;
 use crate::apimachinery::compact;
 use crate::conversion::raw::Key;
+
+/// A JSON value, parsed only where it was reached into.
+#[derive(Debug)]
+pub enum Node<'a> {
+    /// Untouched bytes of the object's own JSON, where the compact scan or
+    /// serde's reader found them.
+    Raw(&'a str),
+    /// An object reached into: its members in order.
+    Object(Vec<(Cow<'a, str>, Node<'a>)>),
+    /// A value a rule made.
+    Value(Value),
+    /// A value made once for a page part and shared by its objects (a CEL
+    /// rule's outcome kept in the `Memo`, an apiVersion), with its JSON.
+    Shared(Arc<Computed>),
+}
+
+/// A value and its compact JSON, written once: read back as the value
+/// itself, never parsed from the JSON (so a number is the one computed).
+#[derive(Debug, PartialEq)]
+pub struct Computed {
+    pub value: Value,
+    pub json: Box<str>,
+}
+
+impl Computed {
+    pub fn new(value: Value) -> Arc<Self> {
+        let json = value.to_string().into_boxed_str();
+        Arc::new(Self { value, json })
+    }
+}
+
+/// The members of an object, in order.
+pub type Members<'a> = Vec<(Cow<'a, str>, Node<'a>)>;
 
 /// The members a parse descends into, each with what it descends into
 /// below it.

@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use super::mark::fingerprint;
 use super::*;
 use crate::storage::Revision;
 

@@ -16,7 +16,6 @@ mod field_path;
 mod indexed;
 mod limits;
 mod need;
-mod view;
 
 use std::sync::{Arc, LazyLock};
 
