@@ -6,6 +6,8 @@
 //!
 //! - the domain imports no transport crate (tonic, axum, http, ...);
 //! - imports point only down the layer table ([`LAYERS`]);
+//! - no two files import each other, directly or around a circle (a
+//!   module and the modules inside it aside);
 //! - every module starts with a `//!` line;
 //! - no file is over [`MAX_LINES`] lines unless [`LONG_FILES`] says why;
 //! - `src/` has no `unsafe` (Cargo.toml only denies it: tests and benches
@@ -14,7 +16,7 @@
 //!
 //! Run alone with `cargo test --test tidy`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -346,6 +348,133 @@ fn crate_paths(toks: &[(Tok, usize)]) -> Vec<(String, usize)> {
 }
 
 // ---------------------------------------------------------------------------
+// Import circles between files.
+
+/// The module path of a file under `src/`: `watch::stream` for
+/// `src/watch/stream.rs`, `watch` for `src/watch/mod.rs`, the crate root
+/// (empty) for `src/lib.rs`.
+fn module_path(path: &str) -> Vec<String> {
+    let rest = path.strip_prefix("src/").unwrap_or(path).strip_suffix(".rs").unwrap_or(path);
+    let mut parts: Vec<String> = rest.split('/').map(String::from).collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// Every module path `toks` names from `own`'s module through `crate::`,
+/// `self::` and `super::` (each item of a `{...}` group too), resolved to
+/// a path from the crate root, with its line.
+fn module_paths(own: &[String], toks: &[(Tok, usize)]) -> Vec<(Vec<String>, usize)> {
+    let mut found = Vec::new();
+    let ident = |i: usize| match toks.get(i) {
+        Some((Tok::Ident(name), _)) => Some(name.as_str()),
+        _ => None,
+    };
+    // The path `base::a::b` from the ident at `i`, and the token after it
+    // (past a trailing `::`, where a group may open).
+    let segments = |mut i: usize, mut path: Vec<String>| {
+        while let Some(name) = ident(i) {
+            path.push(name.to_string());
+            if !matches!(toks.get(i + 1), Some((Tok::PathSep, _))) {
+                return (path, i + 1);
+            }
+            i += 2;
+        }
+        (path, i)
+    };
+    for (i, (tok, line)) in toks.iter().enumerate() {
+        let Tok::Ident(first) = tok else { continue };
+        let starts = i == 0 || !matches!(toks[i - 1].0, Tok::PathSep);
+        let mut base = match first.as_str() {
+            "crate" => Vec::new(),
+            "self" => own.to_vec(),
+            "super" => own[..own.len().saturating_sub(1)].to_vec(),
+            _ => continue,
+        };
+        if !starts || !matches!(toks.get(i + 1), Some((Tok::PathSep, _))) {
+            continue;
+        }
+        let mut at = i + 2;
+        while ident(at) == Some("super") {
+            base.pop();
+            at += 2;
+        }
+        let (path, end) = segments(at, base);
+        if matches!(toks.get(end), Some((Tok::Punct('{'), _))) {
+            let mut item_start = end + 1;
+            while ident(item_start).is_some() {
+                let (item, next) = segments(item_start, path.clone());
+                found.push((item, *line));
+                match toks.get(next) {
+                    Some((Tok::Punct(','), _)) => item_start = next + 1,
+                    _ => break,
+                }
+            }
+        } else {
+            found.push((path, *line));
+        }
+    }
+    found
+}
+
+/// The file-to-file imports of `files` (path, text): an edge for each path
+/// that names another file's module or an item inside it, a module and the
+/// modules inside it (its children's `super::*`, its own `self::child`)
+/// aside. Each edge keeps the first line that makes it.
+fn file_imports(files: &[(String, String)]) -> BTreeMap<String, BTreeMap<String, usize>> {
+    let modules: Vec<(Vec<String>, &str)> = files.iter().map(|(path, _)| (module_path(path), path.as_str())).collect();
+    let mut edges: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    for (path, text) in files {
+        let own = module_path(path);
+        for (named, line) in module_paths(&own, &tokens(&code_only(text))) {
+            let target = modules.iter().filter(|(module, _)| named.starts_with(module)).max_by_key(|(m, _)| m.len());
+            let Some((module, target)) = target else { continue };
+            if module.starts_with(&own) || own.starts_with(module) {
+                continue;
+            }
+            edges.entry(path.clone()).or_default().entry(target.to_string()).or_insert(line);
+        }
+    }
+    edges
+}
+
+/// (c) Files that import each other, directly or around a circle: one
+/// offence per circle, at its first file, naming the files around it.
+fn check_circles(files: &[(String, String)]) -> Vec<Offence> {
+    let edges = file_imports(files);
+    let mut offences = Vec::new();
+    let mut reported: BTreeSet<Vec<String>> = BTreeSet::new();
+    for start in edges.keys() {
+        // Depth first from `start`, back to `start`.
+        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        let mut seen = BTreeSet::new();
+        while let Some((at, trail)) = stack.pop() {
+            for (next, _) in edges.get(&at).into_iter().flatten() {
+                if next == start {
+                    let mut circle = trail.clone();
+                    circle.sort();
+                    if reported.insert(circle) {
+                        let line = edges[start][&trail.get(1).cloned().unwrap_or_else(|| start.clone())];
+                        let around = trail.iter().chain([start]).cloned().collect::<Vec<_>>().join(" -> ");
+                        offences.push(Offence::new(
+                            start,
+                            line,
+                            format!("an import circle: {around}: move what both need into one of them or a file below both"),
+                        ));
+                    }
+                } else if seen.insert(next.clone()) {
+                    let mut longer = trail.clone();
+                    longer.push(next.clone());
+                    stack.push((next.clone(), longer));
+                }
+            }
+        }
+    }
+    offences
+}
+
+// ---------------------------------------------------------------------------
 // The checks, each over one file's path and text.
 
 /// The top-level module of a file under `src/`: `storage` for
@@ -522,6 +651,11 @@ fn imports_point_down() {
     let mut offences = check_placed(&entries);
     offences.extend(over_tree(check_layers));
     assert_none("an import points up or sideways", offences);
+}
+
+#[test]
+fn files_import_no_circle() {
+    assert_none("files import each other", check_circles(&sources()));
 }
 
 #[test]
@@ -877,4 +1011,21 @@ _BY_CODE = {}
     let found = messages(&check_client_reasons(&CLIENTS[2], "package crdstore\n"));
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].contains("cannot read the go client's reason table"), "{found:?}");
+}
+
+#[test]
+fn an_import_circle_is_reported_and_a_module_with_its_children_is_not() {
+    let file = |path: &str, text: &str| (path.to_string(), format!("//! F.\n{text}"));
+    let files = vec![
+        file("src/w/mod.rs", "mod a;\nmod b;\nmod c;\nuse self::a::A;\n"),
+        file("src/w/a.rs", "use super::b::B;\nuse super::*;\n"),
+        file("src/w/b.rs", "use super::{c::{self, C}, d};\n"),
+        file("src/w/c.rs", "fn f() { crate::w::a::A::new(); }\n"),
+        file("src/w/d.rs", "use super::super::x::Y;\n"),
+        file("src/x.rs", "use crate::w::d;\n"),
+    ];
+    let found = messages(&check_circles(&files));
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found[0].contains("src/w/a.rs -> src/w/b.rs -> src/w/c.rs -> src/w/a.rs"), "{found:?}");
+    assert!(found[1].contains("src/w/d.rs -> src/x.rs -> src/w/d.rs"), "{found:?}");
 }
