@@ -1,5 +1,6 @@
-//! The storage contract, written once and run against every backend
-//! (`backends()`); today the sled backend.
+//! The storage contract, written once over the `Backend` trait and run
+//! against every backend that `backends!` lists at the end (today sled): a
+//! second backend joins by implementing `Backend` and adding its line.
 
 use std::sync::Arc;
 
@@ -10,33 +11,77 @@ use crdstore::storage::sled::{SledOptions, SledStore};
 use crdstore::storage::HistoryWindow;
 use crdstore::storage::{Event, Mutation, Op, Precondition, ReadAt, Revision, Storage, StorageError, WatchMessage};
 
-/// A backend under test and what reopens it on the same data.
-struct Backend {
-    store: Arc<dyn Storage>,
-    dir: tempfile::TempDir,
-    options: SledOptions,
+/// What the contract asks of a backend's set-up, which each backend maps
+/// to its own options: the history kept, how often compaction runs, and
+/// how far a watcher may fall behind before it catches up from history
+/// (`None`: the backend's default).
+#[derive(Clone)]
+struct Settings {
+    window: HistoryWindow,
+    compaction_interval: Duration,
+    watch_buffer: Option<usize>,
 }
 
-impl Backend {
-    fn open(window: HistoryWindow) -> Self {
-        Self::open_with(SledOptions { window, compaction_interval: Duration::from_secs(3600), ..Default::default() })
+/// A backend the contract runs against: opened on fresh data, and reopened
+/// on the same data after its store is closed.
+trait Backend: Sized + Send + 'static {
+    fn open(settings: &Settings) -> (Arc<dyn Storage>, Self);
+    async fn reopen(self, settings: &Settings) -> (Arc<dyn Storage>, Self);
+}
+
+/// Embedded sled, in a temporary directory.
+struct Sled {
+    dir: tempfile::TempDir,
+}
+
+impl Sled {
+    fn start(dir: tempfile::TempDir, settings: &Settings) -> (Arc<dyn Storage>, Self) {
+        let mut options = SledOptions {
+            window: settings.window,
+            compaction_interval: settings.compaction_interval,
+            ..Default::default()
+        };
+        if let Some(watch_buffer) = settings.watch_buffer {
+            options.watch_buffer = watch_buffer;
+        }
+        let (store, background) = SledStore::open(dir.path(), options).unwrap();
+        tokio::spawn(background.run());
+        (Arc::new(store), Self { dir })
+    }
+}
+
+impl Backend for Sled {
+    fn open(settings: &Settings) -> (Arc<dyn Storage>, Self) {
+        Self::start(tempfile::tempdir().unwrap(), settings)
     }
 
-    fn open_with(options: SledOptions) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let (store, background) = SledStore::open(dir.path(), options.clone()).unwrap();
-        tokio::spawn(background.run());
-        let store = Arc::new(store);
-        Self { store, dir, options }
+    async fn reopen(self, settings: &Settings) -> (Arc<dyn Storage>, Self) {
+        Self::start(self.dir, settings)
+    }
+}
+
+/// A backend's store under test, with what reopens it.
+struct Opened<B> {
+    store: Arc<dyn Storage>,
+    backend: B,
+    settings: Settings,
+}
+
+impl<B: Backend> Opened<B> {
+    fn open(window: HistoryWindow) -> Self {
+        Self::open_with(Settings { window, compaction_interval: Duration::from_secs(3600), watch_buffer: None })
+    }
+
+    fn open_with(settings: Settings) -> Self {
+        let (store, backend) = B::open(&settings);
+        Self { store, backend, settings }
     }
 
     async fn reopen(self) -> Self {
         self.store.close().await;
         drop(self.store);
-        let (store, background) = SledStore::open(self.dir.path(), self.options.clone()).unwrap();
-        tokio::spawn(background.run());
-        let store = Arc::new(store);
-        Self { store, dir: self.dir, options: self.options }
+        let (store, backend) = self.backend.reopen(&self.settings).await;
+        Self { store, backend, settings: self.settings }
     }
 }
 
@@ -61,9 +106,8 @@ fn keys_of(range: &crdstore::storage::Range) -> Vec<String> {
     range.items.iter().map(|kv| format!("{}={}", kv.key, String::from_utf8_lossy(&kv.value))).collect()
 }
 
-#[tokio::test]
-async fn revisions_grow_and_preconditions_guard_writes() {
-    let b = Backend::open(HistoryWindow::default());
+async fn revisions_grow_and_preconditions_guard_writes<B: Backend>() {
+    let b = Opened::<B>::open(HistoryWindow::default());
     let s = &b.store;
     let c1 = s.commit(vec![Op::create("/a", b"1".to_vec())]).await.unwrap();
     assert_eq!((c1.revision, c1.changed), (rev(1), true));
@@ -78,9 +122,8 @@ async fn revisions_grow_and_preconditions_guard_writes() {
     assert_eq!(s.current_revision(), 2);
 }
 
-#[tokio::test]
-async fn an_identical_write_consumes_no_revision() {
-    let b = Backend::open(HistoryWindow::default());
+async fn an_identical_write_consumes_no_revision<B: Backend>() {
+    let b = Opened::<B>::open(HistoryWindow::default());
     let s = &b.store;
     s.commit(vec![put("/a", "x")]).await.unwrap();
     let again = s.commit(vec![Op::update("/a", rev(1), b"x".to_vec())]).await.unwrap();
@@ -90,9 +133,8 @@ async fn an_identical_write_consumes_no_revision() {
     assert_eq!(s.current_revision(), 1);
 }
 
-#[tokio::test]
-async fn a_failed_operation_applies_nothing_of_its_commit() {
-    let b = Backend::open(HistoryWindow::default());
+async fn a_failed_operation_applies_nothing_of_its_commit<B: Backend>() {
+    let b = Opened::<B>::open(HistoryWindow::default());
     let s = &b.store;
     s.commit(vec![put("/b", "1")]).await.unwrap();
     let err = s.commit(vec![put("/a", "1"), Op::create("/b", b"2".to_vec())]).await.unwrap_err();
@@ -104,9 +146,8 @@ async fn a_failed_operation_applies_nothing_of_its_commit() {
     assert_eq!(s.get("/a").unwrap().mod_revision, 2);
 }
 
-#[tokio::test]
-async fn concurrent_commits_each_get_a_distinct_revision() {
-    let b = Backend::open(HistoryWindow::default());
+async fn concurrent_commits_each_get_a_distinct_revision<B: Backend>() {
+    let b = Opened::<B>::open(HistoryWindow::default());
     let mut tasks = Vec::new();
     for i in 0..200 {
         let s = b.store.clone();
@@ -121,9 +162,8 @@ async fn concurrent_commits_each_get_a_distinct_revision() {
     assert_eq!(revisions, (1..=200).map(rev).collect::<Vec<_>>());
 }
 
-#[tokio::test]
-async fn ranges_read_one_revision_and_page() {
-    let b = Backend::open(HistoryWindow::default());
+async fn ranges_read_one_revision_and_page<B: Backend>() {
+    let b = Opened::<B>::open(HistoryWindow::default());
     let s = &b.store;
     for k in ["/p/a", "/p/b", "/p/c", "/q/a"] {
         s.commit(vec![put(k, "1")]).await.unwrap();
@@ -167,9 +207,8 @@ async fn next_batch(rx: &mut crdstore::storage::WatchReceiver) -> Option<crdstor
     }
 }
 
-#[tokio::test]
-async fn watch_replays_history_then_goes_live_without_gaps_or_duplicates() {
-    let b = Backend::open(HistoryWindow::default());
+async fn watch_replays_history_then_goes_live_without_gaps_or_duplicates<B: Backend>() {
+    let b = Opened::<B>::open(HistoryWindow::default());
     let s = &b.store;
     for i in 0..5 {
         s.commit(vec![put(&format!("/w/{i}"), "1")]).await.unwrap();
@@ -201,9 +240,8 @@ async fn watch_replays_history_then_goes_live_without_gaps_or_duplicates() {
     }
 }
 
-#[tokio::test]
-async fn history_outside_the_window_is_compacted_and_reported() {
-    let b = Backend::open(tiny_window());
+async fn history_outside_the_window_is_compacted_and_reported<B: Backend>() {
+    let b = Opened::<B>::open(tiny_window());
     let s = &b.store;
     for i in 0..10 {
         s.commit(vec![put("/c", &i.to_string())]).await.unwrap();
@@ -223,9 +261,8 @@ async fn history_outside_the_window_is_compacted_and_reported() {
     assert!(matches!(b.store.watch("/", rev(5)), Err(StorageError::Compacted { .. })));
 }
 
-#[tokio::test]
-async fn data_revisions_and_history_survive_a_restart() {
-    let b = Backend::open(HistoryWindow::default());
+async fn data_revisions_and_history_survive_a_restart<B: Backend>() {
+    let b = Opened::<B>::open(HistoryWindow::default());
     b.store.commit(vec![put("/r/a", "1")]).await.unwrap();
     b.store.commit(vec![put("/r/b", "1")]).await.unwrap();
     b.store.commit(vec![Op::delete("/r/a", rev(1))]).await.unwrap();
@@ -246,9 +283,8 @@ async fn data_revisions_and_history_survive_a_restart() {
 /// each adds one entry, one batch when one adds two. Either way, after a
 /// restart every commit is there at the revision it was given, and the
 /// history replays every revision once, in order.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn grouped_commits_survive_a_restart_whole_and_in_order() {
-    let b = Backend::open(HistoryWindow::default());
+async fn grouped_commits_survive_a_restart_whole_and_in_order<B: Backend>() {
+    let b = Opened::<B>::open(HistoryWindow::default());
     let commits = (0..96).map(|i| {
         let store = b.store.clone();
         tokio::spawn(async move {
@@ -278,17 +314,15 @@ async fn grouped_commits_survive_a_restart_whole_and_in_order() {
     assert_eq!(replayed, (1..=96).collect::<Vec<_>>());
 }
 
-#[tokio::test]
-async fn writes_after_close_are_refused() {
-    let b = Backend::open(HistoryWindow::default());
+async fn writes_after_close_are_refused<B: Backend>() {
+    let b = Opened::<B>::open(HistoryWindow::default());
     b.store.close().await;
     let err = b.store.commit(vec![put("/x", "1")]).await.unwrap_err();
     assert!(matches!(err, StorageError::Unavailable(_)));
 }
 
-#[tokio::test]
-async fn current_values_outlive_compaction_and_restart() {
-    let b = Backend::open(tiny_window());
+async fn current_values_outlive_compaction_and_restart<B: Backend>() {
+    let b = Opened::<B>::open(tiny_window());
     let s = &b.store;
     s.commit(vec![put("/keep", "old-but-current")]).await.unwrap();
     s.commit(vec![put("/gone", "1")]).await.unwrap();
@@ -319,9 +353,8 @@ async fn current_values_outlive_compaction_and_restart() {
     assert_eq!(&*b.store.get("/keep").unwrap().value, b"newer");
 }
 
-#[tokio::test]
-async fn an_idle_watch_is_told_its_progress() {
-    let b = Backend::open(HistoryWindow::default());
+async fn an_idle_watch_is_told_its_progress<B: Backend>() {
+    let b = Opened::<B>::open(HistoryWindow::default());
     let s = &b.store;
     let mut rx = s.watch("/mine/", rev(0)).unwrap();
     s.commit(vec![put("/other/a", "1")]).await.unwrap();
@@ -336,9 +369,8 @@ async fn an_idle_watch_is_told_its_progress() {
     assert_eq!(reached, 2);
 }
 
-#[tokio::test]
-async fn a_check_ties_a_commit_to_another_keys_revision() {
-    let b = Backend::open(HistoryWindow::default());
+async fn a_check_ties_a_commit_to_another_keys_revision<B: Backend>() {
+    let b = Opened::<B>::open(HistoryWindow::default());
     let s = &b.store;
     s.commit(vec![put("/def", "v1")]).await.unwrap();
     let ok = s.commit(vec![Op::check("/def", rev(1)), put("/obj/a", "1")]).await.unwrap();
@@ -353,15 +385,14 @@ async fn a_check_ties_a_commit_to_another_keys_revision() {
 /// A watcher that falls behind holds no more than its buffer and never
 /// holds up writers or other watchers; it catches up from the log instead
 /// of being cut off, so it still sees every revision, once, in order.
-#[tokio::test]
-async fn a_watcher_that_falls_behind_catches_up_from_the_log_without_stalling_writers() {
+async fn a_watcher_that_falls_behind_catches_up_from_the_log_without_stalling_writers<B: Backend>() {
     // A small buffer (32 KiB: some hundreds of these events) so the stalled
     // watcher is cut off more than once.
     let watch_buffer = 32 << 10;
-    let b = Backend::open_with(SledOptions {
+    let b = Opened::<B>::open_with(Settings {
+        window: HistoryWindow::default(),
         compaction_interval: Duration::from_secs(3600),
-        watch_buffer,
-        ..Default::default()
+        watch_buffer: Some(watch_buffer),
     });
     let s = &b.store;
     let mut stalled = s.watch("/slow/", rev(0)).unwrap();
@@ -405,9 +436,8 @@ async fn a_watcher_that_falls_behind_catches_up_from_the_log_without_stalling_wr
 /// Every revision the store hands out (a range's, a commit's answer) is safe
 /// to watch from at once: the watch then delivers exactly the revisions after
 /// it, however the commits were grouped and published.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_revision_handed_out_is_safe_to_watch_from_under_concurrent_writes() {
-    let b = Backend::open(HistoryWindow::default());
+async fn every_revision_handed_out_is_safe_to_watch_from_under_concurrent_writes<B: Backend>() {
+    let b = Opened::<B>::open(HistoryWindow::default());
     let s = &b.store;
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let writers: Vec<_> = (0..16)
@@ -451,4 +481,83 @@ async fn every_revision_handed_out_is_safe_to_watch_from_under_concurrent_writes
         () = tail => {}
     }
     assert!(misses.is_empty(), "{} of 300 watches from a range's revision missed some: {misses:?}", misses.len());
+}
+
+/// Every contract test, as a `#[tokio::test]` over `$backend`.
+macro_rules! contract {
+    ($backend:ty) => {
+        #[tokio::test]
+        async fn revisions_grow_and_preconditions_guard_writes() {
+            super::revisions_grow_and_preconditions_guard_writes::<$backend>().await
+        }
+        #[tokio::test]
+        async fn an_identical_write_consumes_no_revision() {
+            super::an_identical_write_consumes_no_revision::<$backend>().await
+        }
+        #[tokio::test]
+        async fn a_failed_operation_applies_nothing_of_its_commit() {
+            super::a_failed_operation_applies_nothing_of_its_commit::<$backend>().await
+        }
+        #[tokio::test]
+        async fn concurrent_commits_each_get_a_distinct_revision() {
+            super::concurrent_commits_each_get_a_distinct_revision::<$backend>().await
+        }
+        #[tokio::test]
+        async fn ranges_read_one_revision_and_page() {
+            super::ranges_read_one_revision_and_page::<$backend>().await
+        }
+        #[tokio::test]
+        async fn watch_replays_history_then_goes_live_without_gaps_or_duplicates() {
+            super::watch_replays_history_then_goes_live_without_gaps_or_duplicates::<$backend>().await
+        }
+        #[tokio::test]
+        async fn history_outside_the_window_is_compacted_and_reported() {
+            super::history_outside_the_window_is_compacted_and_reported::<$backend>().await
+        }
+        #[tokio::test]
+        async fn data_revisions_and_history_survive_a_restart() {
+            super::data_revisions_and_history_survive_a_restart::<$backend>().await
+        }
+        #[tokio::test]
+        async fn writes_after_close_are_refused() {
+            super::writes_after_close_are_refused::<$backend>().await
+        }
+        #[tokio::test]
+        async fn current_values_outlive_compaction_and_restart() {
+            super::current_values_outlive_compaction_and_restart::<$backend>().await
+        }
+        #[tokio::test]
+        async fn an_idle_watch_is_told_its_progress() {
+            super::an_idle_watch_is_told_its_progress::<$backend>().await
+        }
+        #[tokio::test]
+        async fn a_check_ties_a_commit_to_another_keys_revision() {
+            super::a_check_ties_a_commit_to_another_keys_revision::<$backend>().await
+        }
+        #[tokio::test]
+        async fn a_watcher_that_falls_behind_catches_up_from_the_log_without_stalling_writers() {
+            super::a_watcher_that_falls_behind_catches_up_from_the_log_without_stalling_writers::<$backend>().await
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn grouped_commits_survive_a_restart_whole_and_in_order() {
+            super::grouped_commits_survive_a_restart_whole_and_in_order::<$backend>().await
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn every_revision_handed_out_is_safe_to_watch_from_under_concurrent_writes() {
+            super::every_revision_handed_out_is_safe_to_watch_from_under_concurrent_writes::<$backend>().await
+        }
+    };
+}
+
+/// One module of contract tests per backend.
+macro_rules! backends {
+    ($($name:ident => $backend:ident),+ $(,)?) => {
+        $(mod $name {
+            contract!(super::$backend);
+        })+
+    };
+}
+
+backends! {
+    sled => Sled,
 }
