@@ -4,25 +4,16 @@
 //! records managedFields; the status subresource and definitions apply too.
 
 use reqwest::header::{CONTENT_TYPE, USER_AGENT};
-use reqwest::{Client, Method, StatusCode};
+use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::support::{version, Crd, TestServer};
+use crate::support::{version, Crd, Http, TestServer};
 
 const APPLY: &str = "application/apply-patch+yaml";
 const WIDGETS: &str = "/apis/ssa.example.com/v1/namespaces/ns/widgets";
 
-struct Http {
-    base: String,
-    client: Client,
-}
-
 impl Http {
-    fn new(t: &TestServer) -> Self {
-        Self { base: format!("http://{}", t.server().http_addr), client: Client::new() }
-    }
-
-    async fn send(
+    async fn send_as(
         &self,
         method: Method,
         path: &str,
@@ -41,11 +32,11 @@ impl Http {
 
     async fn apply(&self, path: &str, manager: &str, force: bool, obj: &Value) -> (StatusCode, Value) {
         let query = format!("{path}?fieldManager={manager}&force={force}");
-        self.send(Method::PATCH, &query, APPLY, serde_json::to_vec(obj).unwrap(), "test/1").await
+        self.send_as(Method::PATCH, &query, APPLY, serde_json::to_vec(obj).unwrap(), "test/1").await
     }
 
-    async fn get(&self, path: &str) -> Value {
-        let (status, body) = self.send(Method::GET, path, "", Vec::new(), "test/1").await;
+    async fn object(&self, path: &str) -> Value {
+        let (status, body) = self.send_as(Method::GET, path, "", Vec::new(), "test/1").await;
         assert_eq!(status, StatusCode::OK, "{body}");
         body
     }
@@ -73,7 +64,7 @@ async fn register(http: &Http) {
     v1["subresources"] = json!({"status": {}});
     let crd = Crd::new("ssa.example.com", "Widget").versions(vec![v1]);
     let (status, body) = http
-        .send(
+        .send_as(
             Method::POST,
             "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
             "application/json",
@@ -83,7 +74,7 @@ async fn register(http: &Http) {
         .await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     for _ in 0..100 {
-        let (status, _) = http.send(Method::GET, WIDGETS, "", Vec::new(), "t").await;
+        let (status, _) = http.send_as(Method::GET, WIDGETS, "", Vec::new(), "t").await;
         if status == StatusCode::OK {
             return;
         }
@@ -115,7 +106,7 @@ fn managers(obj: &Value) -> Vec<(String, String, Value)> {
 }
 
 async fn still_serves(http: &Http) {
-    http.get(WIDGETS).await;
+    http.object(WIDGETS).await;
 }
 
 #[tokio::test]
@@ -203,7 +194,8 @@ async fn every_write_records_update_managers() {
     let http = Http::new(&t);
     register(&http).await;
     let body = serde_json::to_vec(&widget(json!({"replicas": 1}))).unwrap();
-    let (status, created) = http.send(Method::POST, WIDGETS, "application/json", body, "kubectl/v1.34.0 (linux)").await;
+    let (status, created) =
+        http.send_as(Method::POST, WIDGETS, "application/json", body, "kubectl/v1.34.0 (linux)").await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     assert_eq!(
         managers(&created),
@@ -212,8 +204,9 @@ async fn every_write_records_update_managers() {
     );
     let path = format!("{WIDGETS}/w");
     let patch = serde_json::to_vec(&json!({"metadata": {"labels": {"a": "b"}}, "spec": {"replicas": 2}})).unwrap();
-    let (status, patched) =
-        http.send(Method::PATCH, &format!("{path}?fieldManager=ctl"), "application/merge-patch+json", patch, "x").await;
+    let (status, patched) = http
+        .send_as(Method::PATCH, &format!("{path}?fieldManager=ctl"), "application/merge-patch+json", patch, "x")
+        .await;
     assert_eq!(status, StatusCode::OK, "{patched}");
     let mut found = managers(&patched);
     found.sort_by(|a, b| a.0.cmp(&b.0));
@@ -232,7 +225,7 @@ async fn every_write_records_update_managers() {
     let mut status_body = patched.clone();
     status_body["status"] = json!({"ready": true});
     let (status, with_status) = http
-        .send(
+        .send_as(
             Method::PUT,
             &format!("{path}/status?fieldManager=op"),
             "application/json",
@@ -250,14 +243,14 @@ async fn every_write_records_update_managers() {
     let mut cleared = with_status.clone();
     cleared["metadata"]["managedFields"] = json!([]);
     let (status, cleared) =
-        http.send(Method::PUT, &path, "application/json", serde_json::to_vec(&cleared).unwrap(), "x").await;
+        http.send_as(Method::PUT, &path, "application/json", serde_json::to_vec(&cleared).unwrap(), "x").await;
     assert_eq!(status, StatusCode::OK, "{cleared}");
     assert!(cleared["metadata"].get("managedFields").is_none(), "{cleared}");
     let mut invalid = cleared.clone();
     invalid["metadata"]["managedFields"] = json!([{"manager": "evil", "operation": "Steal", "fieldsType": "FieldsV1"}]);
     invalid["spec"]["replicas"] = json!(3);
     let (status, reset) = http
-        .send(
+        .send_as(
             Method::PUT,
             &format!("{path}?fieldManager=fixer"),
             "application/json",
@@ -294,21 +287,21 @@ async fn the_status_endpoint_applies_status_only_and_apply_options_are_checked()
     assert_eq!(op["fieldsV1"], json!({"f:status": {"f:ready": {}}}));
 
     let bytes = serde_json::to_vec(&obj).unwrap();
-    let (status, err) = http.send(Method::PATCH, &path, APPLY, bytes.clone(), "kubectl/1").await;
+    let (status, err) = http.send_as(Method::PATCH, &path, APPLY, bytes.clone(), "kubectl/1").await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
     assert_eq!(
         err["message"],
         "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"
     );
     let long = "x".repeat(129);
-    let (status, _) = http.send(Method::PATCH, &format!("{path}?fieldManager={long}"), APPLY, bytes, "k").await;
+    let (status, _) = http.send_as(Method::PATCH, &format!("{path}?fieldManager={long}"), APPLY, bytes, "k").await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     let (status, err) = http.apply(&path, "m1", false, &widget(json!({"replicas": -1}))).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "validation runs on the merge: {err}");
     let yaml =
         b"apiVersion: ssa.example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: ns\nspec:\n  replicas: 4\n"
             .to_vec();
-    let (status, from_yaml) = http.send(Method::PATCH, &format!("{path}?fieldManager=m1"), APPLY, yaml, "k").await;
+    let (status, from_yaml) = http.send_as(Method::PATCH, &format!("{path}?fieldManager=m1"), APPLY, yaml, "k").await;
     assert_eq!(status, StatusCode::OK, "{from_yaml}");
     assert_eq!(from_yaml["spec"]["replicas"], 4);
     let (status, err) = http
@@ -350,7 +343,7 @@ async fn definitions_apply_and_record_managers() {
         .await;
     assert_eq!(status, StatusCode::CONFLICT, "{err}");
     assert_eq!(err["details"]["causes"][0]["field"], ".metadata.labels.a");
-    http.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions").await;
+    http.object("/apis/apiextensions.k8s.io/v1/customresourcedefinitions").await;
 }
 
 /// A definition is typed as apiextensions v1 marks it: `spec.versions` is
@@ -398,7 +391,7 @@ async fn definitions_are_typed_by_their_list_types() {
         json!({"f:status": {"f:conditions": {"k:{\"type\":\"B\"}": {".": {}, "f:lastTransitionTime": {},
             "f:message": {}, "f:reason": {}, "f:status": {}, "f:type": {}}}}})
     );
-    http.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions").await;
+    http.object("/apis/apiextensions.k8s.io/v1/customresourcedefinitions").await;
 }
 
 /// The apiserver's lastAppliedManager and lastAppliedUpdater: kubectl's
@@ -416,11 +409,11 @@ async fn kubectl_upgrades_client_side_apply() {
     created["metadata"]["annotations"] = json!({LAST: config.to_string()});
     let query = format!("{WIDGETS}?fieldManager=kubectl-client-side-apply");
     let (status, body) =
-        http.send(Method::POST, &query, "application/json", serde_json::to_vec(&created).unwrap(), "kubectl").await;
+        http.send_as(Method::POST, &query, "application/json", serde_json::to_vec(&created).unwrap(), "kubectl").await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     // Another manager takes the image: that field no longer holds.
     let (status, body) = http
-        .send(
+        .send_as(
             Method::PATCH,
             &format!("{WIDGETS}/w?fieldManager=other"),
             "application/merge-patch+json",
@@ -478,7 +471,7 @@ async fn the_status_endpoint_owns_no_metadata() {
     assert_eq!(op.2, json!({"f:status": {"f:ready": {}}}), "{body}");
     let patch = br#"{"metadata":{"labels":{"u":"v"}},"status":{"ready":false}}"#.to_vec();
     let (status, body) = http
-        .send(Method::PATCH, &format!("{path}/status?fieldManager=up"), "application/merge-patch+json", patch, "t")
+        .send_as(Method::PATCH, &format!("{path}/status?fieldManager=up"), "application/merge-patch+json", patch, "t")
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let up = managers(&body).into_iter().find(|m| m.0 == "up").unwrap();

@@ -14,10 +14,10 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
-use reqwest::{Client, Method, StatusCode};
+use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::support::TestServer;
+use crate::support::{Http, TestServer};
 
 const APPLY: &str = "application/apply-patch+yaml";
 const CASES: usize = 150;
@@ -59,13 +59,8 @@ fn run_oracle(args: &[&str], input: Option<&str>) -> Vec<Value> {
     String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
-struct Http {
-    base: String,
-    client: Client,
-}
-
 impl Http {
-    async fn send(&self, method: Method, path: &str, body: Option<(&str, &Value)>) -> (StatusCode, Value) {
+    async fn send_json(&self, method: Method, path: &str, body: Option<(&str, &Value)>) -> (StatusCode, Value) {
         let mut request =
             self.client.request(method, format!("{}{path}", self.base)).header(ACCEPT, "application/json");
         if let Some((content_type, value)) = body {
@@ -92,12 +87,16 @@ async fn define(http: &Http, case: &Value) {
         "spec": {"group": group, "scope": case["scope"], "versions": [version],
             "names": {"plural": plural, "singular": kind.to_lowercase(), "kind": kind, "listKind": format!("{kind}List")}}});
     let (status, created) = http
-        .send(Method::POST, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", Some(("application/json", &crd)))
+        .send_json(
+            Method::POST,
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            Some(("application/json", &crd)),
+        )
         .await;
     assert_eq!(status, StatusCode::CREATED, "{}: the definition: {created}", s(&case["name"]));
     for _ in 0..500 {
         let (_, got) = http
-            .send(Method::GET, &format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"), None)
+            .send_json(Method::GET, &format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"), None)
             .await;
         let established = got["status"]["conditions"]
             .as_array()
@@ -215,7 +214,7 @@ async fn play(http: &Http, case: &Value) -> Result<(), String> {
             "apply" => {
                 let force = step["force"].as_bool().unwrap_or(false);
                 let path = format!("{url}{sub}?{}&force={force}", query(manager));
-                let (status, answer) = http.send(Method::PATCH, &path, Some((APPLY, object))).await;
+                let (status, answer) = http.send_json(Method::PATCH, &path, Some((APPLY, object))).await;
                 // Apply not served at all: one clear failure, not 150.
                 let creates = !exists && sub.is_empty();
                 if status == StatusCode::UNSUPPORTED_MEDIA_TYPE || (creates && status == StatusCode::NOT_FOUND) {
@@ -229,17 +228,21 @@ async fn play(http: &Http, case: &Value) -> Result<(), String> {
             }
             "update" if !exists => {
                 let path = format!("{}?{}", collection(case, object), query(manager));
-                http.send(Method::POST, &path, Some(("application/json", object))).await
+                http.send_json(Method::POST, &path, Some(("application/json", object))).await
             }
             "update" => {
-                let (status, live) = http.send(Method::GET, &url, None).await;
+                let (status, live) = http.send_json(Method::GET, &url, None).await;
                 if status != StatusCode::OK {
                     return Err(fail(format!("GET before the update answered {status}: {live}")));
                 }
                 let mut body = object.clone();
                 body["metadata"]["resourceVersion"] = live["metadata"]["resourceVersion"].clone();
-                http.send(Method::PUT, &format!("{url}{sub}?{}", query(manager)), Some(("application/json", &body)))
-                    .await
+                http.send_json(
+                    Method::PUT,
+                    &format!("{url}{sub}?{}", query(manager)),
+                    Some(("application/json", &body)),
+                )
+                .await
             }
             op => panic!("unknown op {op}"),
         };
@@ -261,7 +264,7 @@ async fn play(http: &Http, case: &Value) -> Result<(), String> {
             }
             // A refused apply leaves the object as it was.
             if let Some(before) = last {
-                let (_, live) = http.send(Method::GET, &url, None).await;
+                let (_, live) = http.send_json(Method::GET, &url, None).await;
                 compare(&live, before).map_err(|e| fail(format!("after the refused apply: {e}")))?;
             }
             continue;
@@ -277,7 +280,7 @@ async fn play(http: &Http, case: &Value) -> Result<(), String> {
             return Err(fail(format!("expected success, got {status}: {answer}\n  expected {want}")));
         }
         compare(&answer, want).map_err(|e| fail(format!("the answer: {e}")))?;
-        let (_, live) = http.send(Method::GET, &url, None).await;
+        let (_, live) = http.send_json(Method::GET, &url, None).await;
         compare(&live, want).map_err(|e| fail(format!("the stored object: {e}")))?;
         exists = true;
         last = Some(want);
@@ -301,16 +304,17 @@ fn compare(got: &Value, want: &Value) -> Result<(), String> {
 /// the server still serves afterwards.
 async fn play_all(cases: &[Value], repro: &str) {
     let server = TestServer::start().await;
-    let http = Http { base: format!("http://{}", server.server().http_addr), client: Client::new() };
+    let http = Http::new(&server);
     let mut failures = Vec::new();
     for case in cases {
         if let Err(e) = play(&http, case).await {
             failures.push(e);
         }
     }
-    let (status, apis) = http.send(Method::GET, "/apis", None).await;
+    let (status, apis) = http.send_json(Method::GET, "/apis", None).await;
     assert_eq!((status, s(&apis["kind"])), (StatusCode::OK, "APIGroupList"), "the server still serves");
-    let (status, list) = http.send(Method::GET, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", None).await;
+    let (status, list) =
+        http.send_json(Method::GET, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", None).await;
     assert_eq!(status, StatusCode::OK, "{list}");
     assert_eq!(list["items"].as_array().map(Vec::len), Some(cases.len()), "every case's definition is listed");
     if !failures.is_empty() {

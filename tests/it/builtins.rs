@@ -9,47 +9,16 @@
 use std::time::Duration;
 
 use crdstore::pb::v1 as pb;
-use reqwest::{Client, Method, StatusCode};
+use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use tonic::Code;
 
 mod events;
 mod patches;
 
-use crate::support::{create_widget, get_widget, patch_widget, register_widgets, widget, TestServer, WAIT};
-
-struct Http {
-    base: String,
-    client: Client,
-}
+use crate::support::{create_widget, get_widget, patch_widget, register_widgets, widget, Http, TestServer, WAIT};
 
 impl Http {
-    fn new(t: &TestServer) -> Self {
-        Self { base: format!("http://{}", t.server().http_addr), client: Client::new() }
-    }
-
-    async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
-        let mut request = self.client.request(method, format!("{}{path}", self.base));
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let response = request.send().await.unwrap();
-        let status = response.status();
-        (status, serde_json::from_slice(&response.bytes().await.unwrap()).unwrap_or(Value::Null))
-    }
-
-    async fn get(&self, path: &str) -> (StatusCode, Value) {
-        self.call(Method::GET, path, None).await
-    }
-
-    async fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
-        self.call(Method::POST, path, Some(body)).await
-    }
-
-    async fn delete(&self, path: &str) -> (StatusCode, Value) {
-        self.call(Method::DELETE, path, None).await
-    }
-
     /// Waits (generously) until `path` is 404.
     async fn wait_gone(&self, path: &str) {
         let deadline = tokio::time::Instant::now() + WAIT;
@@ -296,7 +265,7 @@ async fn leases_are_validated_at_their_paths() {
     assert_eq!(code, StatusCode::CREATED, "{created}");
     let mut renewed = created.clone();
     renewed["spec"]["renewTime"] = json!("2026-01-01T00:00:10.000000Z");
-    let (code, updated) = http.call(Method::PUT, &format!("{path}/leader"), Some(renewed)).await;
+    let (code, updated) = http.json(Method::PUT, &format!("{path}/leader"), Some(renewed)).await;
     assert_eq!(code, StatusCode::OK, "{updated}");
     assert_eq!(updated["spec"]["renewTime"], "2026-01-01T00:00:10.000000Z");
     http.serves().await;
@@ -409,7 +378,7 @@ async fn the_finalize_subresource_sets_a_namespace_s_finalizers() {
     let (_, mut ns) = http.get("/api/v1/namespaces/fin").await;
     ns["spec"]["finalizers"] = json!(["kubernetes", "example.com/hold"]);
     ns["status"]["phase"] = json!("Terminating");
-    let (code, body) = http.call(Method::PUT, "/api/v1/namespaces/fin/finalize", Some(ns.clone())).await;
+    let (code, body) = http.json(Method::PUT, "/api/v1/namespaces/fin/finalize", Some(ns.clone())).await;
     assert_eq!(code, StatusCode::OK, "{body}");
     assert_eq!(body["spec"]["finalizers"], json!(["kubernetes", "example.com/hold"]));
     // The status is the stored one, as upstream's finalize strategy keeps it.
@@ -417,20 +386,20 @@ async fn the_finalize_subresource_sets_a_namespace_s_finalizers() {
     // The main endpoint does not change them.
     let (_, mut current) = http.get("/api/v1/namespaces/fin").await;
     current["spec"]["finalizers"] = json!([]);
-    let (code, body) = http.call(Method::PUT, "/api/v1/namespaces/fin", Some(current)).await;
+    let (code, body) = http.json(Method::PUT, "/api/v1/namespaces/fin", Some(current)).await;
     assert_eq!(code, StatusCode::OK, "{body}");
     assert_eq!(body["spec"]["finalizers"], json!(["kubernetes", "example.com/hold"]));
     // Names are validated at their paths; a stale resourceVersion conflicts.
     let mut bad = body.clone();
     bad["spec"]["finalizers"] = json!(["not a name"]);
-    let (code, status) = http.call(Method::PUT, "/api/v1/namespaces/fin/finalize", Some(bad)).await;
+    let (code, status) = http.json(Method::PUT, "/api/v1/namespaces/fin/finalize", Some(bad)).await;
     assert_eq!(code, StatusCode::UNPROCESSABLE_ENTITY, "{status}");
     assert_eq!(status["details"]["causes"][0]["field"], "spec.finalizers[0]");
-    let (code, _) = http.call(Method::PUT, "/api/v1/namespaces/fin/finalize", Some(ns)).await;
+    let (code, _) = http.json(Method::PUT, "/api/v1/namespaces/fin/finalize", Some(ns)).await;
     assert_eq!(code, StatusCode::CONFLICT);
     // Only namespaces have it.
     let (code, _) =
-        http.call(Method::PUT, "/apis/coordination.k8s.io/v1/namespaces/fin/leases/l/finalize", Some(json!({}))).await;
+        http.json(Method::PUT, "/apis/coordination.k8s.io/v1/namespaces/fin/leases/l/finalize", Some(json!({}))).await;
     assert_eq!(code, StatusCode::NOT_FOUND);
 
     // Deleting waits on example.com/hold; finalizing it away finishes.
@@ -448,7 +417,7 @@ async fn the_finalize_subresource_sets_a_namespace_s_finalizers() {
     assert_eq!(held["status"]["phase"], "Terminating");
     let mut released = held.clone();
     released["spec"]["finalizers"] = json!([]);
-    let (code, body) = http.call(Method::PUT, "/api/v1/namespaces/fin/finalize", Some(released)).await;
+    let (code, body) = http.json(Method::PUT, "/api/v1/namespaces/fin/finalize", Some(released)).await;
     assert_eq!(code, StatusCode::OK, "{body}");
     http.wait_gone("/api/v1/namespaces/fin").await;
     http.serves().await;

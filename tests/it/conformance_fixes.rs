@@ -5,25 +5,16 @@
 //! finalizers, and validation messages in kube-openapi's words.
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
-use reqwest::{Client, Method, StatusCode};
+use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::support::{Crd, TestServer};
+use crate::support::{Crd, Http, TestServer};
 
 const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 
-struct Http {
-    base: String,
-    client: Client,
-}
-
 impl Http {
-    fn new(server: &TestServer) -> Self {
-        Self { base: format!("http://{}", server.server().http_addr), client: Client::new() }
-    }
-
     /// Sends a request; answers the status, the content type and the body.
-    async fn send(
+    async fn exchange(
         &self,
         method: Method,
         path: &str,
@@ -39,11 +30,6 @@ impl Http {
         let content_type =
             response.headers().get(CONTENT_TYPE).map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
         (status, content_type, response.bytes().await.unwrap().to_vec())
-    }
-
-    async fn json(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
-        let (status, _, bytes) = self.send(method, path, body, "application/json").await;
-        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
     }
 
     /// Creates a definition and waits until it is established.
@@ -99,7 +85,7 @@ async fn tables_come_in_v1beta1_and_rows_carry_what_include_object_asks() {
     let get = |path: String, accept: String| {
         let http = &http;
         async move {
-            let (status, content_type, body) = http.send(Method::GET, &path, None, &accept).await;
+            let (status, content_type, body) = http.exchange(Method::GET, &path, None, &accept).await;
             (status, content_type, serde_json::from_slice::<Value>(&body).unwrap_or(Value::Null))
         }
     };
@@ -145,7 +131,7 @@ async fn errors_are_yaml_when_the_client_accepts_yaml() {
     http.define(&widgets()).await;
     // TestYAML: a missing object is a YAML Status.
     let (status, content_type, body) =
-        http.send(Method::GET, &format!("{WIDGETS}/nope"), None, "application/yaml").await;
+        http.exchange(Method::GET, &format!("{WIDGETS}/nope"), None, "application/yaml").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(content_type, "application/yaml");
     let text = String::from_utf8(body).unwrap();
@@ -156,18 +142,19 @@ async fn errors_are_yaml_when_the_client_accepts_yaml() {
     assert_eq!(status_object["code"], 404);
     // An invalid object too, with its causes.
     let (status, content_type, body) =
-        http.send(Method::POST, WIDGETS, Some(widget("w", 11)), "application/yaml").await;
+        http.exchange(Method::POST, WIDGETS, Some(widget("w", 11)), "application/yaml").await;
     assert_eq!((status, content_type.as_str()), (StatusCode::UNPROCESSABLE_ENTITY, "application/yaml"));
     let invalid: Value = serde_norway::from_slice(&body).unwrap();
     assert_eq!(invalid["details"]["causes"][0]["field"], "spec.replicas");
     // A watch cannot be YAML: 406, as a YAML Status.
     let (status, content_type, body) =
-        http.send(Method::GET, &format!("{WIDGETS}?watch=true"), None, "application/yaml").await;
+        http.exchange(Method::GET, &format!("{WIDGETS}?watch=true"), None, "application/yaml").await;
     assert_eq!((status, content_type.as_str()), (StatusCode::NOT_ACCEPTABLE, "application/yaml"));
     let refused: Value = serde_norway::from_slice(&body).unwrap();
     assert_eq!((refused["reason"].as_str(), refused["code"].as_i64()), (Some("NotAcceptable"), Some(406)));
     // JSON clients still get JSON.
-    let (status, content_type, _) = http.send(Method::GET, &format!("{WIDGETS}/nope"), None, "application/json").await;
+    let (status, content_type, _) =
+        http.exchange(Method::GET, &format!("{WIDGETS}/nope"), None, "application/json").await;
     assert_eq!((status, content_type.as_str()), (StatusCode::NOT_FOUND, "application/json"));
     http.still_serves().await;
 }
@@ -311,7 +298,7 @@ async fn definitions_are_validated_as_upstream() {
     let (status, created) = http.json(Method::POST, path, Some(object.clone())).await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     let accept = "application/json;as=Table;v=v1;g=meta.k8s.io, application/json";
-    let (_, _, table) = http.send(Method::GET, path, None, accept).await;
+    let (_, _, table) = http.exchange(Method::GET, path, None, accept).await;
     let table: Value = serde_json::from_slice(&table).unwrap();
     assert_eq!(table["rows"][0]["cells"], json!(["r", "True"]), "{table}");
     // A path not starting with a dot is still refused.

@@ -5,53 +5,13 @@
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
-use reqwest::{Client, Method, StatusCode};
+use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::support::{Crd, TestServer};
+use crate::support::{Crd, Http, TestServer};
 
 const JSON_MERGE: &str = "application/merge-patch+json";
 const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
-
-struct Http {
-    base: String,
-    client: Client,
-}
-
-impl Http {
-    fn new(server: &TestServer) -> Self {
-        Self { base: format!("http://{}", server.server().http_addr), client: Client::new() }
-    }
-
-    async fn send(
-        &self,
-        method: Method,
-        path: &str,
-        body: Option<(&str, Vec<u8>)>,
-        accept: &str,
-    ) -> (StatusCode, reqwest::header::HeaderMap, Vec<u8>) {
-        let mut request = self.client.request(method, format!("{}{path}", self.base)).header(ACCEPT, accept);
-        if let Some((content_type, bytes)) = body {
-            request = request.header(CONTENT_TYPE, content_type).body(bytes);
-        }
-        let response = request.send().await.unwrap();
-        let (status, headers) = (response.status(), response.headers().clone());
-        (status, headers, response.bytes().await.unwrap().to_vec())
-    }
-
-    async fn json(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
-        let body = body.map(|b| ("application/json", serde_json::to_vec(&b).unwrap()));
-        let (status, _, bytes) = self.send(method, path, body, "application/json").await;
-        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
-    }
-
-    async fn patch(&self, path: &str, content_type: &str, patch: Value) -> (StatusCode, Value) {
-        let (status, _, bytes) = self
-            .send(Method::PATCH, path, Some((content_type, serde_json::to_vec(&patch).unwrap())), "application/json")
-            .await;
-        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
-    }
-}
 
 /// A widgets definition with status, scale and printer columns, created
 /// over HTTP and established.

@@ -10,44 +10,17 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crdstore::pb::v1 as pb;
-use reqwest::{Client, Method, StatusCode};
+use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::support::{self, Crd, TestServer};
+use crate::support::{self, Crd, Http, TestServer};
 
 const GROUP: &str = "gc.example.com";
 /// Generous: the collector acts within milliseconds; this is a bound.
 const PATIENCE: Duration = Duration::from_secs(30);
 
-struct Http {
-    base: String,
-    client: Client,
-}
-
 impl Http {
-    fn at(http_addr: String) -> Self {
-        Self { base: format!("http://{http_addr}"), client: Client::new() }
-    }
-
-    fn new(server: &TestServer) -> Self {
-        Self::at(server.server().http_addr.to_string())
-    }
-
-    async fn send(&self, method: Method, path: &str, content_type: &str, body: Option<Value>) -> (StatusCode, Value) {
-        let mut request = self.client.request(method, format!("{}{path}", self.base));
-        if let Some(body) = body {
-            request = request.header("content-type", content_type).body(serde_json::to_vec(&body).unwrap());
-        }
-        let response = request.send().await.unwrap();
-        let status = response.status();
-        (status, serde_json::from_slice(&response.bytes().await.unwrap()).unwrap_or(Value::Null))
-    }
-
-    async fn json(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
-        self.send(method, path, "application/json", body).await
-    }
-
-    async fn create(&self, plural: &str, namespace: &str, obj: Value) -> Value {
+    async fn create_in(&self, plural: &str, namespace: &str, obj: Value) -> Value {
         let (status, body) = self.json(Method::POST, &collection(plural, namespace), Some(obj)).await;
         assert_eq!(status, StatusCode::CREATED, "{body}");
         body
@@ -59,7 +32,7 @@ impl Http {
         status == StatusCode::OK
     }
 
-    async fn get(&self, plural: &str, namespace: &str, name: &str) -> Value {
+    async fn object_in(&self, plural: &str, namespace: &str, name: &str) -> Value {
         let (status, body) = self.json(Method::GET, &path(plural, namespace, name), None).await;
         assert_eq!(status, StatusCode::OK, "{body}");
         body
@@ -144,7 +117,7 @@ async fn invalid_owner_references_are_refused_at_their_paths() {
     let t = TestServer::start().await;
     let http = Http::new(&t);
     definitions(&http).await;
-    let owner = http.create("owners", "ns", object("Owner", "o", &[])).await;
+    let owner = http.create_in("owners", "ns", object("Owner", "o", &[])).await;
     let mut bad = object("Child", "c", &[&owner]);
     bad["metadata"]["ownerReferences"][0] = json!({"apiVersion": "", "kind": "", "name": "", "uid": ""});
     let (status, body) = http.json(Method::POST, &collection("childs", "ns"), Some(bad)).await;
@@ -188,7 +161,7 @@ async fn invalid_owner_references_are_refused_at_their_paths() {
     assert_eq!(causes(&body), ["metadata.finalizers"]);
 
     // Update and patch are checked the same way.
-    let child = http.create("childs", "ns", object("Child", "c", &[&owner])).await;
+    let child = http.create_in("childs", "ns", object("Child", "c", &[&owner])).await;
     let mut updated = child.clone();
     updated["metadata"]["ownerReferences"][0]["uid"] = json!("");
     let (status, body) = http.json(Method::PUT, &path("childs", "ns", "c"), Some(updated)).await;
@@ -197,7 +170,7 @@ async fn invalid_owner_references_are_refused_at_their_paths() {
     let patch =
         json!({"metadata": {"ownerReferences": [{"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "1"}]}});
     let (status, body) =
-        http.send(Method::PATCH, &path("childs", "ns", "c"), "application/merge-patch+json", Some(patch)).await;
+        http.body(Method::PATCH, &path("childs", "ns", "c"), "application/merge-patch+json", Some(patch)).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     assert!(body["message"].as_str().unwrap().contains("/v1, Kind=Event is disallowed from being an owner"), "{body}");
 
@@ -227,12 +200,12 @@ async fn background_collects_a_chain_and_keeps_what_still_has_an_owner() {
     let t = TestServer::start().await;
     let http = Http::new(&t);
     definitions(&http).await;
-    let owner = http.create("owners", "ns", object("Owner", "o", &[])).await;
-    let other = http.create("owners", "ns", object("Owner", "other", &[])).await;
-    let child = http.create("childs", "ns", object("Child", "child", &[&owner])).await;
-    http.create("childs", "ns", object("Child", "grandchild", &[&child])).await;
+    let owner = http.create_in("owners", "ns", object("Owner", "o", &[])).await;
+    let other = http.create_in("owners", "ns", object("Owner", "other", &[])).await;
+    let child = http.create_in("childs", "ns", object("Child", "child", &[&owner])).await;
+    http.create_in("childs", "ns", object("Child", "grandchild", &[&child])).await;
     // A diamond: two owners, one deleted.
-    http.create("childs", "ns", object("Child", "shared", &[&owner, &other])).await;
+    http.create_in("childs", "ns", object("Child", "shared", &[&owner, &other])).await;
     let (status, body) = http.json(Method::DELETE, &path("owners", "ns", "o"), None).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     http.gone("childs", "ns", "child").await;
@@ -240,7 +213,7 @@ async fn background_collects_a_chain_and_keeps_what_still_has_an_owner() {
     // The shared child stays, its dangling reference removed.
     let deadline = Instant::now() + PATIENCE;
     loop {
-        let shared = http.get("childs", "ns", "shared").await;
+        let shared = http.object_in("childs", "ns", "shared").await;
         if shared["metadata"]["ownerReferences"].as_array().unwrap().len() == 1 {
             assert_eq!(shared["metadata"]["ownerReferences"][0]["name"], "other");
             break;
@@ -258,11 +231,11 @@ async fn foreground_keeps_the_owner_readable_until_its_blocking_dependents_are_g
     let t = TestServer::start().await;
     let http = Http::new(&t);
     definitions(&http).await;
-    let owner = http.create("owners", "ns", object("Owner", "o", &[])).await;
-    let child = http.create("childs", "ns", object("Child", "child", &[&owner])).await;
+    let owner = http.create_in("owners", "ns", object("Owner", "o", &[])).await;
+    let child = http.create_in("childs", "ns", object("Child", "child", &[&owner])).await;
     let mut held = object("Child", "grandchild", &[&child]);
     held["metadata"]["finalizers"] = json!(["example.com/hold"]);
-    http.create("childs", "ns", held).await;
+    http.create_in("childs", "ns", held).await;
     let options = json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Foreground"});
     let (status, body) = http.json(Method::DELETE, &path("owners", "ns", "o"), Some(options)).await;
     assert_eq!(status, StatusCode::OK, "200 with the object while it waits: {body}");
@@ -272,7 +245,7 @@ async fn foreground_keeps_the_owner_readable_until_its_blocking_dependents_are_g
     // the foreground too, and so does the owner, readable.
     let deadline = Instant::now() + PATIENCE;
     loop {
-        let child = http.get("childs", "ns", "child").await;
+        let child = http.object_in("childs", "ns", "child").await;
         if child["metadata"]["deletionTimestamp"].is_string() {
             assert_eq!(child["metadata"]["finalizers"], json!(["foregroundDeletion"]));
             break;
@@ -284,7 +257,7 @@ async fn foreground_keeps_the_owner_readable_until_its_blocking_dependents_are_g
     // the dependents that still block it.
     let deadline = Instant::now() + PATIENCE;
     loop {
-        let waiting = http.get("owners", "ns", "o").await;
+        let waiting = http.object_in("owners", "ns", "o").await;
         assert_eq!(waiting["metadata"]["finalizers"], json!(["foregroundDeletion"]));
         let note = &waiting["metadata"]["annotations"]["gc.crdstore.io/waiting-for"];
         if note == &json!(format!("1 dependent with blockOwnerDeletion: childs.{GROUP} ns/child")) {
@@ -295,7 +268,7 @@ async fn foreground_keeps_the_owner_readable_until_its_blocking_dependents_are_g
     }
     let deadline = Instant::now() + PATIENCE;
     loop {
-        let grandchild = http.get("childs", "ns", "grandchild").await;
+        let grandchild = http.object_in("childs", "ns", "grandchild").await;
         if grandchild["metadata"]["deletionTimestamp"].is_string() {
             break;
         }
@@ -305,7 +278,7 @@ async fn foreground_keeps_the_owner_readable_until_its_blocking_dependents_are_g
     // Releasing it lets the whole chain go, bottom up.
     let release = json!({"metadata": {"finalizers": null}});
     let (status, body) = http
-        .send(Method::PATCH, &path("childs", "ns", "grandchild"), "application/merge-patch+json", Some(release))
+        .body(Method::PATCH, &path("childs", "ns", "grandchild"), "application/merge-patch+json", Some(release))
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     http.gone("owners", "ns", "o").await;
@@ -316,8 +289,8 @@ async fn foreground_keeps_the_owner_readable_until_its_blocking_dependents_are_g
     // object waits (for its own finalizer here); with a policy too, 422.
     let mut held = object("Owner", "o2", &[]);
     held["metadata"]["finalizers"] = json!(["example.com/hold"]);
-    let owner = http.create("owners", "ns", held).await;
-    http.create("childs", "ns", object("Child", "c2", &[&owner])).await;
+    let owner = http.create_in("owners", "ns", held).await;
+    http.create_in("childs", "ns", object("Child", "c2", &[&owner])).await;
     let both = json!({"kind": "DeleteOptions", "apiVersion": "v1", "orphanDependents": false,
                       "propagationPolicy": "Foreground"});
     let (status, body) = http.json(Method::DELETE, &path("owners", "ns", "o2"), Some(both)).await;
@@ -328,7 +301,7 @@ async fn foreground_keeps_the_owner_readable_until_its_blocking_dependents_are_g
     assert_eq!(status, StatusCode::ACCEPTED, "{body}");
     assert!(body["metadata"]["deletionTimestamp"].is_string(), "{body}");
     let release = json!({"metadata": {"finalizers": null}});
-    http.send(Method::PATCH, &path("owners", "ns", "o2"), "application/merge-patch+json", Some(release)).await;
+    http.body(Method::PATCH, &path("owners", "ns", "o2"), "application/merge-patch+json", Some(release)).await;
     http.gone("owners", "ns", "o2").await;
     http.gone("childs", "ns", "c2").await;
     serving(&http).await;
@@ -339,24 +312,24 @@ async fn orphan_removes_the_owner_from_its_dependents_then_goes() {
     let t = TestServer::start().await;
     let http = Http::new(&t);
     definitions(&http).await;
-    let owner = http.create("owners", "ns", object("Owner", "o", &[])).await;
-    let keep = http.create("owners", "ns", object("Owner", "keep", &[])).await;
-    http.create("childs", "ns", object("Child", "a", &[&owner])).await;
-    http.create("childs", "ns", object("Child", "b", &[&owner, &keep])).await;
+    let owner = http.create_in("owners", "ns", object("Owner", "o", &[])).await;
+    let keep = http.create_in("owners", "ns", object("Owner", "keep", &[])).await;
+    http.create_in("childs", "ns", object("Child", "a", &[&owner])).await;
+    http.create_in("childs", "ns", object("Child", "b", &[&owner, &keep])).await;
     let (status, body) =
         http.json(Method::DELETE, &format!("{}?propagationPolicy=Orphan", path("owners", "ns", "o")), None).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["metadata"]["finalizers"], json!(["orphan"]));
     http.gone("owners", "ns", "o").await;
-    let a = http.get("childs", "ns", "a").await;
+    let a = http.object_in("childs", "ns", "a").await;
     assert!(a["metadata"].get("ownerReferences").is_none(), "{a}");
-    let b = http.get("childs", "ns", "b").await;
+    let b = http.object_in("childs", "ns", "b").await;
     assert_eq!(b["metadata"]["ownerReferences"].as_array().unwrap().len(), 1);
     assert_eq!(b["metadata"]["ownerReferences"][0]["name"], "keep");
 
     // The deprecated orphanDependents=true maps to Orphan, over the query.
-    let owner = http.create("owners", "ns", object("Owner", "o3", &[])).await;
-    http.create("childs", "ns", object("Child", "c3", &[&owner])).await;
+    let owner = http.create_in("owners", "ns", object("Owner", "o3", &[])).await;
+    http.create_in("childs", "ns", object("Child", "c3", &[&owner])).await;
     let (status, body) =
         http.json(Method::DELETE, &format!("{}?orphanDependents=true", path("owners", "ns", "o3")), None).await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -370,10 +343,10 @@ async fn cluster_scoped_owners_across_definitions_over_grpc() {
     let t = TestServer::start().await;
     let http = Http::new(&t);
     definitions(&http).await;
-    let realm = http.create("realms", "", object("Realm", "r", &[])).await;
-    http.create("childs", "a", object("Child", "in-a", &[&realm])).await;
-    http.create("childs", "b", object("Child", "in-b", &[&realm])).await;
-    http.create("realms", "", object("Realm", "sub", &[&realm])).await;
+    let realm = http.create_in("realms", "", object("Realm", "r", &[])).await;
+    http.create_in("childs", "a", object("Child", "in-a", &[&realm])).await;
+    http.create_in("childs", "b", object("Child", "in-b", &[&realm])).await;
+    http.create_in("realms", "", object("Realm", "sub", &[&realm])).await;
     let mut r = t.resources().await;
     let reference = pb::ResourceRef {
         group: GROUP.into(),
@@ -402,13 +375,13 @@ async fn a_recreated_owner_with_the_same_name_is_another_object() {
     let t = TestServer::start().await;
     let http = Http::new(&t);
     definitions(&http).await;
-    let first = http.create("owners", "ns", object("Owner", "o", &[])).await;
+    let first = http.create_in("owners", "ns", object("Owner", "o", &[])).await;
     let (status, _) = http.json(Method::DELETE, &path("owners", "ns", "o"), None).await;
     assert_eq!(status, StatusCode::OK);
-    let second = http.create("owners", "ns", object("Owner", "o", &[])).await;
+    let second = http.create_in("owners", "ns", object("Owner", "o", &[])).await;
     assert_ne!(first["metadata"]["uid"], second["metadata"]["uid"]);
-    http.create("childs", "ns", object("Child", "of-first", &[&first])).await;
-    http.create("childs", "ns", object("Child", "of-second", &[&second])).await;
+    http.create_in("childs", "ns", object("Child", "of-first", &[&first])).await;
+    http.create_in("childs", "ns", object("Child", "of-second", &[&second])).await;
     http.gone("childs", "ns", "of-first").await;
     // The collector has looked at both (the first is gone); the second stays.
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -422,10 +395,10 @@ async fn delete_collection_and_definition_deletion_collect_dependents() {
     let t = TestServer::start().await;
     let http = Http::new(&t);
     definitions(&http).await;
-    let a = http.create("owners", "ns", object("Owner", "a", &[])).await;
-    let b = http.create("owners", "ns", object("Owner", "b", &[])).await;
-    http.create("childs", "ns", object("Child", "of-a", &[&a])).await;
-    http.create("childs", "ns", object("Child", "of-b", &[&b])).await;
+    let a = http.create_in("owners", "ns", object("Owner", "a", &[])).await;
+    let b = http.create_in("owners", "ns", object("Owner", "b", &[])).await;
+    http.create_in("childs", "ns", object("Child", "of-a", &[&a])).await;
+    http.create_in("childs", "ns", object("Child", "of-b", &[&b])).await;
     let options = json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Foreground"});
     let (status, body) = http.json(Method::DELETE, &collection("owners", "ns"), Some(options)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -435,8 +408,8 @@ async fn delete_collection_and_definition_deletion_collect_dependents() {
 
     // Deleting the Owner definition deletes its instances, and the
     // collector their dependents of the Child definition.
-    let c = http.create("owners", "ns", object("Owner", "c", &[])).await;
-    http.create("childs", "ns", object("Child", "of-c", &[&c])).await;
+    let c = http.create_in("owners", "ns", object("Owner", "c", &[])).await;
+    http.create_in("childs", "ns", object("Child", "of-c", &[&c])).await;
     let (status, body) = http
         .json(Method::DELETE, &format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/owners.{GROUP}"), None)
         .await;
@@ -469,8 +442,8 @@ async fn a_kill_9_during_a_foreground_collection_loses_nothing_and_deletes_nothi
     let (mut process, grpc, http_addr) = start(dir.path(), "200");
     let http = Http::at(http_addr);
     definitions(&http).await;
-    let owner = http.create("owners", "ns", object("Owner", "o", &[])).await;
-    let bystander = http.create("owners", "ns", object("Owner", "bystander", &[])).await;
+    let owner = http.create_in("owners", "ns", object("Owner", "o", &[])).await;
+    let bystander = http.create_in("owners", "ns", object("Owner", "bystander", &[])).await;
     let mut r = crdstore::pb::v1::custom_resources_client::CustomResourcesClient::connect(format!("http://{grpc}"))
         .await
         .unwrap();
@@ -489,7 +462,7 @@ async fn a_kill_9_during_a_foreground_collection_loses_nothing_and_deletes_nothi
         };
         r.create(request).await.unwrap();
     }
-    http.create("childs", "ns", object("Child", "kept", &[&bystander])).await;
+    http.create_in("childs", "ns", object("Child", "kept", &[&bystander])).await;
     let options = json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Foreground"});
     let (status, _) = http.json(Method::DELETE, &path("owners", "ns", "o"), Some(options)).await;
     assert_eq!(status, StatusCode::OK);

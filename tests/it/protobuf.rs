@@ -13,10 +13,10 @@ use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
 use k8s_pb::apimachinery::pkg::runtime as rt;
 use prost::Message;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
-use reqwest::{Client, Method, StatusCode};
+use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::support::{Crd, TestServer};
+use crate::support::{Crd, Http, TestServer};
 
 const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
 /// What client-go's generated clientsets send as `Accept`.
@@ -44,21 +44,12 @@ fn open<M: Message + Default>(body: &[u8]) -> (String, M) {
     (kind, M::decode(unknown.raw.unwrap().as_slice()).unwrap())
 }
 
-struct Http {
-    base: String,
-    client: Client,
-}
-
 impl Http {
-    fn new(server: &TestServer) -> Self {
-        Self { base: format!("http://{}", server.server().http_addr), client: Client::new() }
-    }
-
-    fn request(&self, method: Method, path: &str, accept: &str) -> reqwest::RequestBuilder {
+    fn accepting(&self, method: Method, path: &str, accept: &str) -> reqwest::RequestBuilder {
         self.client.request(method, format!("{}{path}", self.base)).header(ACCEPT, accept)
     }
 
-    async fn send(&self, request: reqwest::RequestBuilder) -> (StatusCode, String, Vec<u8>) {
+    async fn fetch(&self, request: reqwest::RequestBuilder) -> (StatusCode, String, Vec<u8>) {
         let response = request.send().await.unwrap();
         let status = response.status();
         let content_type = response.headers().get(CONTENT_TYPE).map(|v| v.to_str().unwrap().to_string());
@@ -67,20 +58,11 @@ impl Http {
 
     /// Sends a protobuf body (or none) as a clientset does.
     async fn proto(&self, method: Method, path: &str, body: Option<Vec<u8>>) -> (StatusCode, String, Vec<u8>) {
-        let mut request = self.request(method, path, CLIENTSET_ACCEPT);
+        let mut request = self.accepting(method, path, CLIENTSET_ACCEPT);
         if let Some(body) = body {
             request = request.header(CONTENT_TYPE, PROTOBUF).body(body);
         }
-        self.send(request).await
-    }
-
-    async fn json(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
-        let mut request = self.request(method, path, "application/json");
-        if let Some(body) = body {
-            request = request.header(CONTENT_TYPE, "application/json").body(serde_json::to_vec(&body).unwrap());
-        }
-        let (status, _, bytes) = self.send(request).await;
-        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+        self.fetch(request).await
     }
 }
 
@@ -238,8 +220,8 @@ async fn errors_are_protobuf_statuses_when_protobuf_was_asked_for() {
 
     // A body in a media type definitions do not take: the 415 lists protobuf.
     let yaml_ish =
-        http.request(Method::POST, DEFINITIONS, CLIENTSET_ACCEPT).header(CONTENT_TYPE, "text/plain").body("x");
-    let (status, _, body) = http.send(yaml_ish).await;
+        http.accepting(Method::POST, DEFINITIONS, CLIENTSET_ACCEPT).header(CONTENT_TYPE, "text/plain").body("x");
+    let (status, _, body) = http.fetch(yaml_ish).await;
     assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
     let (_, failure): (_, meta::Status) = open(&body);
     assert_eq!(
@@ -278,7 +260,7 @@ async fn definitions_are_watched_in_protobuf_frames() {
     let t = TestServer::start().await;
     let http = Http::new(&t);
     let mut response =
-        http.request(Method::GET, &format!("{DEFINITIONS}?watch=true"), CLIENTSET_ACCEPT).send().await.unwrap();
+        http.accepting(Method::GET, &format!("{DEFINITIONS}?watch=true"), CLIENTSET_ACCEPT).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(response.headers()[CONTENT_TYPE], "application/vnd.kubernetes.protobuf;stream=watch");
 
@@ -321,7 +303,7 @@ async fn custom_resources_answer_protobuf_as_kubernetes_does() {
 
     // Protobuf only: 406, as no form the client takes exists.
     // Its Status is protobuf: a Status has a protobuf form.
-    let (status, _, body) = http.send(http.request(Method::GET, widgets, PROTOBUF)).await;
+    let (status, _, body) = http.fetch(http.accepting(Method::GET, widgets, PROTOBUF)).await;
     assert_eq!(status, StatusCode::NOT_ACCEPTABLE);
     let (_, failure): (_, meta::Status) = open(&body);
     assert_eq!(
@@ -339,8 +321,8 @@ async fn custom_resources_answer_protobuf_as_kubernetes_does() {
     let unknown = rt::Unknown { raw: Some(serde_json::to_vec(&object).unwrap()), ..Default::default() };
     let mut body = b"k8s\0".to_vec();
     body.extend(unknown.encode_to_vec());
-    let request = http.request(Method::POST, widgets, "application/json").header(CONTENT_TYPE, PROTOBUF).body(body);
-    let (status, content_type, body) = http.send(request).await;
+    let request = http.accepting(Method::POST, widgets, "application/json").header(CONTENT_TYPE, PROTOBUF).body(body);
+    let (status, content_type, body) = http.fetch(request).await;
     assert_eq!((status, content_type.as_str()), (StatusCode::UNSUPPORTED_MEDIA_TYPE, "application/json"));
     let failure: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(failure["reason"], "UnsupportedMediaType");
@@ -374,7 +356,7 @@ async fn builtin_in_protobuf<M: Message + Default + PartialEq + std::fmt::Debug,
     assert_eq!(got, list_kind);
     let before = items(&list);
     let mut watch =
-        http.request(Method::GET, &format!("{collection}?watch=true"), CLIENTSET_ACCEPT).send().await.unwrap();
+        http.accepting(Method::GET, &format!("{collection}?watch=true"), CLIENTSET_ACCEPT).send().await.unwrap();
     assert_eq!(watch.status(), StatusCode::OK);
     assert_eq!(watch.headers()[CONTENT_TYPE], "application/vnd.kubernetes.protobuf;stream=watch");
     let initial = frames(&mut watch, before).await;

@@ -266,3 +266,82 @@ pub async fn delete_widget(
         .await
         .map(|x| x.into_inner())
 }
+
+/// The one HTTP client of the suite: a test server's gateway, JSON in and
+/// out, and the raw request and answer for anything else. A module adds its
+/// own helpers in an `impl Http` of its own, under names no other module
+/// uses.
+pub struct Http {
+    pub base: String,
+    pub client: reqwest::Client,
+}
+
+impl Http {
+    pub fn new(t: &TestServer) -> Self {
+        Self::at(t.server().http_addr)
+    }
+
+    /// A client of the gateway at `http_addr`.
+    pub fn at(http_addr: impl std::fmt::Display) -> Self {
+        Self { base: format!("http://{http_addr}"), client: reqwest::Client::new() }
+    }
+
+    /// A request of `path`, for headers of the test's own.
+    pub fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.client.request(method, format!("{}{path}", self.base))
+    }
+
+    /// Sends a request with `body` (its content type and bytes), accepting
+    /// `accept`; answers the status, the headers and the body's bytes.
+    pub async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<(&str, Vec<u8>)>,
+        accept: &str,
+    ) -> (reqwest::StatusCode, reqwest::header::HeaderMap, Vec<u8>) {
+        let mut request = self.request(method, path).header(reqwest::header::ACCEPT, accept);
+        if let Some((content_type, bytes)) = body {
+            request = request.header(reqwest::header::CONTENT_TYPE, content_type).body(bytes);
+        }
+        let response = request.send().await.unwrap();
+        let (status, headers) = (response.status(), response.headers().clone());
+        (status, headers, response.bytes().await.unwrap().to_vec())
+    }
+
+    /// Sends `body` as `content_type`, accepting JSON; answers the status and
+    /// the body (null when it is not JSON).
+    pub async fn body(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        content_type: &str,
+        body: Option<Value>,
+    ) -> (reqwest::StatusCode, Value) {
+        let body = body.map(|b| (content_type, serde_json::to_vec(&b).unwrap()));
+        let (status, _, bytes) = self.send(method, path, body, "application/json").await;
+        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+
+    /// `body` with a JSON body.
+    pub async fn json(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (reqwest::StatusCode, Value) {
+        self.body(method, path, "application/json", body).await
+    }
+
+    pub async fn get(&self, path: &str) -> (reqwest::StatusCode, Value) {
+        self.json(reqwest::Method::GET, path, None).await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> (reqwest::StatusCode, Value) {
+        self.json(reqwest::Method::POST, path, Some(body)).await
+    }
+
+    pub async fn delete(&self, path: &str) -> (reqwest::StatusCode, Value) {
+        self.json(reqwest::Method::DELETE, path, None).await
+    }
+
+    /// A PATCH of `path` with `patch` as `content_type`.
+    pub async fn patch(&self, path: &str, content_type: &str, patch: Value) -> (reqwest::StatusCode, Value) {
+        self.body(reqwest::Method::PATCH, path, content_type, Some(patch)).await
+    }
+}

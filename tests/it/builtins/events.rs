@@ -78,7 +78,7 @@ async fn both_apis_read_and_write_one_stored_event_each_in_its_shape() {
     // through events.k8s.io/v1 through core/v1.
     let (_, mut core) = http.get(&format!("{CORE}/rec")).await;
     core["message"] = json!("rescaled");
-    let (code, updated) = http.call(Method::PUT, &format!("{CORE}/rec"), Some(core)).await;
+    let (code, updated) = http.json(Method::PUT, &format!("{CORE}/rec"), Some(core)).await;
     assert_eq!(code, StatusCode::OK, "{updated}");
     assert_eq!(http.get(&format!("{EVENTS}/rec")).await.1["note"], "rescaled");
     let response = http

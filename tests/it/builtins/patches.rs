@@ -6,29 +6,13 @@
 //! counts the core group's requests and objects under their resources.
 
 use crdstore::pb::v1 as pb;
-use reqwest::header::CONTENT_TYPE;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use super::{core_event, lease, Http};
-use crate::support::{create_widget, patch_widget, reason, register_widgets, widget, TestServer};
+use super::{core_event, lease};
+use crate::support::{create_widget, patch_widget, reason, register_widgets, widget, Http, TestServer};
 
 const STRATEGIC: &str = "application/strategic-merge-patch+json";
-
-impl Http {
-    async fn patch(&self, path: &str, content_type: &str, body: Value) -> (StatusCode, Value) {
-        let response = self
-            .client
-            .patch(format!("{}{path}", self.base))
-            .header(CONTENT_TYPE, content_type)
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap();
-        let status = response.status();
-        (status, serde_json::from_slice(&response.bytes().await.unwrap()).unwrap_or(Value::Null))
-    }
-}
 
 #[tokio::test]
 async fn a_namespace_takes_a_strategic_merge_patch_with_its_types_strategies() {
@@ -145,7 +129,7 @@ async fn a_built_in_object_without_api_version_and_kind_takes_the_endpoints() {
     assert_eq!((ns["apiVersion"].as_str(), ns["kind"].as_str()), (Some("v1"), Some("Namespace")));
     let mut bare = json!({"metadata": ns["metadata"].clone(), "spec": ns["spec"].clone()});
     bare["metadata"]["labels"]["x"] = json!("y");
-    let (code, ns) = http.call(Method::PUT, "/api/v1/namespaces/bare", Some(bare)).await;
+    let (code, ns) = http.json(Method::PUT, "/api/v1/namespaces/bare", Some(bare)).await;
     assert_eq!(code, StatusCode::OK, "{ns}");
     assert_eq!((ns["kind"].as_str(), ns["metadata"]["labels"]["x"].as_str()), (Some("Namespace"), Some("y")));
     let (code, l) = http
