@@ -10,7 +10,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crdstore::pb::v1 as pb;
-use crdstore::pb::v1::maintenance_client::MaintenanceClient;
 use crdstore::server::{Config, Server};
 use crdstore::storage::sled::SledStore;
 use crdstore::storage::snapshot::{self, SnapshotError};
@@ -23,7 +22,7 @@ const WRITERS: usize = 16;
 
 /// Takes a backup over gRPC into `to`; returns the snapshot's revision.
 async fn backup_over_grpc(server: &Server, to: &Path) -> i64 {
-    let mut client = MaintenanceClient::connect(format!("http://{}", server.grpc_addr)).await.unwrap();
+    let mut client = support::Grpc::at(server.grpc_addr).maintenance().await;
     let mut stream = client.backup(pb::BackupRequest {}).await.unwrap().into_inner();
     let (mut bytes, mut revision, mut last) = (Vec::new(), None, (0, 0));
     while let Some(chunk) = stream.message().await.unwrap() {
@@ -123,7 +122,7 @@ async fn a_backup_under_writers_restores_exactly_the_writes_before_its_revision_
     let summary = restore(&file, &restored_dir).await.unwrap();
     assert_eq!(summary.header.revision, revision);
     let restored = Server::start(Config::ephemeral(restored_dir)).await.unwrap();
-    let mut r = support::Resources::connect(format!("http://{}", restored.grpc_addr)).await.unwrap();
+    let mut r = support::Grpc::at(restored.grpc_addr).resources().await;
     let (items, list_revision) = widgets(&mut r).await;
     assert_eq!(list_revision, revision, "the restored store is at the snapshot's revision");
     assert_eq!(items, before, "every acknowledged write up to the revision, and none after it");
@@ -199,7 +198,7 @@ async fn a_truncated_or_corrupt_snapshot_is_refused_and_nothing_is_left_behind()
     let err = restore(&file, &target).await.unwrap_err();
     assert!(matches!(err, SnapshotError::NotEmpty(_)), "{err}");
     let restored = Server::start(Config::ephemeral(target)).await.unwrap();
-    let mut r = support::Resources::connect(format!("http://{}", restored.grpc_addr)).await.unwrap();
+    let mut r = support::Grpc::at(restored.grpc_addr).resources().await;
     assert_eq!(widgets(&mut r).await.0.len(), 20);
     restored.shutdown().await.unwrap();
 }
@@ -244,7 +243,7 @@ async fn the_commands_back_up_offline_and_over_grpc_and_restore() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("restore: 100%"), "{}", text(&out.stderr));
     let restored = Server::start(Config::ephemeral(dir.path().join("restored"))).await.unwrap();
-    let mut r = support::Resources::connect(format!("http://{}", restored.grpc_addr)).await.unwrap();
+    let mut r = support::Grpc::at(restored.grpc_addr).resources().await;
     let names: BTreeSet<String> = widgets(&mut r).await.0.into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, (0..5).map(|i| format!("w{i}")).collect());
     restored.shutdown().await.unwrap();

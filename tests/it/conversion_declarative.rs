@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crdstore::pb::v1 as pb;
-use crdstore::pb::v1::storage_version_migrations_client::StorageVersionMigrationsClient;
 use crdstore::storage::sled::{SledOptions, SledStore};
 use crdstore::storage::{keys, ReadAt, Storage};
 use futures::StreamExt;
@@ -550,8 +549,7 @@ async fn a_declarative_storage_version_migration_converts_every_stored_object() 
     let updated = support::update(&mut defs, &crd).await.unwrap();
     assert_eq!(updated["status"]["storedVersions"], json!(["v1", "v2"]));
 
-    let endpoint = format!("http://{}", t.server().grpc_addr);
-    let mut migrations = StorageVersionMigrationsClient::connect(endpoint).await.unwrap();
+    let mut migrations = t.grpc().migrations().await;
     let req = pb::StartMigrationRequest { definition: "widgets.example.com".into(), name: "to-v2".into() };
     migrations.start(req).await.unwrap();
     let mut stream = migrations.watch(pb::WatchMigrationRequest { name: "to-v2".into() }).await.unwrap().into_inner();

@@ -444,9 +444,7 @@ async fn a_kill_9_during_a_foreground_collection_loses_nothing_and_deletes_nothi
     definitions(&http).await;
     let owner = http.create_in("owners", "ns", object("Owner", "o", &[])).await;
     let bystander = http.create_in("owners", "ns", object("Owner", "bystander", &[])).await;
-    let mut r = crdstore::pb::v1::custom_resources_client::CustomResourcesClient::connect(format!("http://{grpc}"))
-        .await
-        .unwrap();
+    let mut r = crate::support::Grpc::at(grpc).resources().await;
     let childs = |namespace: &str| pb::ResourceRef {
         group: GROUP.into(),
         version: "v1".into(),

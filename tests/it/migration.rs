@@ -22,16 +22,17 @@ type Migrations = StorageVersionMigrationsClient<Channel>;
 const DEFINITION: &str = "widgets.example.com";
 
 async fn migrations(endpoint: String) -> Migrations {
-    StorageVersionMigrationsClient::connect(endpoint).await.unwrap()
+    support::Grpc::at(endpoint).migrations().await
 }
 
 /// Registers widgets (v1 storage, v2 served) and creates `n` of them, every
 /// third updated once (generation 2).
 async fn seed(endpoint: &str, n: usize) {
-    let mut defs = support::Client::connect(endpoint.to_string()).await.unwrap();
+    let grpc = support::Grpc::at(endpoint);
+    let mut defs = grpc.definitions().await;
     let crd = Crd::new("example.com", "Widget").versions(vec![version("v1", true), version("v2", false)]);
     support::create(&mut defs, &crd).await;
-    let mut r = support::Resources::connect(endpoint.to_string()).await.unwrap();
+    let mut r = grpc.resources().await;
     for i in 0..n {
         let created = support::create_widget(&mut r, "default", &support::widget(&format!("w{i:05}"), json!({"i": i})))
             .await
@@ -46,7 +47,7 @@ async fn seed(endpoint: &str, n: usize) {
 
 /// Makes v2 the storage version; returns the definition's storedVersions.
 async fn switch_to_v2(endpoint: &str) -> Value {
-    let mut defs = support::Client::connect(endpoint.to_string()).await.unwrap();
+    let mut defs = support::Grpc::at(endpoint).definitions().await;
     let mut crd = support::get(&mut defs, DEFINITION).await;
     crd["spec"]["versions"] = json!([version("v1", false), version("v2", true)]);
     support::update(&mut defs, &crd).await.unwrap()["status"]["storedVersions"].clone()
@@ -55,7 +56,7 @@ async fn switch_to_v2(endpoint: &str) -> Value {
 /// Every widget at v1, by name, without what a migration may change
 /// (resourceVersion).
 async fn snapshot(endpoint: &str) -> BTreeMap<String, Value> {
-    let mut r = support::Resources::connect(endpoint.to_string()).await.unwrap();
+    let mut r = support::Grpc::at(endpoint).resources().await;
     let req = pb::ListResourcesRequest { r#ref: Some(support::widgets("", "")), options: None };
     let list = r.list(req).await.unwrap().into_inner();
     list.items
@@ -98,7 +99,7 @@ async fn stored_versions(dir: &std::path::Path) -> BTreeMap<String, String> {
 }
 
 async fn stored_versions_of_definition(endpoint: &str) -> Value {
-    let mut defs = support::Client::connect(endpoint.to_string()).await.unwrap();
+    let mut defs = support::Grpc::at(endpoint).definitions().await;
     support::get(&mut defs, DEFINITION).await["status"]["storedVersions"].clone()
 }
 
@@ -176,7 +177,7 @@ async fn writes_during_a_migration_are_not_lost() {
     for w in 0..4usize {
         let endpoint = endpoint.clone();
         writers.push(tokio::spawn(async move {
-            let mut r = support::Resources::connect(endpoint).await.unwrap();
+            let mut r = support::Grpc::at(endpoint).resources().await;
             for i in (w..400).step_by(4) {
                 let name = format!("w{i:05}");
                 let patch = json!({"spec": {"written": i}}).to_string();

@@ -32,13 +32,17 @@ impl TestServer {
         self.server.as_ref().unwrap()
     }
 
-    pub async fn definitions(&self) -> CustomResourceDefinitionsClient<Channel> {
-        let endpoint = format!("http://{}", self.server().grpc_addr);
-        CustomResourceDefinitionsClient::connect(endpoint).await.unwrap()
+    /// The gRPC clients of this server.
+    pub fn grpc(&self) -> Grpc {
+        Grpc::at(self.server().grpc_addr)
+    }
+
+    pub async fn definitions(&self) -> Client {
+        self.grpc().definitions().await
     }
 
     pub async fn channel(&self) -> Channel {
-        Channel::from_shared(format!("http://{}", self.server().grpc_addr)).unwrap().connect().await.unwrap()
+        self.grpc().channel().await
     }
 
     /// Stops the server and starts a new one on the same data.
@@ -184,12 +188,44 @@ pub type Resources = crdstore::pb::v1::custom_resources_client::CustomResourcesC
 
 impl TestServer {
     pub async fn resources(&self) -> Resources {
-        crdstore::pb::v1::custom_resources_client::CustomResourcesClient::connect(format!(
-            "http://{}",
-            self.server().grpc_addr
-        ))
-        .await
-        .unwrap()
+        self.grpc().resources().await
+    }
+}
+
+/// The one gRPC client set of the suite: a client of each of crdstore's
+/// services at one address (a test server's, or a process's the test
+/// started).
+pub struct Grpc {
+    endpoint: String,
+}
+
+impl Grpc {
+    /// The services at `grpc_addr` (`127.0.0.1:port`, or a whole
+    /// `http://` endpoint).
+    pub fn at(grpc_addr: impl std::fmt::Display) -> Self {
+        let addr = grpc_addr.to_string();
+        let endpoint = if addr.starts_with("http://") { addr } else { format!("http://{addr}") };
+        Self { endpoint }
+    }
+
+    pub async fn channel(&self) -> Channel {
+        Channel::from_shared(self.endpoint.clone()).unwrap().connect().await.unwrap()
+    }
+
+    pub async fn definitions(&self) -> Client {
+        CustomResourceDefinitionsClient::new(self.channel().await)
+    }
+
+    pub async fn resources(&self) -> Resources {
+        Resources::new(self.channel().await)
+    }
+
+    pub async fn migrations(&self) -> pb::storage_version_migrations_client::StorageVersionMigrationsClient<Channel> {
+        pb::storage_version_migrations_client::StorageVersionMigrationsClient::new(self.channel().await)
+    }
+
+    pub async fn maintenance(&self) -> pb::maintenance_client::MaintenanceClient<Channel> {
+        pb::maintenance_client::MaintenanceClient::new(self.channel().await)
     }
 }
 

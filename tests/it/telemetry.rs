@@ -344,7 +344,7 @@ impl Traced {
 
     /// A definitions client to its gRPC address.
     async fn definitions(&self) -> CustomResourceDefinitionsClient<tonic::transport::Channel> {
-        CustomResourceDefinitionsClient::connect(format!("http://{}", self.grpc)).await.unwrap()
+        crate::support::Grpc::at(self.grpc).definitions().await
     }
 }
 
@@ -409,10 +409,7 @@ async fn traced_requests(protocol: &str) {
 
     // Over gRPC, the traceparent in the metadata.
     let (header, trace, parent) = traceparent(7);
-    let mut resources =
-        crdstore::pb::v1::custom_resources_client::CustomResourcesClient::connect(format!("http://{}", traced.grpc))
-            .await
-            .unwrap();
+    let mut resources = crate::support::Grpc::at(traced.grpc).resources().await;
     let object =
         json!({"apiVersion": format!("{group}/v1"), "kind": "Meter", "metadata": {"name": "g"}, "spec": {"size": 1}});
     let mut request = tonic::Request::new(pb::CreateResourceRequest {
