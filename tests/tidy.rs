@@ -10,6 +10,8 @@
 //!   module and the modules inside it aside);
 //! - every module starts with a `//!` line;
 //! - no file is over [`MAX_LINES`] lines unless [`LONG_FILES`] says why;
+//! - a module with children is a folder with a `mod.rs`, never an `x.rs`
+//!   beside an `x/` folder;
 //! - `src/` has no `unsafe` (Cargo.toml only denies it: tests and benches
 //!   call libc);
 //! - each client's reason-to-error table maps every `Reason::ALL`.
@@ -460,7 +462,9 @@ fn check_circles(files: &[(String, String)]) -> Vec<Offence> {
                         offences.push(Offence::new(
                             start,
                             line,
-                            format!("an import circle: {around}: move what both need into one of them or a file below both"),
+                            format!(
+                                "an import circle: {around}: move what both need into one of them or a file below both"
+                            ),
                         ));
                     }
                 } else if seen.insert(next.clone()) {
@@ -588,6 +592,26 @@ fn check_length(path: &str, text: &str) -> Vec<Offence> {
     check_length_with(path, text, LONG_FILES)
 }
 
+/// A file module `x.rs` beside a folder `x/`: the tree's one layout is
+/// `x/mod.rs` for a module with children. `paths` are the `src/...` paths
+/// of every `.rs` file; a folder is there when a file is in it.
+fn check_module_layout(paths: &[String]) -> Vec<Offence> {
+    paths
+        .iter()
+        .filter_map(|path| {
+            let stem = path.strip_suffix(".rs")?;
+            let folder = format!("{stem}/");
+            paths.iter().any(|other| other.starts_with(&folder)).then(|| {
+                Offence::new(
+                    path,
+                    1,
+                    format!("a file module beside its folder `{folder}`: move it to `{stem}/mod.rs` (git mv)"),
+                )
+            })
+        })
+        .collect()
+}
+
 /// (e) `unsafe` in `src/`.
 fn check_unsafe(path: &str, text: &str) -> Vec<Offence> {
     tokens(&code_only(text))
@@ -677,6 +701,12 @@ fn files_stay_short() {
         }
     }
     assert_none("a file is too long", offences);
+}
+
+#[test]
+fn modules_with_children_are_folders() {
+    let paths: Vec<String> = sources().into_iter().map(|(path, _)| path).collect();
+    assert_none("a file module sits beside its folder", check_module_layout(&paths));
 }
 
 #[test]
@@ -949,6 +979,21 @@ fn a_long_file_is_reported() {
     assert!(check_length_with("src/storage/x.rs", &long, &["src/storage/x.rs"]).is_empty());
     let fits = format!("//! Fits.\n{}", "fn f() {}\n".repeat(599));
     assert!(check_length("src/storage/x.rs", &fits).is_empty());
+}
+
+#[test]
+fn a_file_module_beside_its_folder_is_reported() {
+    let paths = [
+        "src/pb.rs",
+        "src/pb/codec.rs",
+        "src/storage/mod.rs",
+        "src/storage/keys.rs",
+        "src/server.rs",
+        "src/server_tests.rs",
+    ]
+    .map(String::from);
+    let found = messages(&check_module_layout(&paths));
+    assert_eq!(found, ["src/pb.rs:1: a file module beside its folder `src/pb/`: move it to `src/pb/mod.rs` (git mv)"]);
 }
 
 #[test]
