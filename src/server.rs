@@ -332,6 +332,39 @@ fn builtin_counts() -> Vec<(String, String)> {
     counts
 }
 
+/// Opens the store in `config.data_dir` (created if need be) and starts its
+/// background work; the process's instruments are installed first, so the
+/// store records into them.
+fn open_store(config: &Config) -> Result<Arc<dyn Storage>, BoxError> {
+    std::fs::create_dir_all(&config.data_dir)?;
+    // The instruments exist before the store records into them.
+    crate::metrics::install(|builder| builder);
+    let options =
+        SledOptions { window: config.window, compaction_interval: config.compaction_interval, ..Default::default() };
+    let (store, background) = SledStore::open(&config.data_dir, options)?;
+    tokio::spawn(background.run());
+    Ok(Arc::new(store))
+}
+
+/// Starts the background tasks over the domain: definition tracking, the
+/// cleanup of deleted definitions' objects, the built-in kinds' tasks and
+/// the garbage collector, each ending when `stopped` turns true.
+fn start_tasks(
+    config: &Config,
+    store: &Arc<dyn Storage>,
+    registry: &Arc<Registry>,
+    resources: &Arc<Resources>,
+    stopped: &watch::Receiver<bool>,
+) {
+    tokio::spawn({
+        let resources = resources.clone();
+        async move { resources.track_definitions().await }
+    });
+    tokio::spawn(crate::resource::cleanup::run(store.clone(), registry.clone(), resources.clone(), stopped.clone()));
+    crate::builtin::start(store.clone(), registry.clone(), resources.clone(), config.event_ttl, stopped.clone());
+    tokio::spawn(crate::gc::run(store.clone(), resources.clone(), config.gc, stopped.clone()));
+}
+
 /// A running server.
 pub struct Server {
     pub grpc_addr: SocketAddr,
@@ -344,17 +377,7 @@ impl Server {
     /// Opens the store and starts serving. Returns once both listeners are
     /// bound.
     pub async fn start(config: Config) -> Result<Self, BoxError> {
-        std::fs::create_dir_all(&config.data_dir)?;
-        // The instruments exist before the store records into them.
-        crate::metrics::install(|builder| builder);
-        let options = SledOptions {
-            window: config.window,
-            compaction_interval: config.compaction_interval,
-            ..Default::default()
-        };
-        let (store, background) = SledStore::open(&config.data_dir, options)?;
-        tokio::spawn(background.run());
-        let store: Arc<dyn Storage> = Arc::new(store);
+        let store = open_store(&config)?;
         let (stop, stopped) = watch::channel(false);
         let registry = Arc::new(Registry::new(store.clone(), config.watch, stopped.clone()));
         let resources = Arc::new(crate::builtin::serve(
@@ -370,18 +393,7 @@ impl Server {
         let grpc_listener = TcpListener::bind(&config.grpc_addr).await?;
         let http_listener = TcpListener::bind(&config.http_addr).await?;
         let (grpc_addr, http_addr) = (grpc_listener.local_addr()?, http_listener.local_addr()?);
-        tokio::spawn({
-            let resources = resources.clone();
-            async move { resources.track_definitions().await }
-        });
-        tokio::spawn(crate::resource::cleanup::run(
-            store.clone(),
-            registry.clone(),
-            resources.clone(),
-            stopped.clone(),
-        ));
-        crate::builtin::start(store.clone(), registry.clone(), resources.clone(), config.event_ttl, stopped.clone());
-        tokio::spawn(crate::gc::run(store.clone(), resources.clone(), config.gc, stopped.clone()));
+        start_tasks(&config, &store, &registry, &resources, &stopped);
         let migrations = Arc::new(crate::migration::Migrations::new(
             store.clone(),
             registry.clone(),

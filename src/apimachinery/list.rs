@@ -171,24 +171,8 @@ pub async fn list_selected<T: Send>(
     select: Option<Select<'_, T>>,
 ) -> Result<ListPage<T>> {
     validate(options)?;
-    let requested = options.resource_version.revision();
     let limit = usize::try_from(options.limit).unwrap_or(0);
-    let (at, start_after) = if !options.continue_token.is_empty() {
-        let (start, rv) = decode_continue(&options.continue_token, prefix)?;
-        let at = if rv > 0 { ReadAt::Revision(rv) } else { ReadAt::Latest };
-        (at, Some(start))
-    } else {
-        let at = match (requested, options.resource_version_match) {
-            (None, _) => ReadAt::Latest,
-            (Some(rv), ResourceVersionMatch::Exact) => ReadAt::Revision(rv),
-            (Some(rv), ResourceVersionMatch::Unset) if limit > 0 => ReadAt::Revision(rv),
-            (Some(rv), _) => {
-                wait_for_revision(store, rv).await?;
-                ReadAt::Latest
-            }
-        };
-        (at, None)
-    };
+    let (at, start_after) = read_from(store, prefix, options, limit).await?;
     // With selectors, items are decoded in the filter and kept for the
     // page; decoding errors there are reported after the range.
     let mut failure: Option<Error> = None;
@@ -210,16 +194,7 @@ pub async fn list_selected<T: Send>(
     let range = match store.range(prefix, start_after.as_deref(), at, limit, &mut filter) {
         Ok(range) => range,
         Err(StorageError::Compacted { .. }) if !options.continue_token.is_empty() => {
-            let next =
-                encode_continue(Revision::new(-1), start_after.as_deref().unwrap_or(prefix).trim_start_matches(prefix));
-            return Err(Error::expired_continue(
-                "The provided continue parameter is too old to display a consistent list result. You can start a new \
-                 list without the continue parameter, or use the continue token in this response to retrieve the \
-                 remainder of the results. Continuing with the provided token results in an inconsistent list - \
-                 objects that were created, modified, or deleted between the time the first chunk was returned and \
-                 now may show up in the list.",
-                next,
-            ));
+            return Err(expired_continue(start_after.as_deref(), prefix));
         }
         Err(StorageError::FutureRevision { requested, .. }) => {
             wait_for_revision(store, requested).await?;
@@ -244,6 +219,48 @@ pub async fn list_selected<T: Send>(
         _ => String::new(),
     };
     Ok(ListPage { items, revision: range.revision, continue_token, remaining: None })
+}
+
+/// Where a list reads, and the key it starts after: a continue token's, or
+/// the revision `resourceVersion` and `resourceVersionMatch` ask for (an
+/// unexact one waited for, then read at the latest).
+async fn read_from(
+    store: &dyn Storage,
+    prefix: &str,
+    options: &ListOptions,
+    limit: usize,
+) -> Result<(ReadAt, Option<String>)> {
+    let requested = options.resource_version.revision();
+    Ok(if !options.continue_token.is_empty() {
+        let (start, rv) = decode_continue(&options.continue_token, prefix)?;
+        let at = if rv > 0 { ReadAt::Revision(rv) } else { ReadAt::Latest };
+        (at, Some(start))
+    } else {
+        let at = match (requested, options.resource_version_match) {
+            (None, _) => ReadAt::Latest,
+            (Some(rv), ResourceVersionMatch::Exact) => ReadAt::Revision(rv),
+            (Some(rv), ResourceVersionMatch::Unset) if limit > 0 => ReadAt::Revision(rv),
+            (Some(rv), _) => {
+                wait_for_revision(store, rv).await?;
+                ReadAt::Latest
+            }
+        };
+        (at, None)
+    })
+}
+
+/// Kubernetes' 410 for a continue token whose revision is compacted, with
+/// a token that continues from the same key at the latest revision.
+fn expired_continue(start_after: Option<&str>, prefix: &str) -> Error {
+    let next = encode_continue(Revision::new(-1), start_after.unwrap_or(prefix).trim_start_matches(prefix));
+    Error::expired_continue(
+        "The provided continue parameter is too old to display a consistent list result. You can start a new \
+         list without the continue parameter, or use the continue token in this response to retrieve the \
+         remainder of the results. Continuing with the provided token results in an inconsistent list - \
+         objects that were created, modified, or deleted between the time the first chunk was returned and \
+         now may show up in the list.",
+        next,
+    )
 }
 
 /// Pages at least this long are decoded on every core.

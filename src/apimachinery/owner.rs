@@ -71,6 +71,24 @@ pub fn owner_references(obj: &Value) -> Vec<OwnerRef> {
 /// cluster-scoped).
 pub fn validate(obj: &Value, namespace: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
+    check_finalizers(obj, &mut errs);
+    let Some(refs) = obj.pointer("/metadata/ownerReferences") else { return errs };
+    if refs.is_null() {
+        return errs;
+    }
+    let Some(items) = refs.as_array() else {
+        errs.push(FieldError::type_invalid(PATH, refs.clone(), "must be a list of owner references"));
+        return errs;
+    };
+    if !check_shapes(items, namespace, &mut errs) {
+        return errs;
+    }
+    check_references(obj, refs, &mut errs);
+    errs
+}
+
+/// orphan and foregroundDeletion are not both finalizers.
+fn check_finalizers(obj: &Value, errs: &mut Vec<FieldError>) {
     let finalizers = super::meta::finalizers(obj);
     if finalizers.iter().any(|f| f == ORPHAN) && finalizers.iter().any(|f| f == FOREGROUND) {
         let all = obj.pointer("/metadata/finalizers").cloned().unwrap_or(Value::Null);
@@ -80,14 +98,11 @@ pub fn validate(obj: &Value, namespace: &str) -> Vec<FieldError> {
             "finalizer orphan and foregroundDeletion cannot be both set",
         ));
     }
-    let Some(refs) = obj.pointer("/metadata/ownerReferences") else { return errs };
-    if refs.is_null() {
-        return errs;
-    }
-    let Some(items) = refs.as_array() else {
-        errs.push(FieldError::type_invalid(PATH, refs.clone(), "must be a list of owner references"));
-        return errs;
-    };
+}
+
+/// Each owner reference is an object whose fields have their types and
+/// whose namespace, if any, is the dependent's; false if one is misshapen.
+fn check_shapes(items: &[Value], namespace: &str, errs: &mut Vec<FieldError>) -> bool {
     let mut shaped = true;
     for (i, item) in items.iter().enumerate() {
         let Some(fields) = item.as_object() else {
@@ -118,9 +133,12 @@ pub fn validate(obj: &Value, namespace: &str) -> Vec<FieldError> {
             }
         }
     }
-    if !shaped {
-        return errs;
-    }
+    shaped
+}
+
+/// Each (well-shaped) owner reference names an owner that may be one, and
+/// at most one is the controller.
+fn check_references(obj: &Value, refs: &Value, errs: &mut Vec<FieldError>) {
     let mut first_controller: Option<String> = None;
     for r in owner_references(obj) {
         let (group, version) = split_api_version(&r.api_version);
@@ -155,7 +173,6 @@ pub fn validate(obj: &Value, namespace: &str) -> Vec<FieldError> {
             }
         }
     }
-    errs
 }
 
 /// The scope rule that needs the served kinds: a cluster-scoped dependent

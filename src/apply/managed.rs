@@ -1,148 +1,22 @@
 //! `metadata.managedFields` as k8s.io/apiserver's fieldmanager keeps them:
-//! decoding (invalid ones reset, as `decodeLiveOrNew`), the Update
-//! operation (changed fields to the updater, taken from the others; entries
-//! of one manager, apiVersion and subresource merged), the Apply operation
-//! (merge, removal of what the applier no longer applies, conflicts, force),
-//! stripping of the server's metadata, the endpoint's reset fields, the cap
-//! of ten Update entries (`ancient-changes`), and the encoding in
-//! Kubernetes' order.
+//! invalid ones reset (as `decodeLiveOrNew`), the Update operation (changed
+//! fields to the updater, taken from the others; entries of one manager,
+//! apiVersion and subresource merged), the Apply operation (merge, removal
+//! of what the applier no longer applies, conflicts, force), stripping of
+//! the server's metadata and the endpoint's reset fields. The entries
+//! themselves, their codec and their cap are `entries.rs`.
 
 use serde_json::{Map, Value};
 
+pub use super::entries::{decode, encode, set_managed_fields, Entry, Operation, MAX_UPDATE_MANAGERS};
+
+use super::entries::{cap, managed_fields_of, remove_managed_fields};
 use super::path::{show_path, PathElement, Set};
 use super::typed::{self, Ty};
 use crate::error::{CauseType, Error, FieldError, Result};
 
-/// At most this many Update entries are kept, as `DefaultMaxUpdateManagers`.
-pub const MAX_UPDATE_MANAGERS: usize = 10;
-
 /// The Update manager of the fields an object had before its first apply.
 const BEFORE_FIRST_APPLY: &str = "before-first-apply";
-
-/// The manager the oldest Update entries are merged into.
-const ANCIENT: &str = "ancient-changes";
-
-/// An operation of a managedFields entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Operation {
-    Apply,
-    Update,
-}
-
-impl Operation {
-    fn as_str(self) -> &'static str {
-        match self {
-            Operation::Apply => "Apply",
-            Operation::Update => "Update",
-        }
-    }
-}
-
-/// One decoded managedFields entry.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
-    pub manager: String,
-    pub operation: Operation,
-    pub api_version: String,
-    pub time: Option<String>,
-    pub subresource: String,
-    pub set: Set,
-}
-
-impl Entry {
-    /// Whether `other` is the same manager (apiserver's manager identifier:
-    /// an Apply entry's apiVersion is not part of it).
-    fn same(&self, manager: &str, operation: Operation, api_version: &str, subresource: &str) -> bool {
-        self.manager == manager
-            && self.operation == operation
-            && self.subresource == subresource
-            && (operation == Operation::Apply || self.api_version == api_version)
-    }
-
-    /// How a conflict names this manager, as the apiserver's `printManager`
-    /// of a manager identifier (which never holds the time).
-    fn shown(&self) -> String {
-        let mut s = format!("{:?}", self.manager);
-        if !self.subresource.is_empty() {
-            s = format!("{s} with subresource {:?}", self.subresource);
-        }
-        if self.operation == Operation::Update {
-            s = format!("{s} using {}", self.api_version);
-        }
-        s
-    }
-}
-
-/// Decodes managedFields; any invalid entry fails the whole list.
-pub fn decode(list: &Value) -> std::result::Result<Vec<Entry>, String> {
-    let items = match list {
-        Value::Null => return Ok(Vec::new()),
-        Value::Array(items) => items,
-        _ => return Err("managedFields must be a list".into()),
-    };
-    let mut out: Vec<Entry> = Vec::with_capacity(items.len());
-    for item in items {
-        let map = item.as_object().ok_or("a managedFields entry must be an object")?;
-        let text = |k: &str| map.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        let operation = match text("operation").as_str() {
-            "Apply" => Operation::Apply,
-            "Update" => Operation::Update,
-            other => return Err(format!("operation must be `Apply` or `Update`, not {other:?}")),
-        };
-        if text("fieldsType") != "FieldsV1" {
-            return Err(format!("invalid fieldsType {:?}", text("fieldsType")));
-        }
-        let set = Set::from_fields_v1(map.get("fieldsV1").unwrap_or(&Value::Object(Map::new())))?;
-        let entry = Entry {
-            manager: text("manager"),
-            operation,
-            api_version: text("apiVersion"),
-            time: map.get("time").and_then(Value::as_str).map(String::from),
-            subresource: text("subresource"),
-            set,
-        };
-        if out.iter().any(|e| e.same(&entry.manager, operation, &entry.api_version, &entry.subresource)) {
-            return Err(format!("duplicate manager {:?}", entry.manager));
-        }
-        out.push(entry);
-    }
-    Ok(out)
-}
-
-/// Encodes entries sorted as the apiserver sorts them: operation, time,
-/// manager, apiVersion, subresource.
-pub fn encode(mut entries: Vec<Entry>) -> Option<Value> {
-    if entries.is_empty() {
-        return None;
-    }
-    entries.sort_by(|p, q| {
-        p.operation
-            .cmp(&q.operation)
-            .then_with(|| p.time.as_deref().unwrap_or("").cmp(q.time.as_deref().unwrap_or("")))
-            .then_with(|| p.manager.cmp(&q.manager))
-            .then_with(|| p.api_version.cmp(&q.api_version))
-            .then_with(|| p.subresource.cmp(&q.subresource))
-    });
-    let items = entries
-        .into_iter()
-        .map(|e| {
-            let mut map = Map::new();
-            map.insert("manager".into(), Value::String(e.manager));
-            map.insert("operation".into(), Value::String(e.operation.as_str().into()));
-            map.insert("apiVersion".into(), Value::String(e.api_version));
-            if let Some(time) = e.time {
-                map.insert("time".into(), Value::String(time));
-            }
-            map.insert("fieldsType".into(), Value::String("FieldsV1".into()));
-            map.insert("fieldsV1".into(), e.set.to_fields_v1());
-            if !e.subresource.is_empty() {
-                map.insert("subresource".into(), Value::String(e.subresource));
-            }
-            Value::Object(map)
-        })
-        .collect();
-    Some(Value::Array(items))
-}
 
 /// What the apiserver strips from every manager's set: `stripmeta.go`.
 fn strip_set() -> &'static Set {
@@ -168,31 +42,6 @@ fn strip_set() -> &'static Set {
         }
         set
     })
-}
-
-fn managed_fields_of(obj: &Value) -> Option<&Value> {
-    obj.get("metadata").and_then(|m| m.get("managedFields"))
-}
-
-fn remove_managed_fields(obj: &mut Value) {
-    if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
-        meta.remove("managedFields");
-    }
-}
-
-/// Sets (or removes) `metadata.managedFields`.
-pub fn set_managed_fields(obj: &mut Value, entries: Vec<Entry>) {
-    match encode(entries) {
-        Some(list) => {
-            if let Some(map) = obj.as_object_mut() {
-                let meta = map.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
-                if let Some(meta) = meta.as_object_mut() {
-                    meta.insert("managedFields".into(), list);
-                }
-            }
-        }
-        None => remove_managed_fields(obj),
-    }
 }
 
 /// The field manager of one kind at one version and endpoint.
@@ -286,50 +135,13 @@ impl FieldManager<'_> {
     /// exist yet): the merged object with its managedFields, or a Conflict
     /// listing each field another manager owns with another value.
     pub fn apply(&self, live: Option<&Value>, config: &Value, manager: &str, force: bool) -> Result<Value> {
-        let api_version = config.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-        let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
-        if api_version != self.api_version || kind != self.kind {
-            let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-            return Err(Error::bad_request(format!("invalid object type: {group}/{version}, Kind={kind}")));
-        }
-        if managed_fields_of(config).is_some_and(|m| !m.is_null()) {
-            return Err(Error::bad_request("metadata.managedFields must be nil"));
-        }
-        let empty = Value::Object(Map::new());
-        let live = live.unwrap_or(&empty);
-        let mut entries = decode(managed_fields_of(live).unwrap_or(&Value::Null))
-            .map_err(|e| Error::internal(format!("failed to decode managed fields: {e}")))?;
-        let mut live_clean = live.clone();
-        remove_managed_fields(&mut live_clean);
-        if entries.is_empty() && live_clean != empty {
-            // An object nobody manages yet: its fields become an Update of
-            // `before-first-apply`, as the apiserver's skipNonApplied does.
-            let mut typed_empty = Map::new();
-            for field in ["apiVersion", "kind"] {
-                if let Some(v) = live_clean.get(field) {
-                    typed_empty.insert(field.into(), v.clone());
-                }
-            }
-            self.record_update(&mut entries, &Value::Object(typed_empty), &live_clean, BEFORE_FIRST_APPLY);
-        }
+        self.check_applied(config)?;
+        let (mut entries, live_clean) = self.live_entries(live)?;
         let merged = typed::merge(&live_clean, config, self.ty);
         let at = entries.iter().position(|e| e.same(manager, Operation::Apply, "", &self.subresource));
         let last = at.map(|i| entries[i].set.clone());
         let applied = typed::to_field_set(config, self.ty).exclude_prefixes(&self.reset);
-        let me = match at {
-            Some(i) => i,
-            None => {
-                entries.push(Entry {
-                    manager: manager.to_string(),
-                    operation: Operation::Apply,
-                    api_version: self.api_version.clone(),
-                    time: None,
-                    subresource: self.subresource.clone(),
-                    set: Set::new(),
-                });
-                entries.len() - 1
-            }
-        };
+        let me = self.applier_entry(&mut entries, at, manager);
         entries[me].set = applied;
         entries[me].api_version = self.api_version.clone();
         let merged = match last.filter(|l| !l.is_empty()) {
@@ -340,29 +152,9 @@ impl FieldManager<'_> {
         let compare = typed::compare(&live_clean, &merged, self.ty);
         let changed = compare.added.union(&compare.modified).exclude_prefixes(&self.reset);
         let removed = compare.removed.exclude_prefixes(&self.reset);
-        let mut conflicts: Vec<(usize, Set)> = Vec::new();
-        for (i, entry) in entries.iter().enumerate() {
-            if i == me {
-                continue;
-            }
-            let conflict = entry.set.intersection(&changed);
-            if !conflict.is_empty() {
-                conflicts.push((i, conflict));
-            }
-        }
+        let conflicts = conflicts_with(&entries, me, &changed);
         if !force && !conflicts.is_empty() {
-            // lastAppliedManager: kubectl's server-side apply takes over
-            // what client-side apply last applied, when it still holds.
-            let allowed = match manager {
-                KUBECTL => allowed_from_last_applied(&live_clean, &self.api_version, self.ty),
-                _ => None,
-            };
-            let Some(allowed) = allowed else { return Err(conflict_error(&entries, &conflicts)) };
-            let left: Vec<(usize, Set)> =
-                conflicts.iter().map(|(i, c)| (*i, c.difference(&allowed))).filter(|(_, c)| !c.is_empty()).collect();
-            if !left.is_empty() {
-                return Err(conflict_error(&entries, &left));
-            }
+            self.check_conflicts(&entries, &conflicts, &live_clean, manager)?;
         }
         for (i, conflict) in &conflicts {
             entries[*i].set = entries[*i].set.difference(conflict);
@@ -385,6 +177,87 @@ impl FieldManager<'_> {
         cap(&mut entries);
         set_managed_fields(&mut out, entries);
         Ok(out)
+    }
+
+    /// An applied configuration is of this object's type and carries no
+    /// managedFields.
+    fn check_applied(&self, config: &Value) -> Result<()> {
+        let api_version = config.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
+        if api_version != self.api_version || kind != self.kind {
+            let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+            return Err(Error::bad_request(format!("invalid object type: {group}/{version}, Kind={kind}")));
+        }
+        if managed_fields_of(config).is_some_and(|m| !m.is_null()) {
+            return Err(Error::bad_request("metadata.managedFields must be nil"));
+        }
+        Ok(())
+    }
+
+    /// The live object's managedFields entries and the object without them
+    /// (None: an empty object). An object nobody manages yet gets its
+    /// fields as an Update of `before-first-apply`.
+    fn live_entries(&self, live: Option<&Value>) -> Result<(Vec<Entry>, Value)> {
+        let empty = Value::Object(Map::new());
+        let live = live.unwrap_or(&empty);
+        let mut entries = decode(managed_fields_of(live).unwrap_or(&Value::Null))
+            .map_err(|e| Error::internal(format!("failed to decode managed fields: {e}")))?;
+        let mut live_clean = live.clone();
+        remove_managed_fields(&mut live_clean);
+        if entries.is_empty() && live_clean != empty {
+            // An object nobody manages yet: its fields become an Update of
+            // `before-first-apply`, as the apiserver's skipNonApplied does.
+            let mut typed_empty = Map::new();
+            for field in ["apiVersion", "kind"] {
+                if let Some(v) = live_clean.get(field) {
+                    typed_empty.insert(field.into(), v.clone());
+                }
+            }
+            self.record_update(&mut entries, &Value::Object(typed_empty), &live_clean, BEFORE_FIRST_APPLY);
+        }
+        Ok((entries, live_clean))
+    }
+
+    /// The index of `manager`'s Apply entry: `at`, or a new empty one.
+    fn applier_entry(&self, entries: &mut Vec<Entry>, at: Option<usize>, manager: &str) -> usize {
+        match at {
+            Some(i) => i,
+            None => {
+                entries.push(Entry {
+                    manager: manager.to_string(),
+                    operation: Operation::Apply,
+                    api_version: self.api_version.clone(),
+                    time: None,
+                    subresource: self.subresource.clone(),
+                    set: Set::new(),
+                });
+                entries.len() - 1
+            }
+        }
+    }
+
+    /// Unless kubectl takes over what client-side apply last applied (smd's
+    /// lastAppliedManager), a Conflict listing each field of `conflicts`.
+    fn check_conflicts(
+        &self,
+        entries: &[Entry],
+        conflicts: &[(usize, Set)],
+        live_clean: &Value,
+        manager: &str,
+    ) -> Result<()> {
+        // lastAppliedManager: kubectl's server-side apply takes over
+        // what client-side apply last applied, when it still holds.
+        let allowed = match manager {
+            KUBECTL => allowed_from_last_applied(live_clean, &self.api_version, self.ty),
+            _ => None,
+        };
+        let Some(allowed) = allowed else { return Err(conflict_error(entries, conflicts)) };
+        let left: Vec<(usize, Set)> =
+            conflicts.iter().map(|(i, c)| (*i, c.difference(&allowed))).filter(|(_, c)| !c.is_empty()).collect();
+        if !left.is_empty() {
+            return Err(conflict_error(entries, &left));
+        }
+        Ok(())
     }
 
     /// smd's `prune`: removes from the merged object what the applier
@@ -460,6 +333,22 @@ fn sorted(value: Value) -> Value {
     }
 }
 
+/// The fields of `changed` each entry but the applier's (`me`) owns, by
+/// entry, where there are any.
+fn conflicts_with(entries: &[Entry], me: usize, changed: &Set) -> Vec<(usize, Set)> {
+    let mut conflicts: Vec<(usize, Set)> = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        if i == me {
+            continue;
+        }
+        let conflict = entry.set.intersection(changed);
+        if !conflict.is_empty() {
+            conflicts.push((i, conflict));
+        }
+    }
+    conflicts
+}
+
 /// The 409 of an apply that conflicts, worded as the apiserver's.
 fn conflict_error(entries: &[Entry], conflicts: &[(usize, Set)]) -> Error {
     let mut all: Vec<(&Entry, String)> = Vec::new();
@@ -498,31 +387,6 @@ fn conflict_error(entries: &[Entry], conflicts: &[(usize, Set)]) -> Error {
     let mut err = Error::conflict_message(message);
     err.details.causes = causes;
     err
-}
-
-/// Merges the oldest Update entries into `ancient-changes` while there are
-/// more than `MAX_UPDATE_MANAGERS`, as `capmanagers.go`.
-fn cap(entries: &mut Vec<Entry>) {
-    loop {
-        let mut updaters: Vec<usize> =
-            (0..entries.len()).filter(|&i| entries[i].operation == Operation::Update).collect();
-        if updaters.len() <= MAX_UPDATE_MANAGERS {
-            return;
-        }
-        updaters.sort_by(|&a, &b| {
-            let (p, q) = (&entries[a], &entries[b]);
-            p.time.as_deref().unwrap_or("").cmp(q.time.as_deref().unwrap_or("")).then_with(|| p.manager.cmp(&q.manager))
-        });
-        let Some(&oldest) = updaters.iter().find(|&&i| entries[i].manager != ANCIENT) else { return };
-        let old = entries.remove(oldest);
-        match entries.iter_mut().find(|e| e.same(ANCIENT, Operation::Update, &old.api_version, "")) {
-            Some(bucket) => {
-                bucket.set = bucket.set.union(&old.set);
-                bucket.time = old.time;
-            }
-            None => entries.push(Entry { manager: ANCIENT.into(), subresource: String::new(), ..old }),
-        }
-    }
 }
 
 /// The manager of a request: `fieldManager`, else the User-Agent up to its

@@ -3,9 +3,11 @@
 //! codec (`path`), the typed view of an object over a version's compiled
 //! schema with its field set, comparison, merge and removal (`typed`), and
 //! `metadata.managedFields` with the Update and Apply operations,
-//! conflicts, stripping and capping (`managed`). Writers plug it in as the
-//! managed-fields phase of the strategy contract.
+//! conflicts and stripping (`managed`) over its entries, their codec and
+//! cap (`entries`). Writers plug it in as the managed-fields phase of the
+//! strategy contract.
 
+pub mod entries;
 pub mod managed;
 pub mod path;
 pub mod typed;

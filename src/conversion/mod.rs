@@ -2,7 +2,7 @@
 //! (`spec.conversion`): the `Converter` compiled once per definition
 //! revision and held by the served catalog, with its strategies `None`
 //! (only `apiVersion` changes), `Webhook` (a `ConversionReview` over HTTPS,
-//! `webhook.rs`, `review.rs`) and `Declarative` (the engine of
+//! `webhook/`, `review.rs`) and `Declarative` (the engine of
 //! `declarative/`, wired in one arm of `Converter::convert`). Every verb
 //! and the `Convert` RPC convert through it.
 

@@ -258,39 +258,13 @@ fn compile_list(json: &Value, key: &str, path: &str, place: &Place, c: &mut Comp
         .unwrap_or_else(|| Ok(Vec::new()))
 }
 
+/// Compiles the schema node `json` at `path` (where `place` says it sits),
+/// its subschemas first, then its CEL rules.
 fn compile_at(json: &Value, path: &str, place: &Place, c: &mut Compiling) -> Result<Schema, String> {
-    let properties = json
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|props| {
-            props
-                .iter()
-                .map(|(k, v)| {
-                    compile_at(v, &format!("{path}.properties[{k}]"), &place.property(v), c).map(|s| (k.clone(), s))
-                })
-                .collect()
-        })
-        .unwrap_or_else(|| Ok(Properties::default()))?;
-    let additional = match json.get("additionalProperties") {
-        Some(Value::Bool(false)) => Additional::Forbidden,
-        Some(schema @ Value::Object(_)) => {
-            let at = format!("{path}.additionalProperties");
-            let entries = place.entries(json, schema, &at, false);
-            Additional::Schema(Box::new(compile_at(schema, &at, &entries, c)?))
-        }
-        _ => Additional::Unset,
-    };
-    let pattern = match json.get("pattern").and_then(Value::as_str) {
-        Some(source) => {
-            let regex = Regex::new(source).map_err(|e| format!("{path}.pattern: {e}"))?;
-            Some((source.to_string(), regex))
-        }
-        None => None,
-    };
-    let type_ = match json.get("type").and_then(Value::as_str).filter(|t| !t.is_empty()) {
-        Some(name) => Some(Type::named(name).ok_or_else(|| format!("{path}.type: unsupported type {name:?}"))?),
-        None => None,
-    };
+    let properties = compile_properties(json, path, place, c)?;
+    let additional = compile_additional(json, path, place, c)?;
+    let pattern = compile_pattern(json, path)?;
+    let type_ = compile_type(json, path)?;
     let mut schema = Schema {
         type_,
         nullable: flag(json, "nullable"),
@@ -345,13 +319,68 @@ fn compile_at(json: &Value, path: &str, place: &Place, c: &mut Compiling) -> Res
         rule_need: cel::Need::Whole,
         has_rules: false,
     };
+    compile_rules(&mut schema, json, path, place, c);
+    Ok(schema)
+}
+
+/// The compiled `properties` of `json`, each at its place.
+fn compile_properties(json: &Value, path: &str, place: &Place, c: &mut Compiling) -> Result<Properties, String> {
+    json.get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .map(|(k, v)| {
+                    compile_at(v, &format!("{path}.properties[{k}]"), &place.property(v), c).map(|s| (k.clone(), s))
+                })
+                .collect()
+        })
+        .unwrap_or_else(|| Ok(Properties::default()))
+}
+
+/// The `additionalProperties` of `json`: forbidden, a compiled schema for
+/// the entries, or unset.
+fn compile_additional(json: &Value, path: &str, place: &Place, c: &mut Compiling) -> Result<Additional, String> {
+    Ok(match json.get("additionalProperties") {
+        Some(Value::Bool(false)) => Additional::Forbidden,
+        Some(schema @ Value::Object(_)) => {
+            let at = format!("{path}.additionalProperties");
+            let entries = place.entries(json, schema, &at, false);
+            Additional::Schema(Box::new(compile_at(schema, &at, &entries, c)?))
+        }
+        _ => Additional::Unset,
+    })
+}
+
+/// The `pattern` of `json` with its compiled regex.
+fn compile_pattern(json: &Value, path: &str) -> Result<Option<(String, Regex)>, String> {
+    Ok(match json.get("pattern").and_then(Value::as_str) {
+        Some(source) => {
+            let regex = Regex::new(source).map_err(|e| format!("{path}.pattern: {e}"))?;
+            Some((source.to_string(), regex))
+        }
+        None => None,
+    })
+}
+
+/// The `type` of `json`, if it names one.
+fn compile_type(json: &Value, path: &str) -> Result<Option<Type>, String> {
+    Ok(match json.get("type").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+        Some(name) => Some(Type::named(name).ok_or_else(|| format!("{path}.type: unsupported type {name:?}"))?),
+        None => None,
+    })
+}
+
+/// Compiles the node's CEL rules into `schema` and marks whether it or a
+/// subschema has rules or defaults.
+fn compile_rules(schema: &mut Schema, json: &Value, path: &str, place: &Place, c: &mut Compiling) {
     let cel_place = cel::Place {
         path,
         resource: place.resource,
         cardinality: place.cardinality,
         uncorrelatable: place.uncorrelatable.as_deref(),
     };
-    schema.rules = cel::compile(json, &schema, &cel_place, &mut c.errs, &mut c.total_cost);
+    schema.rules = cel::compile(json, schema, &cel_place, &mut c.errs, &mut c.total_cost);
     schema.rule_need = cel::Need::merge_all(schema.rules.iter().map(|r| &r.need));
     schema.has_rules = !schema.rules.is_empty()
         || schema.properties.values().any(|p| p.has_rules)
@@ -361,7 +390,6 @@ fn compile_at(json: &Value, path: &str, place: &Place, c: &mut Compiling) -> Res
         || schema.properties.values().any(|p| p.has_defaults)
         || schema.items.as_ref().is_some_and(|i| i.has_defaults)
         || matches!(&schema.additional, Additional::Schema(a) if a.has_defaults);
-    Ok(schema)
 }
 
 #[cfg(test)]

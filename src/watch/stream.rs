@@ -14,7 +14,7 @@ use super::convert::Via;
 pub use super::render::{EventType, Object, Rendered, WatchEvent, WatchStream};
 use crate::apimachinery::options::WatchOptions;
 use crate::error::{Error, Result};
-use crate::storage::{Event, KeyValue, ReadAt, Revision, Storage, StorageError, WatchMessage};
+use crate::storage::{Event, KeyValue, Range, ReadAt, Revision, Storage, StorageError, WatchMessage, WatchReceiver};
 
 /// Turns a stored key-value into the object a client sees (with its
 /// resourceVersion set).
@@ -95,6 +95,15 @@ struct Lens {
     via: Option<Via>,
 }
 
+/// What a watch's streams read of its spec (shared across their awaits;
+/// the spec's `ends` is not shareable).
+struct Watched {
+    prefix: String,
+    options: WatchOptions,
+    bookmark: Bookmark,
+    bookmark_interval: Duration,
+}
+
 /// A stored key-value as the watch shows it: decoded, then converted when
 /// the watch converts.
 async fn prepare(lens: &Lens, kv: &KeyValue) -> Result<Object> {
@@ -106,68 +115,131 @@ async fn prepare(lens: &Lens, kv: &KeyValue) -> Result<Object> {
     }
 }
 
+/// Starts a watch at `spec`, converting through `via` when given: its
+/// starting revision, its initial events' first page when it sends them,
+/// then the stream of initial events and of changes.
 async fn start_at(store: Arc<dyn Storage>, mut spec: WatchSpec, via: Option<Via>) -> Result<WatchStream> {
-    let requested = spec.options.resource_version.revision();
-    let send_initial = match spec.options.send_initial_events {
-        Some(explicit) => explicit,
-        None => requested.is_none(),
-    };
-    let mut first_page = None;
-    let from = if send_initial {
-        if let Some(rv) = requested {
-            crate::apimachinery::list::wait_for_revision(store.as_ref(), rv).await?;
-        }
-        // One page now, the rest as the client reads: an unread watcher
-        // holds a page of the initial list, never the whole of it.
-        let range = store.range(&spec.prefix, None, ReadAt::Latest, INITIAL_PAGE, &mut |_| true).map_err(expired)?;
-        let revision = range.revision;
-        first_page = Some(range);
-        revision
-    } else {
-        match requested {
-            Some(rv) => {
-                // A revision ahead of the store: wait for it, then answer
-                // as Kubernetes does (504, `ResourceVersionTooLarge`).
-                crate::apimachinery::list::wait_for_revision(store.as_ref(), rv).await?;
-                rv
-            }
-            None => store.current_revision(),
-        }
-    };
-    let mut changes = store.watch(&spec.prefix, from).map_err(expired)?;
+    let (from, first_page) = starting_point(store.as_ref(), &spec.prefix, &spec.options).await?;
+    let changes = store.watch(&spec.prefix, from).map_err(expired)?;
     let timeout = spec.options.timeout.unwrap_or(spec.default_timeout);
     let stopped = until_stopped(spec.stopped.clone());
     let ends = spec.ends.take().unwrap_or_else(|| Box::pin(std::future::pending()));
     let lens = Lens { decode: spec.decode.clone(), matches: spec.matches.clone(), via };
+    let watched = Watched {
+        prefix: spec.prefix,
+        options: spec.options,
+        bookmark: spec.bookmark,
+        bookmark_interval: spec.bookmark_interval,
+    };
     Ok(Box::pin(async_stream::stream! {
-        if let Some(mut page) = first_page {
-            loop {
-                for kv in &page.items {
-                    match prepare(&lens, kv).await {
-                        Ok(object) if lens.matches.as_ref().is_none_or(|m| m(&object.value)) => {
-                            yield Ok(WatchEvent { kind: EventType::Added, object });
-                        }
-                        Ok(_) => {}
-                        Err(err) => {
-                            yield Err(err);
-                            return;
-                        }
-                    }
+        if let Some(page) = first_page {
+            let initial = initial_events(store.as_ref(), &watched, &lens, page, from);
+            tokio::pin!(initial);
+            while let Some(event) = initial.next().await {
+                let failed = event.is_err();
+                yield event;
+                if failed {
+                    return;
                 }
-                let Some(last) = page.items.last().filter(|_| page.more) else { break };
-                let after = last.key.clone();
-                page = match store.range(&spec.prefix, Some(&after), ReadAt::Revision(from), INITIAL_PAGE, &mut |_| true) {
-                    Ok(next) => next,
-                    Err(err) => {
-                        yield Err(expired(err));
-                        return;
-                    }
-                };
-            }
-            if spec.options.send_initial_events == Some(true) {
-                yield Ok(WatchEvent { kind: EventType::Bookmark, object: Rendered::new((spec.bookmark)(from, true)) });
             }
         }
+        let live = changes_from(changes, &watched, &lens, from, timeout, stopped, ends);
+        tokio::pin!(live);
+        while let Some(event) = live.next().await {
+            yield event;
+        }
+    }))
+}
+
+/// The revision a watch starts after, and the first page of its initial
+/// events when it sends them (read at the latest revision, which it then
+/// starts after). A revision ahead of the store is waited for.
+async fn starting_point(
+    store: &dyn Storage,
+    prefix: &str,
+    options: &WatchOptions,
+) -> Result<(Revision, Option<Range>)> {
+    let requested = options.resource_version.revision();
+    let send_initial = match options.send_initial_events {
+        Some(explicit) => explicit,
+        None => requested.is_none(),
+    };
+    Ok(if send_initial {
+        if let Some(rv) = requested {
+            crate::apimachinery::list::wait_for_revision(store, rv).await?;
+        }
+        // One page now, the rest as the client reads: an unread watcher
+        // holds a page of the initial list, never the whole of it.
+        let range = store.range(prefix, None, ReadAt::Latest, INITIAL_PAGE, &mut |_| true).map_err(expired)?;
+        (range.revision, Some(range))
+    } else {
+        let from = match requested {
+            Some(rv) => {
+                // A revision ahead of the store: wait for it, then answer
+                // as Kubernetes does (504, `ResourceVersionTooLarge`).
+                crate::apimachinery::list::wait_for_revision(store, rv).await?;
+                rv
+            }
+            None => store.current_revision(),
+        };
+        (from, None)
+    })
+}
+
+/// The initial events: ADDED for each object under the prefix at `from`
+/// that the selectors pass, a page at a time from `page`, then the
+/// initial-events-end bookmark when the client asked for it. Ends at the
+/// first error.
+fn initial_events<'a>(
+    store: &'a dyn Storage,
+    spec: &'a Watched,
+    lens: &'a Lens,
+    mut page: Range,
+    from: Revision,
+) -> impl futures::Stream<Item = Result<WatchEvent>> + 'a {
+    async_stream::stream! {
+        loop {
+            for kv in &page.items {
+                match prepare(lens, kv).await {
+                    Ok(object) if lens.matches.as_ref().is_none_or(|m| m(&object.value)) => {
+                        yield Ok(WatchEvent { kind: EventType::Added, object });
+                    }
+                    Ok(_) => {}
+                    Err(err) => {
+                        yield Err(err);
+                        return;
+                    }
+                }
+            }
+            let Some(last) = page.items.last().filter(|_| page.more) else { break };
+            let after = last.key.clone();
+            page = match store.range(&spec.prefix, Some(&after), ReadAt::Revision(from), INITIAL_PAGE, &mut |_| true) {
+                Ok(next) => next,
+                Err(err) => {
+                    yield Err(expired(err));
+                    return;
+                }
+            };
+        }
+        if spec.options.send_initial_events == Some(true) {
+            yield Ok(WatchEvent { kind: EventType::Bookmark, object: Rendered::new((spec.bookmark)(from, true)) });
+        }
+    }
+}
+
+/// The changes after `from` as the watch's selectors see them, with the
+/// bookmarks the client asked for, until the timeout, the server's stop, or
+/// `ends`. Ends at the first error.
+fn changes_from<'a>(
+    mut changes: WatchReceiver,
+    spec: &'a Watched,
+    lens: &'a Lens,
+    from: Revision,
+    timeout: Duration,
+    stopped: impl std::future::Future<Output = ()> + Send + 'a,
+    ends: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
+) -> impl futures::Stream<Item = Result<WatchEvent>> + 'a {
+    async_stream::stream! {
         let timeout = tokio::time::sleep(timeout);
         tokio::pin!(timeout);
         tokio::pin!(stopped);
@@ -182,7 +254,7 @@ async fn start_at(store: Arc<dyn Storage>, mut spec: WatchSpec, via: Option<Via>
                         let mut sent = false;
                         for event in batch.iter() {
                             reached = event.revision();
-                            match translate(&lens, event).await {
+                            match translate(lens, event).await {
                                 Ok(Some(out)) => {
                                     sent = true;
                                     yield Ok(out);
@@ -232,7 +304,7 @@ async fn start_at(store: Arc<dyn Storage>, mut spec: WatchSpec, via: Option<Via>
                 _ = &mut ends => return,
             }
         }
-    }))
+    }
 }
 
 /// Translates one storage event as the watch's selectors see it (the old

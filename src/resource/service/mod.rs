@@ -7,7 +7,9 @@ mod convert;
 mod delete;
 mod encoded;
 pub use encoded::{JsonItems, JsonPage};
+mod lists;
 mod owners;
+mod patches;
 mod selectors;
 mod subresources;
 mod watch;
@@ -22,16 +24,15 @@ use self::selectors::Selectors;
 use super::served::{Admission, Catalog, Served};
 use super::stored::{self, Storing};
 use super::strategy::{self, Ref, ResourceStrategy};
-use crate::apimachinery::list::{self, ListPage};
-use crate::apimachinery::options::{FieldValidation, ListOptions, ResourceVersion, WriteOptions, Written};
-use crate::apimachinery::patch::{self, PatchType};
+use crate::apimachinery::list;
+use crate::apimachinery::options::{FieldValidation, ResourceVersion, WriteOptions, Written};
 pub use crate::apimachinery::strategy::Endpoint;
 use crate::apimachinery::strategy::{before_create_tracked, before_update_tracked, require_resource_version, retry};
 use crate::apimachinery::strategy::{FinalizeStrategy, Operation, StatusStrategy};
 use crate::apimachinery::{decode, meta};
 use crate::error::{Error, Result};
 use crate::storage::{keys, KeyValue, Op, Storage, StorageError};
-use crate::watch::stream::{self, WatchDefaults};
+use crate::watch::stream::WatchDefaults;
 
 /// The custom resource service.
 pub struct Resources {
@@ -115,41 +116,6 @@ impl Resources {
     /// The kinds compiled into the binary that this service serves.
     pub fn builtins(&self) -> Vec<Arc<Served>> {
         self.catalog.builtins().cloned().collect()
-    }
-
-    /// Follows every definition change with one storage watch for the whole
-    /// service, so resource watches end when their definition changes. The
-    /// server runs it for as long as it serves; without it, resource
-    /// watches end only by their timeouts.
-    pub async fn track_definitions(&self) {
-        let Ok(mut changes) = self.store.watch(&keys::definitions_prefix(), self.store.current_revision()) else {
-            return;
-        };
-        let stop = stream::until_stopped(self.stopped.clone());
-        tokio::pin!(stop);
-        loop {
-            tokio::select! {
-                message = futures::StreamExt::next(&mut changes) => match message {
-                    Some(Ok(crate::storage::WatchMessage::Events(events))) => {
-                        // A change is watchable before it is readable: wait
-                        // until reads see it, or a watch that re-reads its
-                        // definition on this notice finds it unchanged and
-                        // is never ended (upstream's TestChangeCRD, 1 run in 4).
-                        if let Some(last) = events.last() {
-                            self.store.wait_for_revision(last.revision(), std::time::Duration::from_secs(3)).await;
-                        }
-                        self.definitions.send_modify(|g| *g += 1)
-                    }
-                    Some(Ok(crate::storage::WatchMessage::Progress(_))) => {}
-                    Some(Err(err)) => {
-                        tracing::warn!(error = %err, "definition tracking ended; resource watches will end");
-                        return;
-                    }
-                    None => return,
-                },
-                _ = &mut stop => return,
-            }
-        }
     }
 
     /// The served definition for a single-object request, checking scope.
@@ -417,65 +383,6 @@ impl Resources {
         Ok(warnings)
     }
 
-    /// Patches an object (`Endpoint::Main`) or its status
-    /// (`Endpoint::Status`). A resourceVersion inside the patch result is a
-    /// precondition; concurrent writes are retried.
-    pub async fn patch(
-        &self,
-        r: &Ref,
-        endpoint: Endpoint,
-        patch_type: PatchType,
-        patch: &[u8],
-        options: &WriteOptions,
-    ) -> Result<Written> {
-        apply::check_patch_options(patch_type, options)?;
-        let served = self.served_object(r)?;
-        if endpoint == Endpoint::Status {
-            Self::require_status(&served, r)?;
-        }
-        meta::check_body_size(patch)?;
-        if patch_type == PatchType::Apply {
-            return Ok(self.apply_at(&served, r, endpoint, patch, options).await?.0);
-        }
-        retry(
-            || self.patch_once(r, endpoint, patch_type, patch, options),
-            || Error::stale(&served.group, &served.plural, &r.name),
-        )
-        .await
-    }
-
-    /// One attempt at a patch, resolved afresh; `None` after a concurrent
-    /// write of the object or its definition.
-    async fn patch_once(
-        &self,
-        r: &Ref,
-        endpoint: Endpoint,
-        patch_type: PatchType,
-        patch: &[u8],
-        options: &WriteOptions,
-    ) -> Result<Option<Written>> {
-        let served = &*self.served_object(r)?;
-        let current = self.load(served, r)?;
-        let before = stored::read(served, &r.version, &current).await?;
-        let invalid = |causes| strategy::invalid(served, &r.name, causes);
-        let mut patched = patch::apply(&before, patch_type, patch, served.strategic_merge_lists(), invalid)?;
-        if !patched.is_object() {
-            return Err(Error::bad_request("the patch must leave a JSON object"));
-        }
-        strategy::check_identity(served, r, &patched, Operation::Update)?;
-        // The current resourceVersion is in the patched object unless the
-        // patch changed it: then it is a precondition. A retry after a
-        // concurrent write re-applies the patch to the fresh state, where
-        // an explicit old resourceVersion no longer matches.
-        let rv = meta::meta_str(&patched, "resourceVersion").to_string();
-        if !rv.is_empty() && meta::parse_resource_version(&rv)? != Some(current.mod_revision) {
-            return Err(Error::stale(&served.group, &served.plural, &r.name));
-        }
-        meta::strip_resource_version(&mut patched);
-        let target = Target { served, r, current: &current, endpoint, options, read: Some(&before), applied: false };
-        self.write_over(target, patched, &[]).await
-    }
-
     /// Writes `body` over the object as read (`at.current`) through the
     /// strategy contract: the server's metadata kept, the endpoint's fields
     /// taken, the whole checked; or removes the object instead when it is
@@ -557,44 +464,5 @@ impl Resources {
         };
         meta::set_resource_version(&mut obj, revision);
         Ok(Some(Written::with_json(obj, warnings, json)))
-    }
-
-    /// Lists objects of a resource in a namespace, or in all of them. At a
-    /// version that converts, the page is read and selected at the storage
-    /// version (as Kubernetes filters in storage), then converted in one
-    /// call; a field selector on the version's selectable fields selects
-    /// after the conversion, since each version declares its own paths (the
-    /// page may then hold fewer items than its limit, as Kubernetes allows).
-    pub async fn list(&self, r: &Ref, options: &ListOptions) -> Result<ListPage> {
-        let served = self.served_collection(r)?;
-        let selectors = Selectors::parse(&served, &r.version, &options.label_selector, &options.field_selector)?;
-        if !served.converts(&r.version) {
-            return self.list_at(&served, r, &r.version, options, selectors.map(Selectors::into_matches)).await;
-        }
-        let (before, after) = match selectors {
-            Some(selectors) if selectors.needs_object() => (None, Some(selectors)),
-            other => (other.map(Selectors::into_matches), None),
-        };
-        let mut page = self.list_at(&served, r, &served.storage_version, options, before).await?;
-        page.items = stored::convert_read(&served, &r.version, std::mem::take(&mut page.items), true).await?;
-        if let Some(after) = after {
-            page.items.retain(|obj| after.matches(obj));
-        }
-        Ok(page)
-    }
-
-    /// A page read at `version`, which needs no converter call, selected by
-    /// `matches`.
-    async fn list_at(
-        &self,
-        served: &Served,
-        r: &Ref,
-        version: &str,
-        options: &ListOptions,
-        matches: Option<stream::Matches>,
-    ) -> Result<ListPage> {
-        let decode = |kv: &KeyValue| strategy::from_stored(served, version, kv);
-        let matches = matches.as_ref().map(|m| m.as_ref() as &(dyn Fn(&Value) -> bool + Sync));
-        list::list(self.store.as_ref(), &Self::collection_prefix(served, r), options, &decode, matches).await
     }
 }

@@ -5,7 +5,7 @@
 //! it, and serde's reader answers instead. Every get, list item and watch
 //! event of a marked object starts here.
 
-use super::Spans;
+use super::spans::Spans;
 use crate::apimachinery::compact;
 
 /// The spans serde's `SpansVisitor` finds in `json`: each of the three
@@ -34,7 +34,7 @@ mod tests {
 
     /// What serde's visitor finds.
     fn serde_spans(json: &[u8]) -> Option<Spans> {
-        super::super::serde_spans(json)
+        super::super::spans::serde_spans(json)
     }
 
     // Over generated objects the splice the scan serves is held to the

@@ -5,7 +5,7 @@
 //! schema's bounds. At run time the same walk, given the sizes actually
 //! present, prices one evaluation before it runs.
 
-use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
+use cel::common::ast::{CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr, LiteralValue};
 
 use super::need::Uses;
 use super::{escape, MAX_REQUEST_BYTES};
@@ -172,55 +172,8 @@ impl<'s, 'z> Walk<'s, 'z> {
                 }
                 (self.field(e.id, operand, &select.field), cost + 1)
             }
-            Expr::Call(call) => {
-                let mut cost = 1;
-                let target = call.target.as_ref().map(|t| {
-                    let (ty, c) = self.expr(t);
-                    cost += c;
-                    ty
-                });
-                let mut args = Vec::with_capacity(call.args.len());
-                for arg in &call.args {
-                    let (ty, c) = self.expr(arg);
-                    cost += c;
-                    args.push(ty);
-                }
-                self.consume_arguments(&call.func_name, target, &args);
-                let (ty, extra) = self.call(&call.func_name, target, &args);
-                (ty, cost.saturating_add(extra))
-            }
-            Expr::Comprehension(c) => {
-                let (range, range_cost) = self.expr(&c.iter_range);
-                if let Ty::Node(schema) = range {
-                    self.uses.entries(schema);
-                }
-                let (key, value, count, list) = self.iteration(range);
-                self.data_dependent = true;
-                // The accumulator is what it starts as: a bool for all and
-                // exists, an int for exists_one, a list for map and filter.
-                let (accu, init_cost) = match self.value(&c.accu_init) {
-                    (Ty::Collection(_), cost) => (Ty::Collection(count), cost),
-                    other => other,
-                };
-                self.scope.push((c.accu_var.clone(), accu));
-                match &c.iter_var2 {
-                    Some(second) => {
-                        self.scope.push((c.iter_var.clone(), key));
-                        self.scope.push((second.clone(), value));
-                    }
-                    // One variable binds a list's elements and a map's keys.
-                    None => self.scope.push((c.iter_var.clone(), if list { value } else { key })),
-                }
-                let (_, cond_cost) = self.value(&c.loop_cond);
-                let (_, step_cost) = self.value(&c.loop_step);
-                let pushed = if c.iter_var2.is_some() { 2 } else { 1 };
-                self.scope.truncate(self.scope.len() - pushed);
-                let (result, result_cost) = self.value(&c.result);
-                self.scope.pop();
-                let per_item = cond_cost.saturating_add(step_cost).saturating_add(1);
-                let cost = range_cost.saturating_add(init_cost).saturating_add(result_cost);
-                (result, cost.saturating_add(count.saturating_mul(per_item)))
-            }
+            Expr::Call(call) => self.call_expr(call),
+            Expr::Comprehension(c) => self.comprehension(c),
             Expr::List(list) => {
                 let mut cost = 1;
                 for item in &list.elements {
@@ -248,6 +201,63 @@ impl<'s, 'z> Walk<'s, 'z> {
             }
             Expr::Unspecified => (Ty::Dyn, 0),
         }
+    }
+
+    /// A call's type and cost: its target's and arguments' costs, one for
+    /// the call, and what the function itself adds.
+    fn call_expr(&mut self, call: &CallExpr) -> (Ty<'s>, u64) {
+        let mut cost = 1;
+        let target = call.target.as_ref().map(|t| {
+            let (ty, c) = self.expr(t);
+            cost += c;
+            ty
+        });
+        let mut args = Vec::with_capacity(call.args.len());
+        for arg in &call.args {
+            let (ty, c) = self.expr(arg);
+            cost += c;
+            args.push(ty);
+        }
+        self.consume_arguments(&call.func_name, target, &args);
+        let (ty, extra) = self.call(&call.func_name, target, &args);
+        (ty, cost.saturating_add(extra))
+    }
+
+    /// A comprehension's (a macro's) type and cost: the range, the
+    /// accumulator's start and the result once, the condition and step once
+    /// per item of the range's bound. Its variables are in scope for the
+    /// loop only.
+    fn comprehension(&mut self, c: &ComprehensionExpr) -> (Ty<'s>, u64) {
+        let (range, range_cost) = self.expr(&c.iter_range);
+        if let Ty::Node(schema) = range {
+            self.uses.entries(schema);
+        }
+        let (key, value, count, list) = self.iteration(range);
+        self.data_dependent = true;
+        // The accumulator is what it starts as: a bool for all and
+        // exists, an int for exists_one, a list for map and filter.
+        let (accu, init_cost) = match self.value(&c.accu_init) {
+            (Ty::Collection(_), cost) => (Ty::Collection(count), cost),
+            other => other,
+        };
+        self.scope.push((c.accu_var.clone(), accu));
+        match &c.iter_var2 {
+            Some(second) => {
+                self.scope.push((c.iter_var.clone(), key));
+                self.scope.push((second.clone(), value));
+            }
+            // One variable binds a list's elements and a map's keys.
+            None => self.scope.push((c.iter_var.clone(), if list { value } else { key })),
+        }
+        let (_, cond_cost) = self.value(&c.loop_cond);
+        let (_, step_cost) = self.value(&c.loop_step);
+        let pushed = if c.iter_var2.is_some() { 2 } else { 1 };
+        self.scope.truncate(self.scope.len() - pushed);
+        let (result, result_cost) = self.value(&c.result);
+        self.scope.pop();
+        let per_item = cond_cost.saturating_add(step_cost).saturating_add(1);
+        let cost = range_cost.saturating_add(init_cost).saturating_add(result_cost);
+        (result, cost.saturating_add(count.saturating_mul(per_item)))
     }
 
     fn ident(&mut self, id: u64, name: &str) -> Ty<'s> {

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::check::{Sizes, Walk};
 use super::convert::{node_to_cel, optional};
 use super::need::Need;
-use super::{limits, Reason, ENV, PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
+use super::{limits, Compiled, Reason, Rule, ENV, PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
 use crate::error::FieldError;
 use crate::schema::{Schema, Type};
 
@@ -88,9 +88,12 @@ pub fn evaluate(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
     limits::evaluating(depth, || evaluate_rules(schema, subject, out));
 }
 
+/// Evaluates each rule of `schema` on the node, in order, while the budget
+/// lasts: priced, charged, run in the node's activation, its failure
+/// reported.
 fn evaluate_rules(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
     // The value errors show: the node's type, built only for an error.
-    let type_name = || Value::from(schema.type_.map_or("", Type::as_str));
+    let type_name = || type_name(schema);
     let need = &schema.rule_need;
     let convert = |v| node_to_cel(v, schema, subject.resource, need);
     // One activation per node, shared by its rules: converting a value for
@@ -125,33 +128,9 @@ fn evaluate_rules(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
         } else {
             rule.static_cost
         };
-        if cost > PER_CALL_LIMIT {
-            out.errors.push(FieldError::invalid(
-                subject.path,
-                type_name(),
-                format!(
-                    "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {}",
-                    rule.source
-                ),
-            ));
-            out.remaining = -1;
+        if !spend(rule, cost, schema, subject, out) {
             return;
         }
-        if cost as i64 > out.remaining && !out.priced {
-            out.needs_pricing = true;
-            out.remaining = -1;
-            return;
-        }
-        if cost as i64 > out.remaining {
-            out.errors.push(FieldError::invalid(
-                subject.path,
-                type_name(),
-                "validation failed due to running out of cost budget, no further validation rules will be run",
-            ));
-            out.remaining = -1;
-            return;
-        }
-        out.remaining -= cost as i64;
         let context = if rule.optional_old_self {
             optional_activation.get_or_insert_with(|| {
                 let mut context = cel::Context::with_env(Arc::clone(&ENV));
@@ -176,30 +155,84 @@ fn evaluate_rules(schema: &Schema, subject: &Subject<'_>, out: &mut Findings) {
             out.errors.push(FieldError::invalid(subject.path, type_name(), detail));
             continue;
         }
-        let path = match &rule.field_path {
-            Some(relative) => join(subject.path, relative),
-            None => subject.path.to_string(),
-        };
-        let detail = compiled
-            .message_expression
-            .as_ref()
-            .and_then(|m| match m.execute(context) {
-                Ok(cel::Value::String(s)) if !s.trim().is_empty() && !s.contains('\n') => Some(s.trim().to_string()),
-                _ => None,
-            })
-            .or_else(|| rule.message.clone())
-            .unwrap_or_else(|| format!("failed rule: {}", rule.source));
-        let err = match rule.reason {
-            Reason::Invalid => FieldError::invalid(path, type_name(), detail),
-            Reason::Forbidden => FieldError::forbidden(path, detail),
-            Reason::Required => FieldError::required(path, detail),
-            Reason::Duplicate => FieldError::duplicate(path, type_name()),
-        };
-        if !rule.uses_old_self && subject.ratcheted {
-            out.warnings.push(err.to_string());
-        } else {
-            out.errors.push(err);
-        }
+        report(rule, compiled, context, schema, subject, out);
+    }
+}
+
+/// The value errors show: the node's type.
+fn type_name(schema: &Schema) -> Value {
+    Value::from(schema.type_.map_or("", Type::as_str))
+}
+
+/// Charges `cost` for `rule` to the request's budget; false, with the
+/// budget spent, when no further rule may run: the call is over its limit,
+/// or the budget is (the request is then priced, or refused once priced).
+fn spend(rule: &Rule, cost: u64, schema: &Schema, subject: &Subject<'_>, out: &mut Findings) -> bool {
+    if cost > PER_CALL_LIMIT {
+        out.errors.push(FieldError::invalid(
+            subject.path,
+            type_name(schema),
+            format!(
+                "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {}",
+                rule.source
+            ),
+        ));
+        out.remaining = -1;
+        return false;
+    }
+    if cost as i64 > out.remaining && !out.priced {
+        out.needs_pricing = true;
+        out.remaining = -1;
+        return false;
+    }
+    if cost as i64 > out.remaining {
+        out.errors.push(FieldError::invalid(
+            subject.path,
+            type_name(schema),
+            "validation failed due to running out of cost budget, no further validation rules will be run",
+        ));
+        out.remaining = -1;
+        return false;
+    }
+    out.remaining -= cost as i64;
+    true
+}
+
+/// Reports a rule that evaluated to false: at its fieldPath, with its
+/// message expression's message, else its message, as its reason says; a
+/// warning only where the node is ratcheted and the rule ignores oldSelf.
+fn report(
+    rule: &Rule,
+    compiled: &Compiled,
+    context: &cel::Context,
+    schema: &Schema,
+    subject: &Subject<'_>,
+    out: &mut Findings,
+) {
+    let type_name = || type_name(schema);
+    let path = match &rule.field_path {
+        Some(relative) => join(subject.path, relative),
+        None => subject.path.to_string(),
+    };
+    let detail = compiled
+        .message_expression
+        .as_ref()
+        .and_then(|m| match m.execute(context) {
+            Ok(cel::Value::String(s)) if !s.trim().is_empty() && !s.contains('\n') => Some(s.trim().to_string()),
+            _ => None,
+        })
+        .or_else(|| rule.message.clone())
+        .unwrap_or_else(|| format!("failed rule: {}", rule.source));
+    let err = match rule.reason {
+        Reason::Invalid => FieldError::invalid(path, type_name(), detail),
+        Reason::Forbidden => FieldError::forbidden(path, detail),
+        Reason::Required => FieldError::required(path, detail),
+        Reason::Duplicate => FieldError::duplicate(path, type_name()),
+    };
+    if !rule.uses_old_self && subject.ratcheted {
+        out.warnings.push(err.to_string());
+    } else {
+        out.errors.push(err);
     }
 }
 

@@ -184,9 +184,7 @@ fn estimated_depth(source: &str) -> usize {
                 continue;
             }
             b'/' if next == Some(b'/') => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
+                i = skip_line(bytes, i);
                 continue;
             }
             b'\'' | b'"' => {
@@ -194,33 +192,14 @@ fn estimated_depth(source: &str) -> usize {
                 after_operand = true;
                 continue;
             }
-            b'0'..=b'9' => {
-                i = skip_number(bytes, i);
-                after_operand = true;
-                continue;
-            }
-            b'.' if next.is_some_and(|n| n.is_ascii_digit()) && !after_operand => {
+            // A number, `.5` too where an operand may start.
+            b'0'..=b'9' | b'.' if c != b'.' || (next.is_some_and(|n| n.is_ascii_digit()) && !after_operand) => {
                 i = skip_number(bytes, i);
                 after_operand = true;
                 continue;
             }
             c if c == b'_' || c.is_ascii_alphabetic() => {
-                let start = i;
-                while i < bytes.len() && (bytes[i] == b'_' || bytes[i].is_ascii_alphanumeric()) {
-                    i += 1;
-                }
-                let word = &bytes[start..i];
-                if matches!(bytes.get(i), Some(b'\'' | b'"')) && word.len() <= 2 {
-                    // A string's prefix: raw (`r`) and bytes (`b`).
-                    let raw = word.iter().any(|c| c.eq_ignore_ascii_case(&b'r'));
-                    i = skip_string(bytes, i, raw);
-                    after_operand = true;
-                } else if word == b"in" {
-                    top.operator();
-                    after_operand = false;
-                } else {
-                    after_operand = true;
-                }
+                (i, after_operand) = word(bytes, i, top);
                 continue;
             }
             b'(' | b'[' | b'{' => {
@@ -229,9 +208,7 @@ fn estimated_depth(source: &str) -> usize {
             }
             b')' | b']' | b'}' => {
                 if groups.len() > 1 {
-                    let inner = groups.pop().expect("more than one group").depth();
-                    let top = groups.last_mut().expect("the outermost group stays");
-                    top.term += inner;
+                    close_group(&mut groups);
                 }
                 after_operand = true;
             }
@@ -239,18 +216,8 @@ fn estimated_depth(source: &str) -> usize {
                 top.term += 1;
                 after_operand = false;
             }
-            b',' => {
-                top.end_chain();
-                top.above = 0;
-                after_operand = false;
-            }
-            b'?' => {
-                top.end_chain();
-                top.above += 1;
-                after_operand = false;
-            }
-            b':' => {
-                top.end_chain();
+            b',' | b'?' | b':' => {
+                separator(c, top);
                 after_operand = false;
             }
             b'&' | b'|' if next == Some(c) => {
@@ -274,10 +241,56 @@ fn estimated_depth(source: &str) -> usize {
         i += 1;
     }
     while groups.len() > 1 {
-        let inner = groups.pop().expect("more than one group").depth();
-        groups.last_mut().expect("the outermost group stays").term += inner;
+        close_group(&mut groups);
     }
     groups[0].depth()
+}
+
+/// At the identifier starting at `i`: the index past it (past the string
+/// it prefixes, `r"..."`, `b'...'`), and whether it ends an operand (`in`
+/// is an operator).
+fn word(bytes: &[u8], mut i: usize, top: &mut Group) -> (usize, bool) {
+    let start = i;
+    while i < bytes.len() && (bytes[i] == b'_' || bytes[i].is_ascii_alphanumeric()) {
+        i += 1;
+    }
+    let word = &bytes[start..i];
+    if matches!(bytes.get(i), Some(b'\'' | b'"')) && word.len() <= 2 {
+        // A string's prefix: raw (`r`) and bytes (`b`).
+        let raw = word.iter().any(|c| c.eq_ignore_ascii_case(&b'r'));
+        (skip_string(bytes, i, raw), true)
+    } else if word == b"in" {
+        top.operator();
+        (i, false)
+    } else {
+        (i, true)
+    }
+}
+
+/// A `,`, `?` or `:` ends the chain before it; after a `,` the next item
+/// is back at the group's level, after a `?` one level into a conditional.
+fn separator(c: u8, top: &mut Group) {
+    top.end_chain();
+    match c {
+        b',' => top.above = 0,
+        b'?' => top.above += 1,
+        _ => {}
+    }
+}
+
+/// Closes the innermost group: its depth adds to the term of the group
+/// around it.
+fn close_group(groups: &mut Vec<Group>) {
+    let inner = groups.pop().expect("more than one group").depth();
+    groups.last_mut().expect("the outermost group stays").term += inner;
+}
+
+/// The index of the end of the line `i` is in (a comment's end).
+fn skip_line(bytes: &[u8], mut i: usize) -> usize {
+    while i < bytes.len() && bytes[i] != b'\n' {
+        i += 1;
+    }
+    i
 }
 
 /// The index just past the string literal opening at `start` (its quote).

@@ -16,6 +16,7 @@ mod field_path;
 mod indexed;
 mod limits;
 mod need;
+mod refused;
 
 use std::sync::{Arc, LazyLock};
 
@@ -27,6 +28,7 @@ use check::{Declared, Walk};
 
 pub use eval::{evaluate, Findings, Subject};
 pub use need::Need;
+use refused::{parse, render_problems, Refused};
 
 /// The largest request Kubernetes accepts; unbounded sizes are estimated
 /// from it.
@@ -217,6 +219,9 @@ fn declared_fields(raw: &Value, schema: &Schema, at: &str, errs: &mut Vec<FieldE
     }
 }
 
+/// Compiles one rule of `raw` at `at`: parsed, type-checked, its cost
+/// estimated and charged, its message expression compiled, its oldSelf
+/// use checked. A rule that does not compile is kept with its error.
 fn compile_one(
     raw: &Value,
     fields: Fields,
@@ -243,29 +248,11 @@ fn compile_one(
         Err(refused) => {
             let detail = format!("compilation failed: {}", refused.text());
             errs.push(refused.error(rule_field, raw, detail.clone()));
-            return Rule {
-                source: fields.source,
-                compiled: Err(detail),
-                message: fields.message,
-                reason: fields.reason,
-                field_path: fields.field_path,
-                uses_old_self: false,
-                optional_old_self: false,
-                static_cost: 0,
-                data_dependent: false,
-                need: need::NOTHING.clone(),
-            };
+            return refused_rule(fields, detail);
         }
     };
     let (uses_old_self, data_dependent, mut need) = (walk.uses_old_self, walk.data_dependent, walk.uses.need(schema));
-    let estimated = cost.max(1).saturating_mul(place.cardinality.max(1));
-    *total_cost = total_cost.saturating_add(estimated);
-    if estimated > STATIC_ESTIMATED_COST_LIMIT {
-        errs.push(FieldError::forbidden(
-            &rule_field,
-            cost_message("estimated rule cost", estimated, STATIC_ESTIMATED_COST_LIMIT),
-        ));
-    }
+    charge_cost(cost, place, &rule_field, errs, total_cost);
     // A message expression that does not compile is left out: failures then
     // report the message, or the rule, as Kubernetes does.
     let mut message_expression = None;
@@ -276,21 +263,7 @@ fn compile_one(
             message_expression = Some(Arc::new(program));
         }
     }
-    if uses_old_self {
-        if let Some(within) = place.uncorrelatable {
-            errs.push(FieldError::invalid(
-                &rule_field,
-                fields.source.as_str(),
-                format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {within}"),
-            ));
-        }
-    } else if let Some(optional) = fields.optional_old_self {
-        errs.push(FieldError::invalid(
-            format!("{at}.optionalOldSelf"),
-            optional,
-            "may not be set if oldSelf is not used in rule",
-        ));
-    }
+    check_old_self(&fields, uses_old_self, place, &rule_field, at, errs);
     let optional_old_self = fields.optional_old_self.unwrap_or(false);
     // An optional oldSelf is selected from as an optional, which indexing
     // treats differently: those rules are evaluated as written.
@@ -311,45 +284,65 @@ fn compile_one(
     }
 }
 
-/// Why a rule or message expression does not compile, rendered as cel-go
-/// renders it.
-enum Refused {
-    /// Over the bounds on size or depth.
-    Bounds(String),
-    Problems(String),
+/// The rule kept for a rule that does not compile: its error, and no cost,
+/// no reads, no oldSelf.
+fn refused_rule(fields: Fields, detail: String) -> Rule {
+    Rule {
+        source: fields.source,
+        compiled: Err(detail),
+        message: fields.message,
+        reason: fields.reason,
+        field_path: fields.field_path,
+        uses_old_self: false,
+        optional_old_self: false,
+        static_cost: 0,
+        data_dependent: false,
+        need: need::NOTHING.clone(),
+    }
 }
 
-impl Refused {
-    fn text(&self) -> &str {
-        match self {
-            Refused::Bounds(text) | Refused::Problems(text) => text,
+/// Adds a rule's estimated cost (`cost` times the place's cardinality) to
+/// the schema's total, and refuses a rule over the per-rule limit.
+fn charge_cost(cost: u64, place: &Place<'_>, rule_field: &str, errs: &mut Vec<FieldError>, total_cost: &mut u64) {
+    let estimated = cost.max(1).saturating_mul(place.cardinality.max(1));
+    *total_cost = total_cost.saturating_add(estimated);
+    if estimated > STATIC_ESTIMATED_COST_LIMIT {
+        errs.push(FieldError::forbidden(
+            rule_field,
+            cost_message("estimated rule cost", estimated, STATIC_ESTIMATED_COST_LIMIT),
+        ));
+    }
+}
+
+/// oldSelf is not used where objects cannot be correlated, and
+/// `optionalOldSelf` is set only on a rule that uses it.
+fn check_old_self(
+    fields: &Fields,
+    uses_old_self: bool,
+    place: &Place<'_>,
+    rule_field: &str,
+    at: &str,
+    errs: &mut Vec<FieldError>,
+) {
+    if uses_old_self {
+        if let Some(within) = place.uncorrelatable {
+            errs.push(FieldError::invalid(
+                rule_field,
+                fields.source.as_str(),
+                format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {within}"),
+            ));
         }
-    }
-
-    /// The error at `field`. A source over the bounds is not shown: it is
-    /// too large to be worth echoing (and would not fit a response's
-    /// headers).
-    fn error(&self, field: String, raw: &Value, detail: String) -> FieldError {
-        match self {
-            Refused::Bounds(_) => FieldError::invalid_without_value(field, detail),
-            Refused::Problems(_) => FieldError::invalid(field, raw.clone(), detail),
-        }
+    } else if let Some(optional) = fields.optional_old_self {
+        errs.push(FieldError::invalid(
+            format!("{at}.optionalOldSelf"),
+            optional,
+            "may not be set if oldSelf is not used in rule",
+        ));
     }
 }
 
-/// Parses `source` within cel-go's bounds on size and depth, which keep
-/// every recursion over it within the stack. Returns the program and its
-/// depth.
-fn parse(source: &str) -> Result<(cel::Program, usize), Refused> {
-    limits::check_source(source).map_err(Refused::Bounds)?;
-    let program = ENV.compile(source).map_err(|e| Refused::Problems(parse_errors(&e, source)))?;
-    let depth = limits::depth(program.expression());
-    if depth > limits::MAX_EXPRESSION_DEPTH {
-        return Err(Refused::Bounds(limits::too_deep()));
-    }
-    Ok((program, depth))
-}
-
+/// Compiles a rule's message expression: parsed, checked to give a string;
+/// None, with the error in `errs`, when it does not compile.
 fn compile_message(
     source: &str,
     schema: &Schema,
@@ -394,38 +387,6 @@ pub fn cost_message(what: &str, cost: u64, limit: u64) -> String {
     format!(
         "{what} exceeds budget by factor of {factor} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"
     )
-}
-
-/// cel-go's rendering of a problem: where, what, and the line with a caret.
-fn render(source: &str, line: usize, column: usize, message: &str) -> String {
-    let text = source.lines().nth(line.saturating_sub(1)).unwrap_or("");
-    format!("ERROR: <input>:{line}:{}: {message}\n | {text}\n | {}^", column + 1, ".".repeat(column))
-}
-
-fn parse_errors(errors: &cel::ParseErrors, source: &str) -> String {
-    let rendered: Vec<String> = errors
-        .errors
-        .iter()
-        .map(|e| render(source, e.pos.0.max(1) as usize, e.pos.1.max(1) as usize - 1, &e.msg))
-        .collect();
-    rendered.join("\n")
-}
-
-fn render_problems(problems: &[(u64, String)], program: &cel::Program, source: &str) -> Option<String> {
-    if problems.is_empty() {
-        return None;
-    }
-    let rendered: Vec<String> = problems
-        .iter()
-        .map(|(id, message)| {
-            let start = program.source_info().offset_for(*id).map_or(0, |(start, _)| start as usize);
-            let before = &source[..start.min(source.len())];
-            let line = before.matches('\n').count() + 1;
-            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count());
-            render(source, line, column, message)
-        })
-        .collect();
-    Some(rendered.join("\n"))
 }
 
 /// How a property is named in CEL: Kubernetes' escaping, or None when the

@@ -224,17 +224,30 @@ impl SledStore {
         batch.insert(keys::META_COMPACTED, &codec::encode_revision(compacted));
         tree.apply_batch(batch).map_err(sled_err)?;
         db.flush().map_err(sled_err)?;
-        let (replayed, index) = replay(&tree, compacted)?;
-        let mut rebuilt = Digest::default();
-        index.range_from(Bound::Unbounded).for_each(|kv| rebuilt.add(kv));
-        if replayed != revision || index.len() as u64 != objects || rebuilt.0.finalize() != digest.0.finalize() {
-            return Err(invalid(format!(
-                "its history does not lead to its objects (revision {replayed} of {revision}, {} objects of {objects})",
-                index.len()
-            )));
-        }
-        Ok(())
+        check_replayed(&tree, compacted, revision, objects, digest)
     }
+}
+
+/// The restored store, replayed as `open` replays it, holds exactly the
+/// image's objects (`objects` of them, `digest` of their contents) at its
+/// revision.
+fn check_replayed(
+    tree: &sled::Tree,
+    compacted: Revision,
+    revision: Revision,
+    objects: u64,
+    digest: Digest,
+) -> Result<(), StorageError> {
+    let (replayed, index) = replay(tree, compacted)?;
+    let mut rebuilt = Digest::default();
+    index.range_from(Bound::Unbounded).for_each(|kv| rebuilt.add(kv));
+    if replayed != revision || index.len() as u64 != objects || rebuilt.0.finalize() != digest.0.finalize() {
+        return Err(invalid(format!(
+            "its history does not lead to its objects (revision {replayed} of {revision}, {} objects of {objects})",
+            index.len()
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

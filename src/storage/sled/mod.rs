@@ -288,13 +288,6 @@ fn watch_stream(
     after: Revision,
 ) -> WatchReceiver {
     Box::pin(async_stream::stream! {
-        let matching = |events: &EventBatch| -> Option<EventBatch> {
-            if events.iter().all(|e| e.key().starts_with(&*prefix)) {
-                return Some(events.clone());
-            }
-            let kept: Vec<Event> = events.iter().filter(|e| e.key().starts_with(&*prefix)).cloned().collect();
-            (!kept.is_empty()).then(|| Arc::new(kept))
-        };
         // Every change up to `reached` has been delivered.
         let mut reached = after;
         let mut progress = tokio::time::interval(PROGRESS_EVERY);
@@ -305,21 +298,16 @@ fn watch_stream(
             while from <= live.from {
                 let Some(strong) = shared.upgrade() else { return };
                 let to = live.from;
-                let chunk = tokio::task::spawn_blocking(move || history::read_shared_log(&strong, from, to, REPLAY_CHUNK)).await;
-                let chunk = match chunk {
-                    Ok(Ok(chunk)) => chunk,
-                    Ok(Err(err)) => {
+                let chunk = match read_chunk(strong, from, to).await {
+                    Ok(chunk) => chunk,
+                    Err(err) => {
                         yield Err(err);
-                        return;
-                    }
-                    Err(join) => {
-                        yield Err(StorageError::Internal(format!("replay task failed: {join}")));
                         return;
                     }
                 };
                 from = chunk.last().map_or(to + 1, |l| l.revision + 1);
                 for logged in chunk {
-                    if let Some(batch) = matching(&Arc::new(logged.events)) {
+                    if let Some(batch) = matching(&prefix, &Arc::new(logged.events)) {
                         delivered = logged.revision;
                         yield Ok(WatchMessage::Events(batch));
                     }
@@ -343,15 +331,9 @@ fn watch_stream(
                             if last <= reached {
                                 continue;
                             }
-                            // Only the part after what was delivered: a batch may
-                            // span revisions on both sides of it.
-                            let batch = if batch[0].revision() <= reached {
-                                Arc::new(batch.iter().filter(|e| e.revision() > reached).cloned().collect())
-                            } else {
-                                batch
-                            };
+                            let batch = undelivered(batch, reached);
                             reached = last;
-                            if let Some(batch) = matching(&batch) {
+                            if let Some(batch) = matching(&prefix, &batch) {
                                 yield Ok(WatchMessage::Events(batch));
                             } else {
                                 yield Ok(WatchMessage::Progress(last));
@@ -360,9 +342,7 @@ fn watch_stream(
                         None => break,
                     },
                     _ = progress.tick() => {
-                        let Some(strong) = shared.upgrade() else { return };
-                        let caught_up = strong.hub.caught_up(&live);
-                        drop(strong);
+                        let Some(caught_up) = caught_up(&shared, &live) else { return };
                         if let Some(published) = caught_up.filter(|p| *p > reached) {
                             reached = published;
                             yield Ok(WatchMessage::Progress(published));
@@ -378,6 +358,43 @@ fn watch_stream(
             live = strong.hub.subscribe(&prefix);
         }
     })
+}
+
+/// The events of `events` under `prefix`, if any (the batch itself when
+/// they all are).
+fn matching(prefix: &str, events: &EventBatch) -> Option<EventBatch> {
+    if events.iter().all(|e| e.key().starts_with(prefix)) {
+        return Some(events.clone());
+    }
+    let kept: Vec<Event> = events.iter().filter(|e| e.key().starts_with(prefix)).cloned().collect();
+    (!kept.is_empty()).then(|| Arc::new(kept))
+}
+
+/// Only the part of `batch` after what was delivered (`reached`): a batch
+/// may span revisions on both sides of it.
+fn undelivered(batch: EventBatch, reached: Revision) -> EventBatch {
+    if batch[0].revision() <= reached {
+        Arc::new(batch.iter().filter(|e| e.revision() > reached).cloned().collect())
+    } else {
+        batch
+    }
+}
+
+/// The log from `from` to `to` (at most a chunk of it), read off the
+/// runtime's threads.
+async fn read_chunk(shared: Arc<Shared>, from: Revision, to: Revision) -> Result<Vec<history::Logged>, StorageError> {
+    match tokio::task::spawn_blocking(move || history::read_shared_log(&shared, from, to, REPLAY_CHUNK)).await {
+        Ok(read) => read,
+        Err(join) => Err(StorageError::Internal(format!("replay task failed: {join}"))),
+    }
+}
+
+/// What the hub has published that `live` has all of, if anything (None:
+/// the store is gone).
+fn caught_up(shared: &std::sync::Weak<Shared>, live: &crate::storage::Subscription) -> Option<Option<Revision>> {
+    let strong = shared.upgrade()?;
+    let caught_up = strong.hub.caught_up(live);
+    Some(caught_up)
 }
 
 #[async_trait]

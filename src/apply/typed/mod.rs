@@ -5,12 +5,17 @@
 //! preserve-unknown-fields subtrees deduced as smd's `__untyped_deduced_`
 //! (maps granular, lists atomic), `int-or-string` a scalar, and ObjectMeta's
 //! schema for the `metadata` of the root and of embedded resources. On it:
-//! `to_field_set`, `compare` (added, modified, removed), `merge` (apply's
-//! merge of a configuration into the live object) and `remove_items`.
+//! `to_field_set`, `compare` (added, modified, removed; `compare.rs`),
+//! `merge` (apply's merge of a configuration into the live object) and
+//! `remove_items`.
 
 use std::sync::OnceLock;
 
 use serde_json::{json, Map, Value};
+
+mod compare;
+
+pub use compare::{compare, compare_unmanaged, Comparison};
 
 use super::path::{PathElement, Set};
 use crate::schema::{Additional, Schema, Type};
@@ -215,36 +220,7 @@ fn walk_set(value: &Value, ty: Ty<'_>, path: &mut Vec<PathElement>, set: &mut Se
     }
 }
 
-/// What changed between two objects, as smd's `Comparison`.
-#[derive(Debug, Default)]
-pub struct Comparison {
-    pub added: Set,
-    pub modified: Set,
-    pub removed: Set,
-}
-
-/// Compares `old` with `new`, as smd's `Compare`.
-pub fn compare(old: &Value, new: &Value, ty: Ty<'_>) -> Comparison {
-    let mut out = Comparison::default();
-    walk_compare(Some(old), Some(new), ty, &mut Vec::new(), &mut out, false);
-    out
-}
-
-/// `compare` of the two objects as if neither had `metadata.managedFields`
-/// (the field manager's own record, never a managed field), without
-/// copying them to take it out.
-pub fn compare_unmanaged(old: &Value, new: &Value, ty: Ty<'_>) -> Comparison {
-    let mut out = Comparison::default();
-    walk_compare(Some(old), Some(new), ty, &mut Vec::new(), &mut out, true);
-    out
-}
-
-/// Whether a walk at `path` (with `unmanaged`) passes over the member `key`:
-/// `metadata.managedFields` of the root.
-fn passed_over(unmanaged: bool, path: &[PathElement], key: &str) -> bool {
-    unmanaged && key == "managedFields" && matches!(path, [PathElement::Field(f)] if f == "metadata")
-}
-
+/// Whether two atoms are of one kind: both leaves, lists or maps.
 fn same_kind(a: &Atom<'_>, b: &Atom<'_>) -> bool {
     matches!(
         (a, b),
@@ -265,100 +241,13 @@ fn pick<'s>(a_l: Atom<'s>, a_r: Atom<'s>, lhs: Option<&Value>, rhs: Option<&Valu
     }
 }
 
+/// Whether a value is absent, null, or an empty list or map.
 fn is_empty_or_null(v: Option<&Value>) -> bool {
     match v {
         None | Some(Value::Null) => true,
         Some(Value::Array(a)) => a.is_empty(),
         Some(Value::Object(m)) => m.is_empty(),
         _ => false,
-    }
-}
-
-fn walk_compare(
-    lhs: Option<&Value>,
-    rhs: Option<&Value>,
-    ty: Ty<'_>,
-    path: &mut Vec<PathElement>,
-    out: &mut Comparison,
-    unmanaged: bool,
-) {
-    let a_l = atom(ty, lhs);
-    let a_r = atom(ty, rhs);
-    let leaf = |out: &mut Comparison, path: &[PathElement]| match (lhs, rhs) {
-        (None, None) => {}
-        (None, Some(_)) => out.added.insert(path),
-        (Some(_), None) => out.removed.insert(path),
-        (Some(l), Some(r)) if l != r => out.modified.insert(path),
-        _ => {}
-    };
-    let mut in_leaf = false;
-    let atom = pick(a_l, a_r, lhs, rhs);
-    let both_empty = is_empty_or_null(lhs) && is_empty_or_null(rhs);
-    match atom {
-        Atom::Scalar | Atom::List { rel: ListRel::Atomic, .. } | Atom::Map { atomic: true, .. } => {
-            leaf(out, path);
-            in_leaf = true;
-        }
-        Atom::List { .. } | Atom::Map { .. } if both_empty => {
-            leaf(out, path);
-            in_leaf = true;
-        }
-        Atom::List { elem, rel } => {
-            let (l, r) = (items(lhs), items(rhs));
-            let rhs_pes: Vec<Option<PathElement>> = r.iter().enumerate().map(|(i, v)| item_pe(rel, i, v)).collect();
-            let mut seen = Vec::new();
-            for (i, item) in l.iter().enumerate() {
-                let Some(pe) = item_pe(rel, i, item) else { continue };
-                if seen.contains(&pe) {
-                    continue;
-                }
-                let other = rhs_pes.iter().position(|p| p.as_ref() == Some(&pe)).map(|j| &r[j]);
-                path.push(pe.clone());
-                walk_compare(Some(item), other, elem, path, out, unmanaged);
-                path.pop();
-                seen.push(pe);
-            }
-            for (j, pe) in rhs_pes.into_iter().enumerate() {
-                let Some(pe) = pe else { continue };
-                if seen.contains(&pe) {
-                    continue;
-                }
-                path.push(pe.clone());
-                walk_compare(None, Some(&r[j]), elem, path, out, unmanaged);
-                path.pop();
-                seen.push(pe);
-            }
-        }
-        Atom::Map { node, .. } => {
-            let (l, r) = (entries(lhs), entries(rhs));
-            let empty = Map::new();
-            let (l, r) = (l.unwrap_or(&empty), r.unwrap_or(&empty));
-            for (key, lv) in l {
-                if passed_over(unmanaged, path, key) {
-                    continue;
-                }
-                let (ty, _) = entry_ty(node, key);
-                path.push(PathElement::Field(key.clone()));
-                walk_compare(Some(lv), r.get(key), ty, path, out, unmanaged);
-                path.pop();
-            }
-            for (key, rv) in r {
-                if l.contains_key(key) || passed_over(unmanaged, path, key) {
-                    continue;
-                }
-                let (ty, _) = entry_ty(node, key);
-                path.push(PathElement::Field(key.clone()));
-                walk_compare(None, Some(rv), ty, path, out, unmanaged);
-                path.pop();
-            }
-        }
-    }
-    if !in_leaf && !path.is_empty() {
-        if lhs.is_none() {
-            out.added.insert(path);
-        } else if rhs.is_none() {
-            out.removed.insert(path);
-        }
     }
 }
 
@@ -563,5 +452,4 @@ pub fn ensure_named_fields(set: &Set, value: Option<&Value>, ty: Ty<'_>) -> Set 
 }
 
 #[cfg(test)]
-#[path = "typed_tests.rs"]
 mod tests;

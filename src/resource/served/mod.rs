@@ -1,20 +1,26 @@
-//! What is served: resolving a request's group, version and resource to the
-//! definition that serves it (names accepted, version served, scope), and
-//! caching what a request needs from a definition by the definition's
-//! revision, so the hot path never re-parses a definition.
+//! What is served: what a request needs from a definition (names accepted,
+//! versions served, scope, schemas, conversion), compiled once per
+//! definition revision so the hot path never re-parses a definition, and
+//! the catalog resolving a request to it (`catalog.rs`).
 
-use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceDefinitionNames, CustomResourceDefinitionVersion,
+};
+
 use crate::conversion::Converter;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::gates::Gates;
 use crate::registry::definition::Definition;
 use crate::registry::{conditions, definition, naming};
-use crate::storage::{keys, Revision, Storage};
+use crate::storage::{Revision, Storage};
 
 pub use crate::apimachinery::strategy::{NameRule, Scope};
+pub use catalog::Catalog;
+
+mod catalog;
 
 /// The strategy hooks of a kind compiled into the binary (Kubernetes' own
 /// `Namespace`, `Lease`, `Event`), run by `ResourceStrategy` beside what
@@ -201,25 +207,9 @@ impl Served {
             return None;
         }
         let accepted = crd.status.as_ref()?.accepted_names.as_ref()?;
-        let shape = {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            serde_json::to_string(&crd.spec).unwrap_or_default().hash(&mut h);
-            // The versions' declarative conversion is outside k8s-openapi's
-            // spec: a change of it changes how objects read, as a schema does.
-            serde_json::to_string(&crd.conversions).unwrap_or_default().hash(&mut h);
-            serde_json::to_string(accepted).unwrap_or_default().hash(&mut h);
-            h.finish()
-        };
+        let shape = shape(crd, accepted);
         let storage_version = definition::storage_version(crd)?.to_string();
-        let storage_schema = crd
-            .spec
-            .versions
-            .iter()
-            .find(|v| v.name == storage_version)
-            .and_then(|v| v.schema.as_ref())
-            .and_then(|s| s.open_api_v3_schema.as_ref())
-            .map(|s| serde_json::to_string(s).unwrap_or_default());
+        let storage_schema = storage_schema(crd, &storage_version);
         let converter =
             Converter::compile(&crd.spec.group, crd.spec.conversion.as_ref(), webhook_timeout, || crd.declarative());
         // Strategy None reads every version as Kubernetes does: the stored
@@ -236,54 +226,7 @@ impl Served {
             kind: accepted.kind.clone(),
             list_kind: accepted.list_kind.clone().unwrap_or_default(),
             scope: if crd.spec.scope == "Cluster" { Scope::Cluster } else { Scope::Namespaced },
-            versions: crd
-                .spec
-                .versions
-                .iter()
-                .map(|v| {
-                    let subresources = v.subresources.as_ref();
-                    let schema = v
-                        .schema
-                        .as_ref()
-                        .and_then(|s| s.open_api_v3_schema.as_ref())
-                        .and_then(|s| serde_json::to_value(s).ok())
-                        .and_then(|json| crate::schema::Schema::compile(&json).ok())
-                        .map(Arc::new);
-                    let columns = v
-                        .additional_printer_columns
-                        .iter()
-                        .flatten()
-                        .map(|c| PrinterColumn {
-                            name: c.name.clone(),
-                            type_: c.type_.clone(),
-                            format: c.format.clone().unwrap_or_default(),
-                            description: c.description.clone().unwrap_or_default(),
-                            priority: c.priority.unwrap_or(0),
-                            json_path: c.json_path.clone(),
-                        })
-                        .collect();
-                    Version {
-                        plain: plain(&v.name),
-                        selectable: v
-                            .selectable_fields
-                            .iter()
-                            .flatten()
-                            .map(|f| f.json_path.strip_prefix('.').unwrap_or(&f.json_path).to_string())
-                            .collect(),
-                        name: v.name.clone(),
-                        served: v.served,
-                        deprecation: deprecation(crd, v),
-                        schema,
-                        columns,
-                        status: subresources.is_some_and(|s| s.status.is_some()),
-                        scale: subresources.and_then(|s| s.scale.as_ref()).map(|scale| ScalePaths {
-                            spec_replicas: scale.spec_replicas_path.clone(),
-                            status_replicas: scale.status_replicas_path.clone(),
-                            label_selector: scale.label_selector_path.clone().filter(|p| !p.is_empty()),
-                        }),
-                    }
-                })
-                .collect(),
+            versions: crd.spec.versions.iter().map(|v| compile_version(crd, v, plain(&v.name))).collect(),
             storage_mark: super::stored::mark::fingerprint(storage_schema.as_deref()),
             storage_version,
             terminating: crd.metadata.deletion_timestamp.is_some() || conditions::is_true(crd, "Terminating"),
@@ -370,14 +313,82 @@ impl Served {
     }
 }
 
+/// A hash of what a definition serves (its spec, declarative conversions
+/// and accepted names): a change of it is a change of how objects read.
+fn shape(crd: &Definition, accepted: &CustomResourceDefinitionNames) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_string(&crd.spec).unwrap_or_default().hash(&mut h);
+    // The versions' declarative conversion is outside k8s-openapi's
+    // spec: a change of it changes how objects read, as a schema does.
+    serde_json::to_string(&crd.conversions).unwrap_or_default().hash(&mut h);
+    serde_json::to_string(accepted).unwrap_or_default().hash(&mut h);
+    h.finish()
+}
+
+/// The storage version's schema as JSON text, if it has one.
+fn storage_schema(crd: &Definition, storage_version: &str) -> Option<String> {
+    crd.spec
+        .versions
+        .iter()
+        .find(|v| v.name == storage_version)
+        .and_then(|v| v.schema.as_ref())
+        .and_then(|s| s.open_api_v3_schema.as_ref())
+        .map(|s| serde_json::to_string(s).unwrap_or_default())
+}
+
+/// One version of a definition as served: its schema compiled, its printer
+/// columns, selectable fields, subresources and deprecation (`plain`: read
+/// with only `apiVersion` changed).
+fn compile_version(crd: &Definition, v: &CustomResourceDefinitionVersion, plain: bool) -> Version {
+    let subresources = v.subresources.as_ref();
+    let schema = v
+        .schema
+        .as_ref()
+        .and_then(|s| s.open_api_v3_schema.as_ref())
+        .and_then(|s| serde_json::to_value(s).ok())
+        .and_then(|json| crate::schema::Schema::compile(&json).ok())
+        .map(Arc::new);
+    let columns = v
+        .additional_printer_columns
+        .iter()
+        .flatten()
+        .map(|c| PrinterColumn {
+            name: c.name.clone(),
+            type_: c.type_.clone(),
+            format: c.format.clone().unwrap_or_default(),
+            description: c.description.clone().unwrap_or_default(),
+            priority: c.priority.unwrap_or(0),
+            json_path: c.json_path.clone(),
+        })
+        .collect();
+    Version {
+        plain,
+        selectable: v
+            .selectable_fields
+            .iter()
+            .flatten()
+            .map(|f| f.json_path.strip_prefix('.').unwrap_or(&f.json_path).to_string())
+            .collect(),
+        name: v.name.clone(),
+        served: v.served,
+        deprecation: deprecation(crd, v),
+        schema,
+        columns,
+        status: subresources.is_some_and(|s| s.status.is_some()),
+        scale: subresources.and_then(|s| s.scale.as_ref()).map(|scale| ScalePaths {
+            spec_replicas: scale.spec_replicas_path.clone(),
+            status_replicas: scale.status_replicas_path.clone(),
+            label_selector: scale.label_selector_path.clone().filter(|p| !p.is_empty()),
+        }),
+    }
+}
+
 /// The warning of a deprecated version: its own, or Kubernetes' default
 /// (`defaultDeprecationWarning`), which names the newest served version
 /// that is not deprecated and is newer than it, if any. An empty warning
 /// is no warning, as Kubernetes' recorder drops empty ones.
-fn deprecation(
-    crd: &Definition,
-    version: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersion,
-) -> Option<String> {
+fn deprecation(crd: &Definition, version: &CustomResourceDefinitionVersion) -> Option<String> {
     if version.deprecated != Some(true) {
         return None;
     }
@@ -433,138 +444,5 @@ pub fn compare_kube_aware(a: &str, b: &str) -> std::cmp::Ordering {
     }
 }
 
-/// Resolves and caches served definitions.
-pub struct Catalog {
-    /// By definition name (foldhash: every request looks its kind up here).
-    cache: RwLock<HashMap<String, Arc<Served>, foldhash::fast::RandomState>>,
-    /// The kinds compiled into the binary (a handful, looked through in
-    /// order): they win over any stored definition.
-    builtins: Vec<Arc<Served>>,
-    /// The bound of every conversion webhook call.
-    webhook_timeout: Duration,
-}
-
-impl Default for Catalog {
-    fn default() -> Self {
-        Self::new(crate::conversion::webhook::DEFAULT_TIMEOUT)
-    }
-}
-
-/// `NotFound` for a resource type, in Kubernetes' words.
-fn no_resource(group: &str, version: &str, plural: &str) -> Error {
-    Error::no_resource(format_args!("{plural}.{version}.{group}"), "")
-}
-
-impl Catalog {
-    /// An empty catalog whose definitions call conversion webhooks with
-    /// `webhook_timeout`.
-    pub fn new(webhook_timeout: Duration) -> Self {
-        Self { cache: RwLock::default(), builtins: Vec::new(), webhook_timeout }
-    }
-
-    /// Serves `builtins` beside the stored definitions (a later one of the
-    /// same group and plural replaces an earlier one).
-    pub fn with_builtins(mut self, builtins: impl IntoIterator<Item = Served>) -> Self {
-        for served in builtins {
-            self.builtins.retain(|b| (&b.group, &b.plural) != (&served.group, &served.plural));
-            self.builtins.push(Arc::new(served));
-        }
-        self
-    }
-
-    /// The kinds compiled into the binary.
-    pub fn builtins(&self) -> impl Iterator<Item = &Arc<Served>> {
-        self.builtins.iter()
-    }
-
-    /// The definition serving `plural` in `group`, whatever the version.
-    pub fn resolve_any(&self, store: &dyn Storage, group: &str, plural: &str) -> Option<Arc<Served>> {
-        if let Some(builtin) = self.builtins.iter().find(|b| b.group == group && b.plural == plural) {
-            return Some(builtin.clone());
-        }
-        let name = [plural, ".", group].concat();
-        let kv = store.get(&keys::definition_key(&name))?;
-        if let Some(hit) = self.cache.read().expect("catalog lock").get(&name) {
-            if hit.revision == kv.mod_revision {
-                return Some(hit.clone());
-            }
-        }
-        let crd = definition::decode(&kv).ok()?;
-        let served = Arc::new(Served::compile(&crd, kv.mod_revision, self.webhook_timeout)?);
-        if served.plural != plural {
-            return None;
-        }
-        self.cache.write().expect("catalog lock").insert(name, served.clone());
-        Some(served)
-    }
-
-    /// The definition serving `group/version/plural`, or NotFound: unknown,
-    /// names not accepted, or version not served.
-    pub fn resolve(&self, store: &dyn Storage, group: &str, version: &str, plural: &str) -> Result<Arc<Served>> {
-        match self.resolve_any(store, group, plural) {
-            Some(served) if served.serves(version) => Ok(served),
-            _ => Err(no_resource(group, version, plural)),
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn definition(versions: serde_json::Value) -> Definition {
-        definition::from_json(serde_json::json!({"spec": {"group": "example.com",
-            "names": {"plural": "widgets", "kind": "Widget"}, "scope": "Namespaced", "versions": versions}}))
-        .unwrap()
-    }
-
-    #[test]
-    fn a_change_of_declarative_conversion_changes_the_shape() {
-        let with = |rename_to: &str| {
-            let mut crd = definition(serde_json::json!([
-                {"name": "v1", "served": true, "storage": true,
-                 "conversion": {"declarative": {"v2": {"rename": {"from": ".spec.a", "to": rename_to}}}}},
-                {"name": "v2", "served": true, "storage": false}]));
-            crd.status = Some(serde_json::from_value(serde_json::json!({
-                "acceptedNames": {"plural": "widgets", "kind": "Widget"},
-                "conditions": [{"type": "Established", "status": "True"}, {"type": "NamesAccepted", "status": "True"}]}))
-            .unwrap());
-            Served::from_definition(&crd, crate::storage::Revision::ZERO).expect("served").shape
-        };
-        assert_ne!(with(".spec.b"), with(".spec.c"));
-    }
-
-    #[test]
-    fn versions_order_as_kubernetes_orders_them() {
-        let mut all = vec!["v1alpha1", "foo", "v2", "v1beta2", "v1", "v1beta1", "v10", "bar", "v2alpha3"];
-        all.sort_by(|a, b| compare_kube_aware(b, a));
-        assert_eq!(all, ["v10", "v2", "v1", "v1beta2", "v1beta1", "v2alpha3", "v1alpha1", "bar", "foo"]);
-    }
-
-    #[test]
-    fn deprecated_versions_warn_with_their_text_or_kubernetes_default() {
-        let crd = definition(serde_json::json!([
-            {"name": "v1alpha1", "served": true, "storage": false, "deprecated": true},
-            {"name": "v1beta1", "served": true, "storage": false, "deprecated": true, "deprecationWarning": "go away"},
-            {"name": "v1", "served": true, "storage": true},
-            {"name": "v2", "served": false, "storage": false},
-            {"name": "v3alpha1", "served": true, "storage": false, "deprecated": true, "deprecationWarning": ""}]));
-        let warnings: Vec<Option<String>> = crd.spec.versions.iter().map(|v| deprecation(&crd, v)).collect();
-        assert_eq!(
-            warnings,
-            [
-                Some("example.com/v1alpha1 Widget is deprecated; use example.com/v1 Widget".to_string()),
-                Some("go away".to_string()),
-                None,
-                None,
-                None,
-            ]
-        );
-        let alone =
-            definition(serde_json::json!([{"name": "v1", "served": true, "storage": true, "deprecated": true}]));
-        assert_eq!(
-            deprecation(&alone, &alone.spec.versions[0]).as_deref(),
-            Some("example.com/v1 Widget is deprecated")
-        );
-    }
-}
+mod tests;
