@@ -165,9 +165,8 @@ mod tests {
     /// record and dispatched.
     #[test]
     fn the_exported_spans_bound_the_log_level() {
-        let filter = traces::exported();
         assert_eq!(
-            Filter::<tracing_subscriber::Registry>::max_level_hint(&filter),
+            Filter::<tracing_subscriber::Registry>::max_level_hint(&traces::exported()),
             Some(tracing::level_filters::LevelFilter::DEBUG)
         );
     }

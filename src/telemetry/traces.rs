@@ -15,6 +15,7 @@ use opentelemetry_sdk::trace::{BatchConfig, BatchConfigBuilder, BatchSpanProcess
 use opentelemetry_sdk::Resource;
 use tracing::level_filters::LevelFilter;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+use tracing_subscriber::layer::Context;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
 
@@ -46,7 +47,8 @@ pub(super) fn provider(resource: Resource) -> Result<SdkTracerProvider, BoxError
 }
 
 /// The layer that hands crdstore's spans (and the events inside them) to
-/// `provider`'s tracer.
+/// `provider`'s tracer, and makes none inside a request not sampled
+/// (`SkipUnsampled`).
 ///
 /// Each span carries what crdstore gives it and nothing per span besides:
 /// no source location, thread or target attributes, no busy and idle
@@ -66,6 +68,7 @@ where
         .with_tracked_inactivity(false)
         .with_context_activation(false)
         .with_filter(exported())
+        .and_then(SkipUnsampled.with_filter(CrdstoreSpans))
 }
 
 /// What goes to OTLP, decided once per callsite: crdstore's spans at debug
@@ -87,13 +90,76 @@ pub(super) fn exported() -> tracing_subscriber::filter::FilterFn<impl Fn(&tracin
     .with_max_level_hint(LevelFilter::DEBUG)
 }
 
+/// A request's span that its sampler dropped.
+struct Unsampled;
+
+/// Makes no span inside a request its sampler dropped.
+///
+/// tracing-opentelemetry makes an OpenTelemetry span builder, with every
+/// field as an attribute, for each span it is handed, sampled or not, and
+/// asks the sampler only when the span starts: at 10% sampling, nine
+/// requests in ten paid for spans that were then dropped. A request's span
+/// starts when it is made (`adopt`), and one not sampled is marked
+/// `Unsampled`; a crdstore span made inside it (on its thread, the request
+/// current) is then not made at all, for any layer: a per-layer filter
+/// would keep it from tracing-opentelemetry only, which would then take
+/// its explicit children (the storage threads' `storage.fsync`) for roots.
+/// Those children are still made, and dropped by the SDK's parent-based
+/// sampler as the request's.
+struct SkipUnsampled;
+
+impl<S> Layer<S> for SkipUnsampled
+where
+    S: tracing::Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn enabled(&self, _: &tracing::Metadata<'_>, cx: Context<'_, S>) -> bool {
+        cx.lookup_current().is_none_or(|span| span.extensions().get::<Unsampled>().is_none())
+    }
+}
+
+/// What `SkipUnsampled` is asked about: crdstore's spans, every time one is
+/// made (`sometimes`).
+struct CrdstoreSpans;
+
+impl CrdstoreSpans {
+    fn ours(meta: &tracing::Metadata<'_>) -> bool {
+        meta.is_span() && meta.target().starts_with("crdstore") && *meta.level() <= tracing::Level::DEBUG
+    }
+}
+
+impl<S> tracing_subscriber::layer::Filter<S> for CrdstoreSpans {
+    fn enabled(&self, meta: &tracing::Metadata<'_>, _: &Context<'_, S>) -> bool {
+        Self::ours(meta)
+    }
+
+    fn callsite_enabled(&self, meta: &'static tracing::Metadata<'static>) -> tracing::subscriber::Interest {
+        match Self::ours(meta) {
+            true => tracing::subscriber::Interest::sometimes(),
+            false => tracing::subscriber::Interest::never(),
+        }
+    }
+
+    fn max_level_hint(&self) -> Option<LevelFilter> {
+        Some(LevelFilter::DEBUG)
+    }
+}
+
 /// Makes the just-made root `span` a child of `parent` (an incoming
-/// `traceparent`, or none), and with `ids` starts it, for the request's log
-/// line to show its IDs; else it starts when its first child is made, or
-/// when it ends.
+/// `traceparent`, or none) and starts it: the sampler decides now, and a
+/// span it drops is marked `Unsampled`. Its IDs, with `ids`, for the
+/// request's log line.
 pub(super) fn adopt(span: &tracing::Span, parent: opentelemetry::Context, ids: bool) -> Option<SpanContext> {
     span.set_parent(parent).ok()?;
-    ids.then(|| span.context().span().span_context().clone())
+    let started = span.context().span().span_context().clone();
+    if !started.is_sampled() {
+        span.with_subscriber(|(id, dispatch)| {
+            let registry = dispatch.downcast_ref::<tracing_subscriber::Registry>();
+            if let Some(data) = registry.and_then(|registry| registry.span(id)) {
+                data.extensions_mut().insert(Unsampled);
+            }
+        });
+    }
+    ids.then_some(started)
 }
 
 #[cfg(test)]

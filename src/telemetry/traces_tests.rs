@@ -120,7 +120,7 @@ fn an_adopted_root_is_the_remote_parents_child_and_follows_its_decision() {
         let request = tracing::debug_span!(parent: None, "request");
         let ids = adopt(&request, remote(true), true).expect("started, with its IDs");
         assert_eq!(ids.trace_id(), TraceId::from(0xabc_u128), "the parent's trace");
-        request.in_scope(|| drop(tracing::debug_span!("child")));
+        request.in_scope(|| assert!(!tracing::debug_span!("child").is_disabled()));
     });
     assert_eq!(spans.len(), 2);
     let (child, request) = (&spans[0], &spans[1]);
@@ -134,7 +134,11 @@ fn an_adopted_root_is_the_remote_parents_child_and_follows_its_decision() {
     let unsampled = traced(Sampler::ParentBased(Box::new(Sampler::AlwaysOn)), || {
         let request = tracing::debug_span!(parent: None, "request");
         assert!(adopt(&request, remote(false), false).is_none(), "no IDs asked for");
-        request.in_scope(|| drop(tracing::debug_span!("child")));
+        request.in_scope(|| {
+            let child = tracing::debug_span!("child");
+            assert!(child.is_disabled(), "nothing inside an unsampled request is handed to the layer");
+            tracing::info!("nor its events");
+        });
     });
     assert!(unsampled.is_empty(), "{unsampled:?}");
 }
@@ -153,4 +157,16 @@ fn the_sampler_decides_for_spans_without_a_parent() {
     });
     assert_eq!(on.len(), 1);
     assert_eq!(on[0].parent_span_id, SpanId::INVALID, "no traceparent: a trace of its own");
+}
+
+/// Without a hint of DEBUG the subscriber's would be TRACE while spans are
+/// exported, and `log::max_level` with it: every `log::trace!` of the
+/// dependencies (sled's page cache: a dozen per write) would be made into
+/// a record and dispatched.
+#[test]
+fn the_layer_bounds_the_log_level() {
+    let provider = SdkTracerProvider::builder().build();
+    let subscriber = tracing_subscriber::registry().with(layer(&provider));
+    let hint = tracing::Subscriber::max_level_hint(&subscriber);
+    assert_eq!(hint, Some(tracing::level_filters::LevelFilter::DEBUG));
 }
