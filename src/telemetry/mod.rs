@@ -6,19 +6,17 @@
 //! them); the domain adds child spans with `tracing` and records its own
 //! instruments through `crate::metrics`.
 
+mod exporters;
 mod observe;
-mod otlp;
 pub mod request_info;
 mod series;
-mod spans;
+mod traces;
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
-use opentelemetry::InstrumentationScope;
-use opentelemetry_otlp::{Protocol, WithExportConfig as _};
 use opentelemetry_sdk::metrics::PeriodicReader;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
+use opentelemetry_sdk::trace::SdkTracerProvider;
 use opentelemetry_sdk::Resource;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
@@ -60,15 +58,17 @@ pub enum LogFormat {
 
 /// The telemetry of a process: flushes what is left on `shutdown`.
 pub struct Telemetry {
-    spans: Option<otlp::Exporter>,
+    traces: Option<SdkTracerProvider>,
 }
 
 impl Telemetry {
     /// Sends the spans and metrics not sent yet, then stops the exporters.
     /// Blocks: call it off the runtime's workers.
     pub fn shutdown(self) {
-        if let Some(spans) = self.spans {
-            spans.shutdown();
+        if let Some(traces) = self.traces {
+            if let Err(err) = traces.shutdown() {
+                tracing::warn!(error = %err, "OTLP traces did not shut down cleanly");
+            }
         }
         crate::metrics::shutdown();
     }
@@ -92,19 +92,6 @@ fn otlp_configured(signal: &str) -> bool {
     exporter.as_deref() != Some("none") && signal_or_common(signal, "ENDPOINT").is_some()
 }
 
-/// The protocol of a signal: `grpc` or `http/protobuf` (the
-/// specification's default).
-fn protocol(signal: &str) -> Result<Protocol, BoxError> {
-    let chosen = signal_or_common(signal, "PROTOCOL");
-    match chosen.as_deref().unwrap_or("http/protobuf") {
-        "grpc" => Ok(Protocol::Grpc),
-        "http/protobuf" => Ok(Protocol::HttpBinary),
-        other => {
-            Err(format!("OTEL_EXPORTER_OTLP_PROTOCOL {other:?} is not supported: use grpc or http/protobuf").into())
-        }
-    }
-}
-
 /// The resource every signal carries: `service.name` from
 /// `OTEL_SERVICE_NAME` (or `OTEL_RESOURCE_ATTRIBUTES`), else `crdstore`.
 fn resource() -> Resource {
@@ -113,21 +100,6 @@ fn resource() -> Resource {
     let builder = Resource::builder();
     let builder = if named { builder } else { builder.with_service_name("crdstore") };
     builder.with_attribute(opentelemetry::KeyValue::new("service.version", env!("CARGO_PKG_VERSION"))).build()
-}
-
-/// Spans go through crdstore's own exporter (`otlp`), metrics through
-/// opentelemetry-otlp's.
-fn span_exporter(resource: &Resource) -> Result<otlp::SpanExporter, BoxError> {
-    let scope = InstrumentationScope::builder("crdstore").with_version(env!("CARGO_PKG_VERSION")).build();
-    otlp::SpanExporter::from_env(protocol("TRACES")? == Protocol::Grpc, resource, &scope)
-}
-
-fn metric_exporter() -> Result<opentelemetry_otlp::MetricExporter, BoxError> {
-    let builder = opentelemetry_otlp::MetricExporter::builder();
-    Ok(match protocol("METRICS")? {
-        Protocol::Grpc => builder.with_tonic().build()?,
-        protocol => builder.with_http().with_protocol(protocol).build()?,
-    })
 }
 
 /// Sets up logging, and OTLP traces and metrics where the environment asks
@@ -139,14 +111,13 @@ fn metric_exporter() -> Result<opentelemetry_otlp::MetricExporter, BoxError> {
 pub fn init(format: LogFormat) -> Result<Telemetry, BoxError> {
     let resource = resource();
     if otlp_configured("METRICS") {
-        let reader = PeriodicReader::builder(metric_exporter()?).build();
+        let reader = PeriodicReader::builder(exporters::metric_exporter()?).build();
         let resource = resource.clone();
         crate::metrics::install(move |builder| builder.with_reader(reader).with_resource(resource));
     }
-    let queue = if otlp_configured("TRACES") {
+    let provider = if otlp_configured("TRACES") {
         opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
-        let queue = Arc::new(otlp::Queue::new(otlp::Batching::from_env()));
-        Some((queue.clone(), otlp::Exporter::start(queue, span_exporter(&resource)?)))
+        Some(traces::provider(resource)?)
     } else {
         None
     };
@@ -166,31 +137,11 @@ pub fn init(format: LogFormat) -> Result<Telemetry, BoxError> {
     };
     // Spans are debug-level under the `crdstore` target: with tracing off
     // and the default filter nothing is interested, and they cost nothing.
-    // Only spans go to OTLP (the request's log line is a log line, not a
-    // span event), decided once per callsite, through crdstore's own layer
-    // (`spans`). The level hint bounds what the `log` crate hands over:
-    // without one, `log::max_level` is TRACE while spans are exported, and
-    // every `trace!` of sled's page cache (a dozen per write) became a
-    // record dispatched through both layers' filters, a fifth of what
-    // tracing cost a create.
-    let spans = queue.as_ref().map(|(queue, _)| {
-        // The sampler is the SDK's, from OTEL_TRACES_SAMPLER(_ARG).
-        let sampler = opentelemetry_sdk::trace::Config::default().sampler;
-        spans::SpanLayer::new(queue.clone(), sampler).with_filter(exported())
-    });
+    // What goes to OTLP is decided once per callsite (`traces::exported`).
+    let spans = provider.as_ref().map(traces::layer);
     tracing_subscriber::registry().with(logs.with_filter(filter)).with(spans).try_init()?;
-    TRACING.store(queue.is_some(), Ordering::Relaxed);
-    Ok(Telemetry { spans: queue.map(|(_, exporter)| exporter) })
-}
-
-/// What goes to OTLP: crdstore's spans at debug level and above, never an
-/// event, decided once per callsite; with its level as a hint, so that the
-/// `log` crate's records below it are not made at all.
-fn exported() -> tracing_subscriber::filter::FilterFn<impl Fn(&tracing::Metadata<'_>) -> bool> {
-    tracing_subscriber::filter::filter_fn(|meta| {
-        meta.is_span() && meta.target().starts_with("crdstore") && *meta.level() <= tracing::Level::DEBUG
-    })
-    .with_max_level_hint(tracing::level_filters::LevelFilter::DEBUG)
+    TRACING.store(provider.is_some(), Ordering::Relaxed);
+    Ok(Telemetry { traces: provider })
 }
 
 /// `/metrics`: every metric in the Prometheus text format.
@@ -214,9 +165,8 @@ mod tests {
     /// record and dispatched.
     #[test]
     fn the_exported_spans_bound_the_log_level() {
-        let filter = exported();
         assert_eq!(
-            Filter::<tracing_subscriber::Registry>::max_level_hint(&filter),
+            Filter::<tracing_subscriber::Registry>::max_level_hint(&traces::exported()),
             Some(tracing::level_filters::LevelFilter::DEBUG)
         );
     }

@@ -10,7 +10,6 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use http_body::{Body, Frame, SizeHint};
-use opentelemetry::trace::TraceContextExt as _;
 use opentelemetry::KeyValue;
 use tracing::field::{Empty, Field, Value};
 use tracing::Span;
@@ -180,25 +179,19 @@ pub fn start(transport: Transport, info: RequestInfo, method: &str, path: &str, 
             "crdstore.code" = Empty,
         )
     };
-    // With tracing on, the span takes its IDs and the `traceparent`'s
-    // parent from here (`spans::with_root`); the IDs are for the request's
-    // log lines too (JSON logs show its span's fields), recorded only when
-    // the log filter lets such lines through (with spans exported, the
-    // span is always enabled: asking `tracing` would always say yes).
-    let span = match super::tracing_on() {
-        false => make(),
-        true => {
-            let parent = opentelemetry::global::get_text_map_propagator(|p| p.extract(&Headers(headers)));
-            let root = super::spans::Root::new(Some(parent.span().span_context().clone()));
-            let (trace_id, span_id) = (root.trace_id, root.span_id);
-            let span = super::spans::with_root(root, make);
-            if !span.is_disabled() && super::logs_show_request_spans() {
-                span.record("trace_id", tracing::field::display(trace_id));
-                span.record("span_id", tracing::field::display(span_id));
-            }
-            span
+    // With tracing on, the span is the `traceparent`'s child
+    // (`traces::adopt`). Its IDs are for the request's log lines too (JSON
+    // logs show its span's fields), recorded only when the log filter lets
+    // such lines through (with spans exported, the span is always enabled:
+    // asking `tracing` would always say yes).
+    let span = make();
+    if super::tracing_on() && !span.is_disabled() {
+        let parent = opentelemetry::global::get_text_map_propagator(|p| p.extract(&Headers(headers)));
+        if let Some(ids) = super::traces::adopt(&span, parent, super::logs_show_request_spans()) {
+            span.record("trace_id", tracing::field::display(ids.trace_id()));
+            span.record("span_id", tracing::field::display(ids.span_id()));
         }
-    };
+    }
     let long_running = info.long_running().then(|| {
         let labels = vec![
             KeyValue::new("verb", info.verb),
@@ -281,7 +274,8 @@ impl Drop for InFlight {
             metrics::get().longrunning.add(-1, &long_running);
         }
         if !self.span.is_disabled() {
-            let (scope, code) = (info.scope(), self.code);
+            // Signed: tracing-opentelemetry writes a u64 field as a string.
+            let (scope, code) = (info.scope(), i64::from(self.code));
             let http = self.transport == Transport::Http;
             record_all(
                 &self.span,

@@ -1,8 +1,9 @@
 //! Telemetry: the apiserver's metrics at `/metrics` after known requests
 //! (parsed as Prometheus text), OTLP traces and metrics from the built
 //! binary into a receiver started here (over gRPC and over HTTP/protobuf),
-//! with an incoming `traceparent` as the server span's parent, and both
-//! reflection versions and per-service health.
+//! with an incoming `traceparent` as the server span's parent and the
+//! events logged inside spans as span events, and both reflection versions
+//! and per-service health. `export` has gzip and TLS.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -27,6 +28,7 @@ use tokio::io::AsyncBufReadExt as _;
 use crate::support::{create, Crd, TestServer, WAIT};
 
 mod configs;
+mod export;
 mod webhook;
 
 // ---------------------------------------------------------------- /metrics
@@ -179,14 +181,18 @@ struct Received {
     spans: Vec<Span>,
     metrics: Vec<String>,
     services: Vec<String>,
+    /// The encoding of each trace export (`grpc-encoding` or
+    /// `content-encoding`), `identity` when none was named.
+    encodings: Vec<String>,
 }
 
 #[derive(Clone, Default)]
 struct Receiver(Arc<Mutex<Received>>);
 
 impl Receiver {
-    fn traces(&self, request: ExportTraceServiceRequest) {
+    fn traces(&self, request: ExportTraceServiceRequest, encoding: Option<&str>) {
         let mut received = self.0.lock().unwrap();
+        received.encodings.push(encoding.unwrap_or("identity").to_string());
         for resource_spans in request.resource_spans {
             if let Some(resource) = &resource_spans.resource {
                 received.services.extend(resource.attributes.iter().filter(|a| a.key == "service.name").map(|a| {
@@ -211,34 +217,49 @@ impl Receiver {
         }
     }
 
-    /// Serves OTLP over gRPC and over HTTP/protobuf on loopback ports.
+    /// Serves OTLP over gRPC and over HTTP/protobuf on loopback ports,
+    /// taking gzip as a collector does.
     async fn start(&self) -> (SocketAddr, SocketAddr) {
         let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let http = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addrs = (grpc.local_addr().unwrap(), http.local_addr().unwrap());
         let services = tonic::transport::Server::builder()
-            .add_service(TraceServiceServer::new(self.clone()))
-            .add_service(MetricsServiceServer::new(self.clone()))
+            .add_routes(self.grpc())
             .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(grpc));
         tokio::spawn(services);
+        let app = self.http();
+        tokio::spawn(async move { axum::serve(http, app).await });
+        addrs
+    }
+
+    /// The OTLP/HTTP routes.
+    fn http(&self) -> axum::Router {
         let (traces, metrics) = (self.clone(), self.clone());
-        let app = axum::Router::new()
+        axum::Router::new()
             .route(
                 "/v1/traces",
-                axum::routing::post(move |body: axum::body::Bytes| async move {
-                    traces.traces(ExportTraceServiceRequest::decode(body).unwrap());
+                axum::routing::post(move |headers: http::HeaderMap, body: axum::body::Bytes| async move {
+                    let encoding = headers.get("content-encoding");
+                    let request = ExportTraceServiceRequest::decode(inflate(encoding, body).as_slice()).unwrap();
+                    traces.traces(request, encoding.and_then(|e| e.to_str().ok()));
                     ExportTraceServiceResponse::default().encode_to_vec()
                 }),
             )
             .route(
                 "/v1/metrics",
-                axum::routing::post(move |body: axum::body::Bytes| async move {
-                    metrics.metrics(ExportMetricsServiceRequest::decode(body).unwrap());
+                axum::routing::post(move |headers: http::HeaderMap, body: axum::body::Bytes| async move {
+                    let body = inflate(headers.get("content-encoding"), body);
+                    metrics.metrics(ExportMetricsServiceRequest::decode(body.as_slice()).unwrap());
                     ExportMetricsServiceResponse::default().encode_to_vec()
                 }),
-            );
-        tokio::spawn(async move { axum::serve(http, app).await });
-        addrs
+            )
+    }
+
+    /// The OTLP/gRPC services.
+    fn grpc(&self) -> tonic::service::Routes {
+        let gzip = tonic::codec::CompressionEncoding::Gzip;
+        tonic::service::Routes::new(TraceServiceServer::new(self.clone()).accept_compressed(gzip))
+            .add_service(MetricsServiceServer::new(self.clone()).accept_compressed(gzip))
     }
 
     /// Waits (generously) until `found` finds something in what arrived.
@@ -264,7 +285,8 @@ impl TraceService for Receiver {
         &self,
         request: tonic::Request<ExportTraceServiceRequest>,
     ) -> Result<tonic::Response<ExportTraceServiceResponse>, tonic::Status> {
-        self.traces(request.into_inner());
+        let encoding = request.metadata().get("grpc-encoding").and_then(|e| e.to_str().ok()).map(str::to_string);
+        self.traces(request.into_inner(), encoding.as_deref());
         Ok(tonic::Response::new(ExportTraceServiceResponse::default()))
     }
 }
@@ -277,6 +299,18 @@ impl MetricsService for Receiver {
     ) -> Result<tonic::Response<ExportMetricsServiceResponse>, tonic::Status> {
         self.metrics(request.into_inner());
         Ok(tonic::Response::new(ExportMetricsServiceResponse::default()))
+    }
+}
+
+/// An OTLP/HTTP body, gunzipped if its `content-encoding` says gzip.
+fn inflate(encoding: Option<&http::HeaderValue>, body: axum::body::Bytes) -> Vec<u8> {
+    match encoding.map(|e| e.as_bytes()) {
+        Some(b"gzip") => {
+            let mut inflated = Vec::new();
+            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&body[..]), &mut inflated).unwrap();
+            inflated
+        }
+        _ => body.to_vec(),
     }
 }
 
@@ -307,6 +341,11 @@ impl Drop for Traced {
 
 impl Traced {
     async fn start(endpoint: &str, protocol: &str) -> Self {
+        Self::start_with(endpoint, protocol, &[]).await
+    }
+
+    /// With more variables.
+    async fn start_with(endpoint: &str, protocol: &str, vars: &[(&str, &str)]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_crdstore"))
             .args(["serve", "--grpc-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0", "--log-format", "json"])
@@ -319,6 +358,7 @@ impl Traced {
             .env("OTEL_BSP_SCHEDULE_DELAY", "100")
             .env("OTEL_METRIC_EXPORT_INTERVAL", "200")
             .env("RUST_LOG", "warn,crdstore::request=debug")
+            .envs(vars.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true)
@@ -406,6 +446,24 @@ async fn traced_requests(protocol: &str) {
     let traced = Traced::start(&endpoint, protocol).await;
     let group = "traced.example.com";
     create(&mut traced.definitions().await, &meters(group)).await;
+    // What the registry logs inside the request (`created definition`, at
+    // info) is an event of a span of its trace, with its fields.
+    let definition = format!("meters.{group}");
+    let event = receiver
+        .wait_for("created definition event", |r| {
+            r.spans.iter().flat_map(|s| &s.events).find(|e| e.name == "created definition").cloned()
+        })
+        .await;
+    let field = |key: &str| {
+        let value = event.attributes.iter().find(|a| a.key == key)?.value.as_ref()?.value.clone()?;
+        match value {
+            AnyValue::StringValue(s) => Some(s),
+            _ => None,
+        }
+    };
+    assert_eq!(field("definition").as_deref(), Some(definition.as_str()));
+    assert_eq!(field("level").as_deref(), Some("INFO"));
+    assert!(event.time_unix_nano > 0);
 
     // Over gRPC, the traceparent in the metadata.
     let (header, trace, parent) = traceparent(7);

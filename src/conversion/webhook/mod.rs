@@ -203,7 +203,8 @@ fn span(url: &str, count: usize, desired: &str) -> tracing::Span {
         otel.kind = "client",
         otel.status_code = tracing::field::Empty,
         "server.address" = tracing::field::Empty,
-        "crdstore.object_count" = count,
+        // Signed: tracing-opentelemetry writes a u64 field as a string.
+        "crdstore.object_count" = count as i64,
         "crdstore.desired_api_version" = desired,
         "crdstore.outcome" = tracing::field::Empty,
         "http.response.status_code" = tracing::field::Empty,
@@ -226,7 +227,7 @@ fn outcome(span: &tracing::Span, exchanged: &std::result::Result<(reqwest::Statu
     }
     let failure = match exchanged {
         Ok((status, _)) => {
-            span.record("http.response.status_code", status.as_u16());
+            span.record("http.response.status_code", i64::from(status.as_u16()));
             (!status.is_success()).then(|| status.as_str())
         }
         Err(e) if e.is_timeout() => Some("timeout"),
