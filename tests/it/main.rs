@@ -19,7 +19,6 @@ mod gateway;
 mod gc;
 mod gc_races;
 mod grpc_apply;
-mod h2_writes;
 mod hostile;
 mod kubectl;
 mod lifecycle;
