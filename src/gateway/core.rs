@@ -22,21 +22,16 @@ fn not_found(path: &str) -> Error {
 /// The path under `/api/`, split on its raw `/`, each segment decoded.
 fn parse(raw: &str) -> Result<Target, Error> {
     let unknown = || not_found(raw);
-    let mut s = Vec::new();
-    for segment in raw.split('/') {
-        let decoded = percent_encoding::percent_decode_str(segment).decode_utf8().map_err(|_| unknown())?;
-        s.push(decoded.into_owned());
-    }
+    let s = apis::decoded_segments(raw).ok_or_else(unknown)?;
     let s: Vec<&str> = s.iter().map(String::as_str).collect();
-    let plain = |segments: &[&str]| segments.iter().all(|p| !p.is_empty() && !p.contains('/'));
     let found = match s.as_slice() {
         ["v1", "namespaces", name, sub] if NAMESPACE_SUBRESOURCES.contains(sub) => {
             apis::resource("", "v1", "", "namespaces", &[name, sub])
         }
-        ["v1", "namespaces", ns, plural, rest @ ..] if plain(&[ns, plural]) => {
+        ["v1", "namespaces", ns, plural, rest @ ..] if apis::plain(&[ns, plural]) => {
             apis::resource("", "v1", ns, plural, rest)
         }
-        ["v1", plural, rest @ ..] if plain(&[plural]) => apis::resource("", "v1", "", plural, rest),
+        ["v1", plural, rest @ ..] if apis::plain(&[plural]) => apis::resource("", "v1", "", plural, rest),
         _ => None,
     };
     found.ok_or_else(unknown)?

@@ -33,20 +33,27 @@ pub(super) enum Target {
     Resources { r: Ref, sub: Option<String> },
 }
 
+/// `raw` split on its raw `/`, each segment percent-decoded; `None` when a
+/// segment is not UTF-8 once decoded. Shared with `/api/` (`core.rs`).
+pub(super) fn decoded_segments(raw: &str) -> Option<Vec<String>> {
+    let decode = |segment| percent_encoding::percent_decode_str(segment).decode_utf8().ok().map(|d| d.into_owned());
+    raw.split('/').map(decode).collect()
+}
+
+/// Whether every one of `segments` is a plain, non-empty path segment (a
+/// name alone may hold a decoded `/`, to be refused as invalid).
+pub(super) fn plain(segments: &[&str]) -> bool {
+    segments.iter().all(|p| !p.is_empty() && !p.contains('/'))
+}
+
 /// The path under `/apis/` split on its raw `/` (an encoded `%2F` never
 /// separates segments, so it cannot move a request to another namespace or
 /// collection), each segment percent-decoded. An empty or invalid name is
 /// refused as Kubernetes' storage refuses it; anything else unknown is 404.
 fn parse(raw: &str) -> Result<Target, Error> {
     let unknown = || not_found(raw);
-    let mut s = Vec::new();
-    for segment in raw.split('/') {
-        let decoded = percent_encoding::percent_decode_str(segment).decode_utf8().map_err(|_| unknown())?;
-        s.push(decoded.into_owned());
-    }
+    let s = decoded_segments(raw).ok_or_else(unknown)?;
     let s: Vec<&str> = s.iter().map(String::as_str).collect();
-    // Every segment but a name must be a plain, non-empty path segment.
-    let plain = |segments: &[&str]| segments.iter().all(|p| !p.is_empty() && !p.contains('/'));
     match s.as_slice() {
         [g] if plain(&[g]) => Ok(Target::Group(g.to_string())),
         [g, v] if plain(&[g, v]) => Ok(Target::Version(g.to_string(), v.to_string())),
