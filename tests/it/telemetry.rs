@@ -34,7 +34,7 @@ mod webhook;
 // ---------------------------------------------------------------- /metrics
 
 /// The samples of `/metrics`, parsed.
-async fn scrape(http: SocketAddr) -> Vec<prometheus_parse::Sample> {
+pub(crate) async fn scrape(http: SocketAddr) -> Vec<prometheus_parse::Sample> {
     let response = reqwest::get(format!("http://{http}/metrics")).await.unwrap();
     assert_eq!(response.status(), 200);
     assert!(response.headers()["content-type"].to_str().unwrap().starts_with("text/plain"));
@@ -45,7 +45,7 @@ async fn scrape(http: SocketAddr) -> Vec<prometheus_parse::Sample> {
 
 /// The value of the series `name` whose labels include `labels`, summed
 /// (0 when there is none). Histograms give their count.
-fn value(samples: &[prometheus_parse::Sample], name: &str, labels: &[(&str, &str)]) -> f64 {
+pub(crate) fn value(samples: &[prometheus_parse::Sample], name: &str, labels: &[(&str, &str)]) -> f64 {
     samples
         .iter()
         .filter(|s| s.metric == name && labels.iter().all(|(k, v)| s.labels.get(k) == Some(*v)))
@@ -410,6 +410,17 @@ fn attribute(span: &Span, key: &str) -> Option<String> {
 /// Waits for the server span whose parent is the traceparent's, checks its
 /// attributes and that a `storage.commit` span (with its fsync) hangs under
 /// it.
+/// Creates the Meter `name` of `group` over `traced`'s HTTP gateway with
+/// the `traceparent` header `header`; it must answer 201.
+async fn create_traced(traced: &Traced, group: &str, name: &str, size: i64, header: &str) {
+    let object = json!({"apiVersion": format!("{group}/v1"), "kind": "Meter", "metadata": {"name": name},
+        "spec": {"size": size}});
+    let http = crate::support::Http::at(traced.http);
+    let path = format!("/apis/{group}/v1/namespaces/default/meters");
+    let created = http.request(reqwest::Method::POST, &path).header("traceparent", header).json(&object);
+    assert_eq!(created.send().await.unwrap().status(), 201);
+}
+
 async fn check_trace(receiver: &Receiver, trace: &[u8], parent: &[u8], expected: &[(&str, &str)]) {
     let server_span = receiver
         .wait_for("server span", |r| {
@@ -500,16 +511,7 @@ async fn traced_requests(protocol: &str) {
 
     // Over HTTP, the traceparent header.
     let (header, trace, parent) = traceparent(42);
-    let object =
-        json!({"apiVersion": format!("{group}/v1"), "kind": "Meter", "metadata": {"name": "h"}, "spec": {"size": 2}});
-    let created = reqwest::Client::new()
-        .post(format!("http://{}/apis/{group}/v1/namespaces/default/meters", traced.http))
-        .header("traceparent", header)
-        .json(&object)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(created.status(), 201);
+    create_traced(&traced, group, "h", 2, &header).await;
     let http_expected = [
         ("http.request.method", "POST"),
         ("http.response.status_code", "201"),

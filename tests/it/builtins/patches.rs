@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 
 use super::{core_event, lease};
 use crate::support::{create_widget, patch_widget, reason, register_widgets, widget, Http, TestServer};
+use crate::telemetry::{scrape, value};
 
 const STRATEGIC: &str = "application/strategic-merge-patch+json";
 
@@ -149,22 +150,6 @@ async fn a_built_in_object_without_api_version_and_kind_takes_the_endpoints() {
     assert_eq!(answer["message"], "Object 'apiVersion' is missing in the request body");
 }
 
-/// The value of the `/metrics` series `name` with `labels`, summed.
-async fn metric(t: &TestServer, name: &str, labels: &[(&str, &str)]) -> f64 {
-    let text = reqwest::get(format!("http://{}/metrics", t.server().http_addr)).await.unwrap().text().await.unwrap();
-    let samples = prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_string()))).unwrap().samples;
-    samples
-        .iter()
-        .filter(|s| s.metric == name && labels.iter().all(|(k, v)| s.labels.get(k) == Some(*v)))
-        .map(|s| match &s.value {
-            prometheus_parse::Value::Counter(v)
-            | prometheus_parse::Value::Gauge(v)
-            | prometheus_parse::Value::Untyped(v) => *v,
-            _ => 0.0,
-        })
-        .sum()
-}
-
 #[tokio::test]
 async fn metrics_count_core_requests_and_objects_under_their_resources() {
     let t = TestServer::start().await;
@@ -176,25 +161,20 @@ async fn metrics_count_core_requests_and_objects_under_their_resources() {
     let (code, _) = http.post("/apis/coordination.k8s.io/v1/namespaces/counted/leases", lease("l", json!({}))).await;
     assert_eq!(code, StatusCode::CREATED);
 
+    let samples = scrape(t.server().http_addr).await;
     let request = |verb, resource| [("verb", verb), ("group", ""), ("version", "v1"), ("resource", resource)];
-    assert!(metric(&t, "apiserver_request_total", &request("list", "namespaces")).await >= 1.0);
-    assert!(metric(&t, "apiserver_request_total", &request("create", "namespaces")).await >= 1.0);
-    assert!(metric(&t, "apiserver_request_total", &request("create", "events")).await >= 1.0);
+    assert!(value(&samples, "apiserver_request_total", &request("list", "namespaces")) >= 1.0);
+    assert!(value(&samples, "apiserver_request_total", &request("create", "namespaces")) >= 1.0);
+    assert!(value(&samples, "apiserver_request_total", &request("create", "events")) >= 1.0);
     // Each built-in kind's objects are counted under its resource (the
     // value is the last observation of whichever server in this test
     // process the SDK asked last, so only the series is checked here; the
     // prefixes counted are `server::builtin_counts`' unit test's).
-    let samples = scrape_names(&t, "apiserver_storage_objects").await;
+    let stored = samples.iter().filter(|s| s.metric == "apiserver_storage_objects");
+    let resources: Vec<&str> = stored.filter_map(|s| s.labels.get("resource")).collect();
     for resource in ["namespaces", "events", "leases.coordination.k8s.io"] {
-        assert!(samples.iter().any(|r| r == resource), "{resource}: {samples:?}");
+        assert!(resources.contains(&resource), "{resource}: {resources:?}");
     }
     // events.k8s.io's Events are core's, counted once.
-    assert!(!samples.iter().any(|r| r == "events.events.k8s.io"), "{samples:?}");
-}
-
-/// The `resource` labels of the `/metrics` series `name`.
-async fn scrape_names(t: &TestServer, name: &str) -> Vec<String> {
-    let text = reqwest::get(format!("http://{}/metrics", t.server().http_addr)).await.unwrap().text().await.unwrap();
-    let samples = prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_string()))).unwrap().samples;
-    samples.iter().filter(|s| s.metric == name).filter_map(|s| s.labels.get("resource").map(String::from)).collect()
+    assert!(!resources.contains(&"events.events.k8s.io"), "{resources:?}");
 }

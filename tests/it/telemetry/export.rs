@@ -15,16 +15,7 @@ async fn one_traced_request(receiver: &Receiver, traced: &Traced, seed: u8) {
     let group = format!("exported{seed}.example.com");
     crate::support::create(&mut traced.definitions().await, &super::meters(&group)).await;
     let (header, trace, parent) = traceparent(seed);
-    let object = serde_json::json!({"apiVersion": format!("{group}/v1"), "kind": "Meter",
-        "metadata": {"name": "m"}, "spec": {"size": 1}});
-    let created = reqwest::Client::new()
-        .post(format!("http://{}/apis/{group}/v1/namespaces/default/meters", traced.http))
-        .header("traceparent", header)
-        .json(&object)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(created.status(), 201);
+    super::create_traced(traced, &group, "m", 1, &header).await;
     receiver
         .wait_for("server span", |r| {
             r.spans.iter().find(|s| s.trace_id == trace && s.parent_span_id == parent).cloned()
