@@ -397,9 +397,12 @@ impl Server {
         let migrations = Arc::new(crate::migration::Migrations::new(
             store.clone(),
             registry.clone(),
+            resources.clone(),
             config.migration,
             stopped.clone(),
         ));
+        // Records of earlier releases become the objects clients see.
+        migrations.upgrade_stored().await?;
         let watches = Arc::new(Semaphore::new(config.max_watches));
         let watch_pool = Arc::new(crate::watch::pool::Pool::new(config.watch_nice)?);
         let limits = crate::gateway::Limits {
@@ -407,17 +410,13 @@ impl Server {
             watches: watches.clone(),
             watch_pool: watch_pool.clone(),
         };
-        let api = crate::gateway::Api {
-            registry: registry.clone(),
-            resources: resources.clone(),
-            migrations: migrations.clone(),
-            limits,
-        };
+        let api = crate::gateway::Api { registry: registry.clone(), resources: resources.clone(), limits };
         observe_store(&store, &registry);
         let routes =
             crate::grpc::routes(store.clone(), registry, resources, migrations.clone(), watches, watch_pool).await?;
-        // Migrations that had not ended when the server last stopped go on.
-        migrations.resume()?;
+        // Migrations that had not ended when the server last stopped go on,
+        // and each one created from now on runs.
+        tokio::spawn(migrations.clone().control());
 
         // The builder's TCP settings apply only to listeners it binds itself:
         // `incoming` sets them on the connections this one accepts.

@@ -190,6 +190,30 @@ pub fn events_event() -> Definition {
     def
 }
 
+/// `storagemigration.k8s.io/v1` `StorageVersionMigration`, with the
+/// progress of crdstore's run of it under `status.progress` (what the
+/// migration controller resumes from).
+pub fn storage_version_migration() -> Definition {
+    let int64 = || json!({"type": "integer", "format": "int64"});
+    let condition = object(json!({
+        "lastTransitionTime": time(), "message": string(), "observedGeneration": int64(), "reason": string(),
+        "status": string(), "type": string(),
+    }));
+    let properties = json!({
+        "spec": object(json!({"resource": object(json!({"group": string(), "resource": string()}))})),
+        "status": object(json!({
+            "conditions": {"type": "array", "items": condition},
+            "resourceVersion": string(),
+            "progress": object(json!({
+                "targetVersion": string(), "continue": nullable(string()),
+                "migrated": int64(), "scanned": int64(), "total": int64(),
+            })),
+        })),
+    });
+    let names = ("storageversionmigrations", "storageversionmigration", "StorageVersionMigration", &[][..]);
+    kind(crate::storage::keys::MIGRATIONS_GROUP, "v1", names, "Cluster", properties, vec![age()], true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,7 +221,7 @@ mod tests {
 
     #[test]
     fn every_kind_compiles_with_its_schema() {
-        for crd in [namespace(), lease(), core_event(), events_event()] {
+        for crd in [namespace(), lease(), core_event(), events_event(), storage_version_migration()] {
             let served = Served::compile(&crd, crate::storage::Revision::ZERO, std::time::Duration::from_secs(1))
                 .expect("served");
             assert!(served.schema("v1").is_some(), "{}", served.plural);

@@ -1,6 +1,7 @@
 //! The kinds Kubernetes builds in that controllers and tools expect to
 //! find: core/v1 `Namespace` (with its lifecycle), `coordination.k8s.io/v1`
-//! `Lease`, core/v1 and `events.k8s.io/v1` `Event` (with a time-to-live).
+//! `Lease`, core/v1 and `events.k8s.io/v1` `Event` (with a time-to-live),
+//! and `storagemigration.k8s.io/v1` `StorageVersionMigration`.
 //! Each is a definition compiled into the binary (`kinds`), served by the
 //! same resource service as custom resources, plus the hooks of its
 //! Kubernetes strategy; the namespace deletion and the event sweep run as
@@ -12,6 +13,7 @@ pub mod kinds;
 pub mod lease;
 pub mod lifecycle;
 pub mod namespace;
+pub mod storage_migration;
 pub mod ttl;
 
 use std::sync::Arc;
@@ -35,6 +37,7 @@ fn kinds() -> Vec<(crate::registry::definition::Definition, Arc<dyn KindHooks>)>
         (kinds::lease(), Arc::new(lease::Hooks)),
         (kinds::core_event(), Arc::new(event::Hooks { core: true })),
         (kinds::events_event(), Arc::new(event::Hooks { core: false })),
+        (kinds::storage_version_migration(), Arc::new(storage_migration::Hooks)),
     ]
 }
 

@@ -28,13 +28,17 @@ fn all(
     Ok(all)
 }
 
+/// The definitions' group, then the built-in groups, then those of the
+/// stored definitions: built-in groups before custom ones, as Kubernetes
+/// orders them.
 fn served_groups(api: &Api) -> Result<Vec<Group>, Error> {
-    let mut groups = discovery::groups(&all(api)?);
-    groups.retain(|g| g.name != CRD_GROUP);
-    groups.retain(|g| g.name != super::storagemigration::GROUP);
-    groups.insert(0, Group { name: CRD_GROUP.into(), versions: vec!["v1".into()] });
-    let migrations = super::storagemigration::GROUP;
-    groups.insert(1, Group { name: migrations.into(), versions: vec![super::storagemigration::VERSION.into()] });
+    let mut builtin = crate::builtin::discovery();
+    builtin.retain(|crd| !crd.spec.group.is_empty());
+    let mut groups = vec![Group { name: CRD_GROUP.into(), versions: vec!["v1".into()] }];
+    groups.extend(discovery::groups(&builtin));
+    let custom = discovery::groups(&api.registry.all()?);
+    let taken: Vec<String> = groups.iter().map(|g| g.name.clone()).collect();
+    groups.extend(custom.into_iter().filter(|g| !taken.contains(&g.name)));
     Ok(groups)
 }
 
@@ -118,8 +122,6 @@ pub fn resources(api: &Api, group: &str, version: &str, headers: &HeaderMap) -> 
 fn resource_list(api: &Api, group: &str, version: &str) -> Result<Vec<Value>, Error> {
     Ok(if group == CRD_GROUP && version == "v1" {
         definitions_resources()
-    } else if group == super::storagemigration::GROUP && version == super::storagemigration::VERSION {
-        super::storagemigration::discovery_resources()
     } else {
         let found = discovery::resources(&all(api)?, group, version);
         if found.is_empty() {

@@ -15,7 +15,6 @@ mod openapi;
 pub mod protobuf;
 mod query;
 pub mod status;
-pub(crate) mod storagemigration;
 mod watch;
 
 use std::sync::Arc;
@@ -37,7 +36,6 @@ use crate::resource::Resources;
 pub struct Api {
     pub registry: Arc<Registry>,
     pub resources: Arc<Resources>,
-    pub migrations: Arc<crate::migration::Migrations>,
     pub limits: Limits,
 }
 
@@ -81,9 +79,6 @@ pub fn router(api: Api) -> Router {
         .route("/api/v1", get(discovery::core_resources))
         .route("/api/{*path}", any(core::handle))
         .route("/apis", get(discovery::groups))
-        .route("/apis/storagemigration.k8s.io/v1/storageversionmigrations", any(storagemigration::collection))
-        .route("/apis/storagemigration.k8s.io/v1/storageversionmigrations/{name}", any(storagemigration::item))
-        .route("/apis/storagemigration.k8s.io/v1/storageversionmigrations/{name}/status", any(storagemigration::status))
         .route("/apis/{*path}", any(apis::handle))
         .route("/featuregates", get(featuregates::list))
         .route("/openapi/v2", get(openapi::v2))

@@ -207,19 +207,6 @@ fn version_conversion() -> Value {
     })
 }
 
-/// `storagemigration.k8s.io/v1` `StorageVersionMigration`.
-fn migrations_kind() -> Kind {
-    use super::storagemigration::{schema, GROUP, RESOURCE, VERSION};
-    Kind {
-        group: GROUP.into(),
-        version: VERSION.into(),
-        kind: crate::migration::record::KIND.into(),
-        plural: RESOURCE.into(),
-        namespaced: false,
-        schema: schema(),
-    }
-}
-
 /// Marks each field a gate guards: `x-crdstore-feature-gate` and a line in
 /// its description. Paths that do not resolve in `schema` are skipped.
 fn mark_gates(schema: &mut Value, gates: &CustomFeatureGates) {
@@ -256,7 +243,7 @@ fn object_meta(spec: Spec) -> Value {
 fn kinds(crds: &[Definition], spec: Spec) -> Vec<Kind> {
     let plain: Vec<_> = crds.iter().map(|d| d.crd.clone()).collect();
     let served: Vec<String> = discovery::groups(&plain).into_iter().map(|g| g.name).collect();
-    let mut out = vec![definitions_kind(), migrations_kind()];
+    let mut out = vec![definitions_kind()];
     for crd in crds.iter().filter(|c| served.contains(&c.spec.group)) {
         let Some(names) = crd.status.as_ref().and_then(|s| s.accepted_names.as_ref()) else { continue };
         for v in crd.spec.versions.iter().filter(|v| v.served) {
@@ -427,8 +414,6 @@ pub async fn v3_index(State(api): State<Api>, headers: HeaderMap) -> Reply {
         format!("apis/{CRD_GROUP}/v1"),
         json!({"serverRelativeURL": format!("/openapi/v3/apis/{CRD_GROUP}/v1")}),
     );
-    let migrations = format!("apis/{}/{}", super::storagemigration::GROUP, super::storagemigration::VERSION);
-    paths.insert(migrations.clone(), json!({"serverRelativeURL": format!("/openapi/v3/{migrations}")}));
     let all: Vec<_> = with_builtins(&api)?.into_iter().map(|d| d.crd).collect();
     for g in discovery::groups(&all) {
         for v in &g.versions {

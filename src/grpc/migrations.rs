@@ -1,5 +1,6 @@
 //! The `StorageVersionMigrations` service: start, read, list and follow
-//! storage-version migrations (`migration::Migrations`).
+//! storage-version migrations (`migration::Migrations`), the objects
+//! `storageversionmigrations` serves.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -24,17 +25,17 @@ impl MigrationsService {
 
 /// A migration as its message.
 pub fn message(m: &Migration) -> pb::Migration {
-    let r = &m.record;
+    let (r, progress) = (&m.record, &m.record.progress);
     pb::Migration {
         name: r.name.clone(),
         definition: r.definition(),
-        phase: r.phase.as_str().to_string(),
-        target_version: r.target_version.clone(),
-        migrated: r.migrated,
-        scanned: r.scanned,
-        total: r.total,
-        message: r.message.clone(),
-        object: serde_json::to_vec(&r.to_kubernetes(m.revision)).expect("JSON values serialize"),
+        phase: r.phase().as_str().to_string(),
+        target_version: progress.target_version.clone(),
+        migrated: progress.migrated,
+        scanned: progress.scanned,
+        total: progress.total,
+        message: r.message(),
+        object: serde_json::to_vec(&m.object).expect("JSON values serialize"),
     }
 }
 

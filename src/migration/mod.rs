@@ -2,9 +2,11 @@
 //! at the definition's current storage version, keeping its content and
 //! generation, then trims `status.storedVersions` to that version (what
 //! Kubernetes' `StorageVersionMigration` and its controller do). A
-//! migration is a record in the store (`record`), started by `start`,
-//! advanced a page per commit by `run`, resumed by `resume` when the
-//! server starts, followed by `watch`.
+//! migration is a `StorageVersionMigration` object, served like every kind
+//! and created through `Resources` (`start` does that for gRPC); `control`
+//! is its controller: it follows the objects and runs each one not ended
+//! (`run`, a page per commit), from where its status says, so a restart
+//! resumes it. `watch` follows one.
 
 pub mod record;
 pub mod run;
@@ -17,11 +19,14 @@ use std::sync::{Arc, Mutex};
 use futures::stream::BoxStream;
 use futures::StreamExt;
 
-use crate::apimachinery::{dns, meta};
-use crate::error::{Error, FieldError, Result};
+use serde_json::{json, Value};
+
+use crate::apimachinery::options::WriteOptions;
+use crate::error::{Error, Result};
 use crate::registry::Registry;
 use crate::resource::served::Catalog;
-use crate::storage::{keys, Op, ReadAt, Revision, Storage, StorageError, WatchMessage};
+use crate::resource::{Ref, Resources};
+use crate::storage::{keys, Event, Op, ReadAt, Revision, Storage, StorageError, WatchMessage};
 
 pub use record::{Phase, Record};
 
@@ -55,10 +60,12 @@ impl MigrationOptions {
     }
 }
 
-/// A migration as its record and the record's revision.
+/// A migration as its object, read through its record.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Migration {
     pub record: Record,
+    /// The object, with its resourceVersion.
+    pub object: Value,
     pub revision: Revision,
 }
 
@@ -66,6 +73,8 @@ pub struct Migration {
 pub struct Migrations {
     store: Arc<dyn Storage>,
     registry: Arc<Registry>,
+    /// Where `start` creates the objects.
+    resources: Arc<Resources>,
     catalog: Catalog,
     options: MigrationOptions,
     stopped: tokio::sync::watch::Receiver<bool>,
@@ -77,42 +86,43 @@ const GROUP: &str = keys::MIGRATIONS_GROUP;
 const RESOURCE: &str = keys::MIGRATIONS_RESOURCE;
 
 fn decode(kv: &crate::storage::KeyValue) -> Result<Migration> {
-    Ok(Migration { record: Record::decode(kv)?, revision: kv.mod_revision })
+    let object = record::decode(kv)?;
+    Ok(Migration { record: Record::from_object(&object)?, object, revision: kv.mod_revision })
 }
 
 impl Migrations {
     pub fn new(
         store: Arc<dyn Storage>,
         registry: Arc<Registry>,
+        resources: Arc<Resources>,
         options: MigrationOptions,
         stopped: tokio::sync::watch::Receiver<bool>,
     ) -> Self {
-        Self { store, registry, catalog: Catalog::default(), options, stopped, running: Mutex::default() }
+        Self { store, registry, resources, catalog: Catalog::default(), options, stopped, running: Mutex::default() }
     }
 
-    /// Starts a migration of `group/resource` named `name` (generated from
-    /// the definition's name when empty). The resource need not be served
-    /// yet: as in Kubernetes, a migration of one that is not fails.
-    pub async fn start(self: &Arc<Self>, name: &str, group: &str, resource: &str) -> Result<Migration> {
-        let mut causes = Vec::new();
-        if resource.is_empty() {
-            causes.push(FieldError::required("spec.resource.resource", ""));
+    /// Creates a migration of `group/resource` named `name` (generated from
+    /// the definition's name when empty), as `kubectl create` does. The
+    /// resource need not be served yet: as in Kubernetes, a migration of one
+    /// that is not fails.
+    pub async fn start(&self, name: &str, group: &str, resource: &str) -> Result<Migration> {
+        let mut metadata = json!({"name": name});
+        if name.is_empty() {
+            metadata = json!({"generateName": format!("{resource}.{group}-")});
         }
-        let name = if name.is_empty() { meta::generate_name(&format!("{resource}.{group}-")) } else { name.into() };
-        for msg in dns::dns1123_subdomain(&name) {
-            causes.push(FieldError::invalid("metadata.name", name.as_str(), msg));
-        }
-        if !causes.is_empty() {
-            return Err(Error::invalid(GROUP, record::KIND, &name, causes));
-        }
-        let record = Record::new(&name, group, resource, self.store.current_revision());
-        let committed = match self.store.commit(vec![Op::create(record.key(), record.to_bytes())]).await {
-            Err(StorageError::PreconditionFailed { .. }) => return Err(Error::already_exists(GROUP, RESOURCE, &name)),
-            other => other?,
-        };
-        tracing::info!(migration = %name, definition = %record.definition(), "storage version migration started");
-        self.spawn(&name);
-        Ok(Migration { record, revision: committed.revision })
+        let body = json!({"apiVersion": record::API_VERSION, "kind": record::KIND, "metadata": metadata,
+            "spec": {"resource": {"group": group, "resource": resource}}});
+        let r = Ref::new(GROUP, "v1", RESOURCE, "", "");
+        let written = self
+            .resources
+            .create(&r, &serde_json::to_vec(&body).expect("JSON values serialize"), &WriteOptions::default())
+            .await?;
+        let object = written.object;
+        let rv = crate::apimachinery::meta::meta_str(&object, "resourceVersion");
+        let revision = crate::apimachinery::meta::parse_resource_version(rv)?.unwrap_or(Revision::ZERO);
+        tracing::info!(migration = %crate::apimachinery::meta::meta_str(&object, "name"),
+            definition = %format!("{resource}.{group}"), "storage version migration created");
+        Ok(Migration { record: Record::from_object(&object)?, object, revision })
     }
 
     /// Runs `name` on a task of its own, unless it already runs here.
@@ -127,16 +137,69 @@ impl Migrations {
         });
     }
 
-    /// Resumes every migration that had not ended: called once the server
-    /// serves.
-    pub fn resume(self: &Arc<Self>) -> Result<()> {
-        for migration in self.list()? {
-            if !migration.record.phase.is_terminal() {
-                tracing::info!(migration = %migration.record.name, "resuming storage version migration");
-                self.spawn(&migration.record.name);
+    /// Rewrites the records of earlier releases as the objects they are
+    /// now: called once before the server serves.
+    pub async fn upgrade_stored(&self) -> Result<()> {
+        let range = self.store.range(&keys::migrations_prefix(), None, ReadAt::Latest, 0, &mut |_| true)?;
+        for kv in range.items {
+            let legacy = record::parse(&kv)?;
+            if legacy.get("metadata").is_some() {
+                continue;
+            }
+            let Some(object) = record::upgrade(&legacy) else { continue };
+            let op = Op::update(kv.key.to_string(), kv.mod_revision, record::to_stored(&object));
+            match self.store.commit(vec![op]).await {
+                Ok(_) | Err(StorageError::PreconditionFailed { .. }) => {}
+                Err(err) => return Err(err.into()),
             }
         }
         Ok(())
+    }
+
+    /// The controller: runs every migration not ended, and each one
+    /// created or changed later, until the server stops.
+    pub async fn control(self: Arc<Self>) {
+        let mut stopped = self.stopped.clone();
+        while !*stopped.borrow() {
+            let from = self.store.current_revision();
+            let follow = match self.list() {
+                Ok(migrations) => {
+                    migrations
+                        .iter()
+                        .filter(|m| !m.record.phase().is_terminal())
+                        .for_each(|m| self.spawn(&m.record.name));
+                    self.store.watch(&keys::migrations_prefix(), from).map_err(Error::from)
+                }
+                Err(err) => Err(err),
+            };
+            let mut changes = match follow {
+                Ok(changes) => changes,
+                Err(err) => {
+                    tracing::warn!(error = %err, "the migration controller waits to list again");
+                    tokio::select! {
+                        _ = tokio::time::sleep(std::time::Duration::from_secs(1)) => continue,
+                        _ = stopped.wait_for(|s| *s) => return,
+                    }
+                }
+            };
+            loop {
+                let message = tokio::select! {
+                    message = changes.next() => message,
+                    _ = stopped.wait_for(|s| *s) => return,
+                };
+                let Some(Ok(message)) = message else { break };
+                let WatchMessage::Events(events) = message else { continue };
+                for event in events.iter() {
+                    let Event::Put { current, .. } = event else { continue };
+                    let Ok(m) = decode(current) else { continue };
+                    if !m.record.phase().is_terminal() {
+                        // Watchable before readable: the run reads it.
+                        self.store.wait_for_revision(m.revision, std::time::Duration::from_secs(10)).await;
+                        self.spawn(&m.record.name);
+                    }
+                }
+            }
+        }
     }
 
     /// One migration.
@@ -145,25 +208,10 @@ impl Migrations {
         decode(&kv)
     }
 
-    /// The revision a list of migrations is at.
-    pub fn list_revision(&self) -> Revision {
-        self.store.current_revision()
-    }
-
     /// Every migration, by name.
     pub fn list(&self) -> Result<Vec<Migration>> {
         let range = self.store.range(&keys::migrations_prefix(), None, ReadAt::Latest, 0, &mut |_| true)?;
         range.items.iter().map(decode).collect()
-    }
-
-    /// Deletes a migration; a run under way stops at its next page.
-    pub async fn delete(&self, name: &str) -> Result<Migration> {
-        let kv = self.store.get(&keys::migration_key(name)).ok_or_else(|| Error::not_found(GROUP, RESOURCE, name))?;
-        let last = decode(&kv)?;
-        match self.store.commit(vec![Op::delete(kv.key.to_string(), kv.mod_revision)]).await {
-            Err(StorageError::PreconditionFailed { .. }) => Err(Error::stale(GROUP, RESOURCE, name)),
-            other => other.map(|_| last).map_err(Error::from),
-        }
     }
 
     /// The migration as it is now, then after every change, ending once
@@ -174,7 +222,7 @@ impl Migrations {
         let first = decode(&kv)?;
         let mut changes = self.store.watch(&key, kv.mod_revision)?;
         let stream = async_stream::stream! {
-            let ended = first.record.phase.is_terminal();
+            let ended = first.record.phase().is_terminal();
             yield Ok(first);
             if ended {
                 return;
@@ -190,9 +238,9 @@ impl Migrations {
                 };
                 // The prefix is the key: longer names match it too.
                 for event in events.iter().filter(|e| e.key() == key) {
-                    let crate::storage::Event::Put { current, .. } = event else { return };
+                    let Event::Put { current, .. } = event else { return };
                     let migration = decode(current);
-                    let ended = migration.as_ref().map_or(true, |m| m.record.phase.is_terminal());
+                    let ended = migration.as_ref().map_or(true, |m| m.record.phase().is_terminal());
                     yield migration;
                     if ended {
                         return;

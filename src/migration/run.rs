@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::record::{Phase, Record};
+use super::record::{self, Phase, Progress, Record};
 use super::Migrations;
 use crate::apimachinery::options::WriteOptions;
 use crate::error::{Error, Reason, Result};
@@ -30,6 +30,13 @@ use crate::storage::{keys, KeyValue, Op, ReadAt, StorageError};
 /// webhook review for the page): the one place a migration converts.
 pub async fn to_storage_version(served: &Served, objects: Vec<Value>) -> Result<Vec<Value>> {
     served.converter.convert(objects, &served.storage_version).await
+}
+
+/// A migration's object as stored (no resourceVersion), with its record.
+struct Loaded {
+    kv: KeyValue,
+    object: Value,
+    record: Record,
 }
 
 /// What one step of a run did.
@@ -61,58 +68,75 @@ impl Migrations {
         }
     }
 
-    fn load(&self, name: &str) -> Option<(KeyValue, Record)> {
+    /// The migration's object as stored, and its record.
+    fn load(&self, name: &str) -> Option<Loaded> {
         let kv = self.store.get(&keys::migration_key(name))?;
-        let record = Record::decode(&kv).ok()?;
-        Some((kv, record))
+        let object = record::parse(&kv).ok()?;
+        let record = Record::from_object(&object).ok()?;
+        Some(Loaded { kv, object, record })
     }
 
-    /// Writes `record` over the stored one at `kv`; false when it changed
-    /// meanwhile.
-    async fn save(&self, kv: &KeyValue, record: &Record) -> Result<bool> {
-        match self.store.commit(vec![Op::update(kv.key.to_string(), kv.mod_revision, record.to_bytes())]).await {
+    /// `at`'s object with `record`'s status, to write over it.
+    fn status_op(at: &Loaded, record: &Record) -> Op {
+        let mut object = at.object.clone();
+        record.write_status(&mut object);
+        Op::update(at.kv.key.to_string(), at.kv.mod_revision, record::to_stored(&object))
+    }
+
+    /// Writes `record`'s status over the stored object at `at`; false when
+    /// it changed meanwhile.
+    async fn save(&self, at: &Loaded, record: &Record) -> Result<bool> {
+        match self.store.commit(vec![Self::status_op(at, record)]).await {
             Ok(_) => Ok(true),
             Err(StorageError::PreconditionFailed { .. }) => Ok(false),
             Err(err) => Err(err.into()),
         }
     }
 
-    async fn fail(&self, kv: &KeyValue, mut record: Record, message: String) -> Result<Step> {
+    async fn fail(&self, at: &Loaded, mut record: Record, message: String) -> Result<Step> {
         tracing::warn!(migration = %record.name, %message, "migration failed");
         record.finish(Phase::Failed, message);
-        Ok(if self.save(kv, &record).await? { Step::Done } else { Step::Continue })
+        Ok(if self.save(at, &record).await? { Step::Done } else { Step::Continue })
     }
 
     async fn step(&self, name: &str, pace: &mut Pace) -> Result<Step> {
-        let Some((kv, mut record)) = self.load(name) else { return Ok(Step::Done) };
-        if record.phase.is_terminal() {
+        let Some(at) = self.load(name) else { return Ok(Step::Done) };
+        let mut record = at.record.clone();
+        if record.phase().is_terminal() {
             return Ok(Step::Done);
         }
+        if record.resource_version.is_empty() {
+            // First seen: Running, from the store's revision now.
+            record.begin(self.store.current_revision());
+            self.save(&at, &record).await?;
+            return Ok(Step::Continue);
+        }
+        let kv = &at;
         let Some(served) = self.catalog.resolve_any(self.store.as_ref(), &record.group, &record.resource) else {
             let message =
                 format!("resource does not exist in discovery: {}.{} is not served", record.resource, record.group);
-            return self.fail(&kv, record, message).await;
+            return self.fail(kv, record, message).await;
         };
         let prefix = keys::resource_prefix(&served.group, &served.plural);
-        if record.target_version != served.storage_version {
+        if record.progress.target_version != served.storage_version {
             // A new pass: the first, or the storage version changed.
-            record.target_version = served.storage_version.clone();
-            record.continue_key = None;
-            record.scanned = 0;
-            record.total = self.store.count(&prefix) as u64;
-            self.save(&kv, &record).await?;
+            record.progress.target_version = served.storage_version.clone();
+            record.progress.continue_key = None;
+            record.progress.scanned = 0;
+            record.progress.total = self.store.count(&prefix) as u64;
+            self.save(kv, &record).await?;
             return Ok(Step::Continue);
         }
         let target = served.api_version(&served.storage_version);
         let page = self.store.range(
             &prefix,
-            record.continue_key.as_deref(),
+            record.progress.continue_key.as_deref(),
             ReadAt::Latest,
             self.options.batch(),
             &mut |_| true,
         )?;
         if page.items.is_empty() {
-            return self.finish_pass(&kv, record, &served, &prefix, &target).await;
+            return self.finish_pass(kv, record, &served, &prefix, &target).await;
         }
         let pending: Vec<&KeyValue> =
             page.items.iter().filter(|kv| stored::api_version(&kv.value).as_deref() != Some(&target)).collect();
@@ -124,19 +148,18 @@ impl Migrations {
         }
         let converted = match to_storage_version(&served, objects).await {
             Ok(converted) => converted,
-            Err(err) => return self.fail(&kv, record, format!("converting to {target}: {}", err.message)).await,
+            Err(err) => return self.fail(kv, record, format!("converting to {target}: {}", err.message)).await,
         };
         let mut ops = Vec::with_capacity(pending.len() + 1);
         for (item, obj) in pending.iter().zip(&converted) {
             let mut storing = Storing::new(&served, obj);
             ops.push(Op::update(item.key.to_string(), item.mod_revision, storing.take_bytes(Some(item))));
         }
-        record.continue_key = page.items.last().map(|kv| kv.key.to_string());
-        record.scanned += page.items.len() as u64;
-        record.migrated += pending.len() as u64;
-        record.message =
-            format!("{} of {} objects looked at in this pass", record.scanned, record.total.max(record.scanned));
-        ops.push(Op::update(kv.key.to_string(), kv.mod_revision, record.to_bytes()));
+        record.progress.continue_key = page.items.last().map(|kv| kv.key.to_string());
+        record.progress.scanned += page.items.len() as u64;
+        record.progress.migrated += pending.len() as u64;
+        record.note_progress();
+        ops.push(Self::status_op(kv, &record));
         if !pace.wait(pending.len(), &self.stopped).await {
             return Ok(Step::Done);
         }
@@ -154,7 +177,7 @@ impl Migrations {
     /// pass; else `storedVersions` is trimmed and the migration succeeds.
     async fn finish_pass(
         &self,
-        kv: &KeyValue,
+        kv: &Loaded,
         mut record: Record,
         served: &Served,
         prefix: &str,
@@ -167,16 +190,17 @@ impl Migrations {
             other
         })?;
         if left > 0 {
-            record.continue_key = None;
-            record.scanned = 0;
-            record.total = self.store.count(prefix) as u64;
+            record.progress.continue_key = None;
+            record.progress.scanned = 0;
+            record.progress.total = self.store.count(prefix) as u64;
             self.save(kv, &record).await?;
             return Ok(Step::Continue);
         }
         match self.trim(served).await {
             Ok(true) => {
                 record.finish(Phase::Succeeded, String::new());
-                tracing::info!(migration = %record.name, migrated = record.migrated, version = %record.target_version,
+                let Progress { migrated, target_version, .. } = &record.progress;
+                tracing::info!(migration = %record.name, migrated, version = %target_version,
                     "storage version migration succeeded");
                 self.save(kv, &record).await?;
                 Ok(Step::Continue)

@@ -136,7 +136,9 @@ async fn held_write_during_migration(point: Point) {
                               {"name": "v2", "served": true, "storage": false, "schema": schema}]}});
     registry.create(&serde_json::to_vec(&crd).unwrap(), &WriteOptions::default()).await.unwrap();
     let resources = Arc::new(Resources::new(store.clone(), WatchDefaults::default(), stopped.clone()));
-    let migrations = Arc::new(Migrations::new(store.clone(), registry.clone(), MigrationOptions { rate: 0 }, stopped));
+    let options = MigrationOptions { rate: 0 };
+    let migrations = Arc::new(Migrations::new(store.clone(), registry.clone(), resources.clone(), options, stopped));
+    tokio::spawn(migrations.clone().control());
     let body = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"n": 1}});
     resources.create(&widget("v1", ""), &serde_json::to_vec(&body).unwrap(), &WriteOptions::default()).await.unwrap();
 
@@ -158,7 +160,11 @@ async fn held_write_during_migration(point: Point) {
     crd["spec"]["versions"][1]["storage"] = json!(true);
     let updated = registry.update(&serde_json::to_vec(&crd).unwrap(), &WriteOptions::default()).await.unwrap();
     assert_eq!(updated.object["status"]["storedVersions"], json!(["v1", "v2"]));
-    migrations.start("widgets-v2", "example.com", "widgets").await.unwrap();
+    // The object `Migrations::start` creates through the served kind.
+    let svm = json!({"apiVersion": super::record::API_VERSION, "kind": super::record::KIND,
+        "metadata": {"name": "widgets-v2"}, "spec": {"resource": {"group": "example.com", "resource": "widgets"}}});
+    let create = Op::create(keys::migration_key("widgets-v2"), super::record::to_stored(&svm));
+    store.commit(vec![create]).await.unwrap();
     let mut follow = migrations.watch("widgets-v2").unwrap();
     let mut last = None;
     let bound = std::time::Duration::from_secs(60);
@@ -166,7 +172,7 @@ async fn held_write_during_migration(point: Point) {
         last = Some(migration.unwrap());
     }
     let ended = last.unwrap().record;
-    assert_eq!(ended.phase, Phase::Succeeded, "{}", ended.message);
+    assert_eq!(ended.phase(), Phase::Succeeded, "{}", ended.message());
     assert_eq!(registry.get(DEFINITION).unwrap()["status"]["storedVersions"], json!(["v2"]));
 
     release.send(()).unwrap();
@@ -194,4 +200,34 @@ async fn a_write_resolved_before_the_storage_version_changed_and_read_after_the_
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_write_retried_after_the_migration_rewrote_its_object_lands_at_the_new_storage_version() {
     held_write_during_migration(Point::Commit).await;
+}
+
+#[tokio::test]
+async fn records_of_an_earlier_release_become_objects_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sled, background) = SledStore::open(dir.path(), SledOptions::default()).unwrap();
+    tokio::spawn(background.run());
+    let store: Arc<dyn Storage> = Arc::new(sled);
+    let (_stop, stopped) = tokio::sync::watch::channel(false);
+    let legacy = json!({"name": "old", "uid": "u1", "creationTimestamp": "2026-01-01T00:00:00Z",
+        "group": "example.com", "resource": "widgets", "targetVersion": "v2", "continueKey": null,
+        "migrated": 7, "scanned": 7, "total": 7, "phase": "Succeeded", "message": "", "resourceVersion": "3",
+        "conditions": [
+            {"type": "Running", "status": "False", "lastTransitionTime": "2026-01-01T00:00:00Z", "reason": "R", "message": ""},
+            {"type": "Succeeded", "status": "True", "lastTransitionTime": "2026-01-01T00:00:01Z", "reason": "S", "message": ""}]});
+    let op = Op::create(keys::migration_key("old"), serde_json::to_vec(&legacy).unwrap());
+    store.commit(vec![op]).await.unwrap();
+    let registry = Arc::new(Registry::new(store.clone(), WatchDefaults::default(), stopped.clone()));
+    let resources = Arc::new(Resources::new(store.clone(), WatchDefaults::default(), stopped.clone()));
+    let migrations = Migrations::new(store.clone(), registry, resources, MigrationOptions::default(), stopped);
+    migrations.upgrade_stored().await.unwrap();
+    let upgraded = migrations.get("old").unwrap();
+    assert_eq!(upgraded.object["kind"], "StorageVersionMigration");
+    assert_eq!(upgraded.object["metadata"]["uid"], "u1");
+    assert_eq!(upgraded.object["status"]["progress"]["migrated"], 7);
+    assert_eq!(upgraded.record.phase(), Phase::Succeeded);
+    // Once is enough: a second start changes nothing.
+    let revision = store.current_revision();
+    migrations.upgrade_stored().await.unwrap();
+    assert_eq!(store.current_revision(), revision);
 }

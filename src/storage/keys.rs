@@ -9,7 +9,7 @@
 //! | `/registry/apiextensions.k8s.io/customresourcedefinitions/<name>` | a `CustomResourceDefinition` as JSON |
 //! | `/registry/<group>/<plural>/<namespace>/<name>`              | a namespaced custom resource, in the storage version, as JSON |
 //! | `/registry/<group>/<plural>/<name>`                          | a cluster-scoped custom resource, as JSON |
-//! | `/registry/storagemigration.k8s.io/storageversionmigrations/<name>` | a storage-version migration's record (`migration::record`) |
+//! | `/registry/storagemigration.k8s.io/storageversionmigrations/<name>` | a `StorageVersionMigration` (built in), its progress in its status |
 //! | `/registry/namespaces/<name>`                                | a core/v1 `Namespace` (built in), as Kubernetes lays it out |
 //! | `/registry/leases/<namespace>/<name>`                        | a `coordination.k8s.io/v1` `Lease` (built in) |
 //! | `/registry/events/<namespace>/<name>`                        | an `Event` (built in), core/v1 and `events.k8s.io/v1` alike |
@@ -125,8 +125,7 @@ pub const MIGRATIONS_GROUP: &str = "storagemigration.k8s.io";
 /// The resource name of storage-version migrations.
 pub const MIGRATIONS_RESOURCE: &str = "storageversionmigrations";
 
-/// The key prefix of every storage-version migration (its record: the
-/// target version and the progress a restart resumes from).
+/// The key prefix of every storage-version migration.
 pub fn migrations_prefix() -> String {
     format!("{REGISTRY_ROOT}{MIGRATIONS_GROUP}/{MIGRATIONS_RESOURCE}/")
 }

@@ -60,7 +60,7 @@ async fn discovery_lists_groups_versions_and_resources() {
     let names: Vec<&str> = groups["groups"].as_array().unwrap().iter().map(|g| g["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["apiextensions.k8s.io", "storagemigration.k8s.io", "coordination.k8s.io", "events.k8s.io", "example.com"]
+        ["apiextensions.k8s.io", "coordination.k8s.io", "events.k8s.io", "storagemigration.k8s.io", "example.com"]
     );
     assert_eq!(groups["groups"][4]["preferredVersion"]["groupVersion"], "example.com/v1");
     let (_, group) = http.json(Method::GET, "/apis/example.com", None).await;

@@ -272,7 +272,21 @@ async fn kubectl_drives_a_storage_version_migration() {
     let svm = k.file("svm.yaml", SVM);
     let created = k.ok(&["create", "-f", &svm]).await;
     assert!(created.contains("storageversionmigration.storagemigration.k8s.io/widgets-v2 created"), "{created}");
-    k.ok(&["wait", "--for=condition=Succeeded", "storageversionmigration/widgets-v2", "--timeout=60s"]).await;
+    let (waited, _, stderr) =
+        k.run(&["wait", "--for=condition=Succeeded", "storageversionmigration/widgets-v2", "--timeout=60s"]).await;
+    // Served as a kind, its list kind is known to kubectl's decoder.
+    assert!(waited && !stderr.contains("is registered"), "{stderr}");
+    let progress =
+        k.ok(&["get", "storageversionmigration", "widgets-v2", "-o", "jsonpath={.status.progress.migrated}"]).await;
+    assert_eq!(progress, "30");
+    // Its spec is immutable, as Kubernetes' validation has it.
+    let patch = r#"{"spec":{"resource":{"resource":"gadgets"}}}"#;
+    let (patched, _, stderr) =
+        k.run(&["patch", "storageversionmigration", "widgets-v2", "--type=merge", "-p", patch]).await;
+    assert!(
+        !patched && stderr.contains("spec.resource.resource: Invalid value: \"gadgets\": field is immutable"),
+        "{stderr}"
+    );
     let listed = k.ok(&["get", "storageversionmigrations"]).await;
     assert!(listed.lines().nth(1).is_some_and(|l| l.starts_with("widgets-v2")), "{listed}");
     let running = k
