@@ -45,9 +45,9 @@ const MAX_GENERATE_PREFIX: usize = 58;
 
 /// `metadata.generateName` plus five random characters.
 pub fn generate_name(prefix: &str) -> String {
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let prefix: String = prefix.chars().take(MAX_GENERATE_PREFIX).collect();
-    let suffix: String = (0..5).map(|_| NAME_ALPHABET[rng.gen_range(0..NAME_ALPHABET.len())] as char).collect();
+    let suffix: String = (0..5).map(|_| NAME_ALPHABET[rng.random_range(0..NAME_ALPHABET.len())] as char).collect();
     format!("{prefix}{suffix}")
 }
 

@@ -66,7 +66,7 @@ async fn acknowledged_writes_survive_kill_9() {
         let (mut child, endpoint) = start(dir.path());
         let writers: Vec<_> =
             (0..WRITERS).map(|w| tokio::spawn(write_until_killed(endpoint.clone(), cycle, w, acked.clone()))).collect();
-        let pause = rand::thread_rng().gen_range(150..700);
+        let pause = rand::rng().random_range(150..700);
         tokio::time::sleep(Duration::from_millis(pause)).await;
         child.kill().expect("kill -9");
         child.wait().unwrap();
