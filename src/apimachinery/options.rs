@@ -124,17 +124,26 @@ pub struct Written {
     /// the stored bytes, as a read of them answers), so a transport sends
     /// it rather than serialising `object` again.
     json: Option<Vec<u8>>,
+    /// The write made the object (an apply of one that did not exist):
+    /// transports answer 201 then.
+    pub created: bool,
 }
 
 impl Written {
     pub fn new(object: serde_json::Value, warnings: Vec<String>) -> Self {
-        Self { object, warnings, json: None }
+        Self { object, warnings, json: None, created: false }
     }
 
     /// `object` and its compact JSON, which must be what serialising
     /// `object` gives (as JSON: the same members and values).
     pub fn with_json(object: serde_json::Value, warnings: Vec<String>, json: Option<Vec<u8>>) -> Self {
-        Self { object, warnings, json }
+        Self { object, warnings, json, created: false }
+    }
+
+    /// The same answer, of a write that made the object when `created`.
+    pub fn made(mut self, created: bool) -> Self {
+        self.created = created;
+        self
     }
 
     /// Whether the write made the object's JSON itself.

@@ -264,9 +264,9 @@ impl CustomResources for ResourcesService {
                 }
             };
             let options = convert::apply_options(req.field_manager, req.force, req.dry_run);
-            let (mut written, created) = self.resources.apply(&r, endpoint, &req.object, &options).await?;
+            let mut written = self.resources.apply(&r, endpoint, &req.object, &options).await?;
             Ok(convert::with_warnings(
-                pb::ApplyResourceResponse { object: written.take_json(), created },
+                pb::ApplyResourceResponse { object: written.take_json(), created: written.created },
                 &written.warnings,
             ))
         };

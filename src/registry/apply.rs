@@ -79,14 +79,8 @@ pub fn tracking(endpoint: Endpoint, options: &WriteOptions, applied: bool) -> Tr
 
 impl Registry {
     /// Applies a definition's configuration (a PATCH of type Apply);
-    /// creates it when absent, and says whether it did.
-    pub async fn apply(
-        &self,
-        name: &str,
-        endpoint: Endpoint,
-        patch: &[u8],
-        options: &WriteOptions,
-    ) -> Result<(Written, bool)> {
+    /// creates it when absent (`Written::created`).
+    pub async fn apply(&self, name: &str, endpoint: Endpoint, patch: &[u8], options: &WriteOptions) -> Result<Written> {
         check_patch_options(crate::apimachinery::patch::PatchType::Apply, options)?;
         crate::apimachinery::meta::check_body_size(patch)?;
         let (config, _) = crate::apimachinery::decode::object(patch)?;
@@ -101,7 +95,7 @@ impl Registry {
                     Err(e) if e.reason == Reason::NotFound && endpoint == Endpoint::Main => {
                         let merged = fm.apply(None, &config, &options.field_manager, options.force)?;
                         let body = to_vec(&merged)?;
-                        return self.create_tracked(&body, options, true).await.map(|w| Some((w, true)));
+                        return self.create_tracked(&body, options, true).await.map(|w| Some(w.made(true)));
                     }
                     Err(e) => return Err(e),
                 };
@@ -110,7 +104,7 @@ impl Registry {
                 let body = to_vec(&merged)?;
                 match self.replace(&body, endpoint, options, true).await {
                     Err(e) if e.reason == Reason::Conflict && !pinned && e.details.causes.is_empty() => Ok(None),
-                    result => result.map(|w| Some((w, false))),
+                    result => result.map(Some),
                 }
             },
             || Error::stale(GROUP, RESOURCE, name),

@@ -234,7 +234,7 @@ impl Registry {
         apply::check_patch_options(kind, options)?;
         meta::check_body_size(patch)?;
         if kind == PatchType::Apply {
-            return Ok(self.apply(name, endpoint, patch, options).await?.0);
+            return self.apply(name, endpoint, patch, options).await;
         }
         retry(
             || async {

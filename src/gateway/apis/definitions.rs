@@ -6,10 +6,9 @@ use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode};
 use serde_json::Value;
 
-use super::{delete_code, list_json, list_meta, method_not_allowed, patch_body, patch_type, table_shape};
+use super::{delete_code, list_json, list_meta, method_not_allowed, patch_body, patch_type, patched_code, table_shape};
 use super::{write_options, yaml_watch};
 use crate::apimachinery::options::Written;
-use crate::apimachinery::patch::PatchType;
 use crate::gateway::codec::{Output, Reply};
 use crate::gateway::query::Params;
 use crate::gateway::{protobuf, watch, Api};
@@ -73,13 +72,8 @@ pub(super) async fn serve(
             let endpoint = if status { Endpoint::Status } else { Endpoint::Main };
             let kind = patch_type(headers, true)?;
             let (body, options) = patch_body(kind, body, params, headers)?;
-            if kind == PatchType::Apply {
-                let (written, created) = registry.apply(&name, endpoint, &body, &options).await?;
-                let code = if created { StatusCode::CREATED } else { StatusCode::OK };
-                return Ok(answer(code, written));
-            }
             let written = registry.patch(&name, endpoint, kind, &body, &options).await?;
-            Ok(answer(StatusCode::OK, written))
+            Ok(answer(patched_code(&written), written))
         }
         (&Method::DELETE, Some(name)) if !status => {
             let options = protobuf::delete_body(headers, body).await?;

@@ -146,6 +146,16 @@ fn patch_body(
     }
 }
 
+/// A patch's answer status: 201 when an apply made the object, as
+/// Kubernetes' patch handler answers.
+fn patched_code(written: &crate::apimachinery::options::Written) -> StatusCode {
+    if written.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    }
+}
+
 fn not_found(path: &str) -> Error {
     Error::no_resource(format_args!("/apis/{path}"), "")
 }

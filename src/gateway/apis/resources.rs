@@ -9,11 +9,11 @@ use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode};
 use serde_json::{json, Value};
 
-use super::{delete_code, list_json, list_meta, method_not_allowed, not_found, patch_body, patch_type, table_shape};
+use super::table_shape;
+use super::{delete_code, list_json, list_meta, method_not_allowed, not_found, patch_body, patch_type, patched_code};
 use super::{write_options, yaml_watch};
 use crate::apimachinery::list::ListPage;
 use crate::apimachinery::options::{ResourceVersion, Written};
-use crate::apimachinery::patch::PatchType;
 use crate::error::Error;
 use crate::gateway::codec::{json_body, respond_json, Output, Reply};
 use crate::gateway::query::Params;
@@ -200,13 +200,8 @@ impl Call<'_> {
                 let endpoint = if self.sub.is_some() { Endpoint::Status } else { Endpoint::Main };
                 let kind = patch_type(headers, self.served.strategic_merge_lists().is_some())?;
                 let (body, options) = patch_body(kind, body, params, headers)?;
-                if kind == PatchType::Apply {
-                    let (written, created) = resources.apply(r, endpoint, &body, &options).await?;
-                    let code = if created { StatusCode::CREATED } else { StatusCode::OK };
-                    return Ok(self.answer(code, written));
-                }
                 let written = resources.patch(r, endpoint, kind, &body, &options).await?;
-                Ok(self.answer(StatusCode::OK, written))
+                Ok(self.answer(patched_code(&written), written))
             }
             (&Method::DELETE, false, None) => self.delete().await,
             _ => Err(method_not_allowed(self.method).into()),

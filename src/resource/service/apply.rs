@@ -56,14 +56,8 @@ pub(super) use crate::apply::{check_field_manager, check_patch_options};
 impl Resources {
     /// Applies `patch` (the applied configuration as JSON) by
     /// `options.field_manager` (a PATCH of type Apply); creates the object
-    /// when it does not exist, and says whether it did.
-    pub async fn apply(
-        &self,
-        r: &Ref,
-        endpoint: Endpoint,
-        patch: &[u8],
-        options: &WriteOptions,
-    ) -> Result<(Written, bool)> {
+    /// when it does not exist (`Written::created`).
+    pub async fn apply(&self, r: &Ref, endpoint: Endpoint, patch: &[u8], options: &WriteOptions) -> Result<Written> {
         check_patch_options(PatchType::Apply, options)?;
         let served = self.served_object(r)?;
         if endpoint == Endpoint::Status {
@@ -80,7 +74,7 @@ impl Resources {
         endpoint: Endpoint,
         patch: &[u8],
         options: &WriteOptions,
-    ) -> Result<(Written, bool)> {
+    ) -> Result<Written> {
         let (config, _) = crate::apimachinery::decode::object(patch)?;
         retry(
             || self.apply_once(r, endpoint, &config, options),
@@ -97,7 +91,7 @@ impl Resources {
         endpoint: Endpoint,
         config: &Value,
         options: &WriteOptions,
-    ) -> Result<Option<(Written, bool)>> {
+    ) -> Result<Option<Written>> {
         let served = &*self.served_object(r)?;
         let fm = field_manager(served, &r.version, endpoint);
         let key = Self::key(served, r, &r.name);
@@ -108,7 +102,7 @@ impl Resources {
             let mut merged = fm.apply(None, config, &options.field_manager, options.force)?;
             strategy::check_identity(served, r, &merged, Operation::Update)?;
             meta::strip_resource_version(&mut merged);
-            return Ok(self.create_once(r, merged, &[], false, options, true).await?.map(|w| (w, true)));
+            return Ok(self.create_once(r, merged, &[], false, options, true).await?.map(|w| w.made(true)));
         };
         let before = stored::read(served, &r.version, &current).await?;
         let mut merged = fm.apply(Some(&before), config, &options.field_manager, options.force)?;
@@ -119,6 +113,6 @@ impl Resources {
         }
         meta::strip_resource_version(&mut merged);
         let target = Target { served, r, current: &current, endpoint, options, read: Some(&before), applied: true };
-        Ok(self.write_over(target, merged, &[]).await?.map(|w| (w, false)))
+        self.write_over(target, merged, &[]).await
     }
 }

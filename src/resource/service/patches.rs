@@ -31,7 +31,7 @@ impl Resources {
         }
         meta::check_body_size(patch)?;
         if patch_type == PatchType::Apply {
-            return Ok(self.apply_at(&served, r, endpoint, patch, options).await?.0);
+            return self.apply_at(&served, r, endpoint, patch, options).await;
         }
         retry(
             || self.patch_once(r, endpoint, patch_type, patch, options),
