@@ -464,8 +464,10 @@ mod tests {
     fn built_in_kinds_are_counted_once_under_their_group_resource() {
         let counts = super::builtin_counts();
         let labels: Vec<&str> = counts.iter().map(|(label, _)| label.as_str()).collect();
-        assert_eq!(labels, ["namespaces", "leases.coordination.k8s.io", "events"]);
+        let svm = "storageversionmigrations.storagemigration.k8s.io";
+        assert_eq!(labels, ["namespaces", "leases.coordination.k8s.io", "events", svm]);
         let prefixes: Vec<&str> = counts.iter().map(|(_, prefix)| prefix.as_str()).collect();
-        assert_eq!(prefixes, ["/registry/namespaces/", "/registry/leases/", "/registry/events/"]);
+        let svm = "/registry/storagemigration.k8s.io/storageversionmigrations/";
+        assert_eq!(prefixes, ["/registry/namespaces/", "/registry/leases/", "/registry/events/", svm]);
     }
 }
