@@ -94,8 +94,9 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::UpdateDefinitionStatusRequest>,
     ) -> Result<Response<pb::UpdateDefinitionStatusResponse>, Status> {
         let req = request.into_inner();
-        let updated = self.registry.update_status(&req.definition, &convert::write_options(req.options)?).await?;
-        Ok(Response::new(pb::UpdateDefinitionStatusResponse { definition: convert::json(&updated) }))
+        let mut updated = self.registry.update_status(&req.definition, &convert::write_options(req.options)?).await?;
+        let response = pb::UpdateDefinitionStatusResponse { definition: updated.take_json() };
+        Ok(convert::with_warnings(response, &updated.warnings))
     }
 
     async fn delete(

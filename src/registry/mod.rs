@@ -176,9 +176,9 @@ impl Registry {
 
     /// Replaces a definition's status: only `storedVersions` is taken from
     /// the body; accepted names and conditions are the server's.
-    pub async fn update_status(&self, body: &[u8], options: &WriteOptions) -> Result<Value> {
+    pub async fn update_status(&self, body: &[u8], options: &WriteOptions) -> Result<Written> {
         apply::check_field_manager("UpdateOptions", options)?;
-        Ok(self.replace(body, Endpoint::Status, options, false).await?.object)
+        self.replace(body, Endpoint::Status, options, false).await
     }
 
     /// An update of a definition or its status through the strategy

@@ -56,16 +56,12 @@ pub(super) async fn serve(
             Ok(ok(&definitions_table(&[registry.get(&name)?], None, jiff::Timestamp::now(), shape), &[]))
         }
         (&Method::GET, Some(name)) => Ok(ok(&registry.get(&name)?, &[])),
-        (&Method::PUT, Some(_)) if status => Ok(ok(
-            &registry
-                .update_status(&protobuf::definition_body(headers, body).await?, &write_options(params, headers)?)
-                .await?,
-            &[],
-        )),
         (&Method::PUT, Some(_)) => {
-            let written = registry
-                .update(&protobuf::definition_body(headers, body).await?, &write_options(params, headers)?)
-                .await?;
+            let (body, options) = (protobuf::definition_body(headers, body).await?, write_options(params, headers)?);
+            let written = match status {
+                true => registry.update_status(&body, &options).await?,
+                false => registry.update(&body, &options).await?,
+            };
             Ok(answer(StatusCode::OK, written))
         }
         (&Method::PATCH, Some(name)) => {
