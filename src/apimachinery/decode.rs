@@ -29,7 +29,7 @@ pub fn field_validation(problems: Vec<String>, validation: FieldValidation) -> R
 
 /// The problem each duplicate field is, in Kubernetes' words.
 pub fn duplicate_fields(paths: &[String]) -> Vec<String> {
-    paths.iter().map(|path| format!("duplicate field {path:?}")).collect()
+    paths.iter().map(|path| format!("duplicate field {}", crate::error::quoted(path))).collect()
 }
 
 /// Parses a request body into a JSON object, refusing oversized bodies and

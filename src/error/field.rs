@@ -134,16 +134,25 @@ impl fmt::Display for FieldError {
     }
 }
 
+/// `text` quoted as Go's `%q` quotes it, cut as [`shown`] cuts: at most
+/// [`MAX_SHOWN_BYTES`] of the quoted form (escapes count), then its length.
+pub fn quoted(text: &str) -> String {
+    let quoted = format!("{text:?}");
+    if quoted.len() <= MAX_SHOWN_BYTES {
+        return quoted;
+    }
+    let mut end = MAX_SHOWN_BYTES;
+    while !quoted.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...\" ({} bytes)", &quoted[..end], text.len())
+}
+
 /// Values shown the way Go's `%q`/`%v` show them in `field.Error`, cut
 /// to [`MAX_SHOWN_BYTES`] (a string's start is quoted, its length after).
 fn render_value(value: &serde_json::Value) -> String {
     match value {
-        serde_json::Value::String(s) if s.len() > MAX_SHOWN_BYTES => {
-            let cut = shown(s);
-            let (start, length) = cut.rsplit_once("... (").unwrap_or((&cut, ""));
-            format!("{start:?}... ({length}")
-        }
-        serde_json::Value::String(s) => format!("{s:?}"),
+        serde_json::Value::String(s) => quoted(s),
         serde_json::Value::Null => "null".to_string(),
         other => shown(&other.to_string()).into_owned(),
     }
@@ -159,7 +168,8 @@ mod tests {
         let err = FieldError::invalid(format!("spec.{long}"), long.as_str(), "bad");
         let text = err.to_string();
         assert!(text.len() < 2 * MAX_SHOWN_BYTES + 64, "{}", text.len());
-        assert!(text.contains(&format!("\"{}\"... (10000 bytes): bad", "a".repeat(MAX_SHOWN_BYTES))), "{text}");
+        assert!(text.contains(&format!("\"{}...\" (10000 bytes): bad", "a".repeat(MAX_SHOWN_BYTES - 1))), "{text}");
+        assert!(quoted(&"\0".repeat(1000)).len() < MAX_SHOWN_BYTES + 32);
         assert!(text.starts_with(&format!("spec.{}... (10005 bytes): Invalid value", "a".repeat(MAX_SHOWN_BYTES - 5))));
         let short = FieldError::invalid("metadata.name", "n", "bad").to_string();
         assert_eq!(short, "metadata.name: Invalid value: \"n\": bad");

@@ -6,7 +6,7 @@ use std::fmt;
 
 mod field;
 
-pub use field::{shown, FieldError, MAX_SHOWN_BYTES};
+pub use field::{quoted, shown, FieldError, MAX_SHOWN_BYTES};
 
 /// The Kubernetes `StatusReason` vocabulary crdstore uses. Each transport maps
 /// every variant with an exhaustive match (`grpc::status`, `gateway::status`).
@@ -215,7 +215,7 @@ impl Error {
     pub fn not_found(group: &str, resource: &str, name: &str) -> Self {
         Self {
             reason: Reason::NotFound,
-            message: format!("{} {:?} not found", qualified(resource, group), shown(name)),
+            message: format!("{} {} not found", qualified(resource, group), quoted(name)),
             details: Box::new(Details {
                 group: group.into(),
                 kind: resource.into(),
@@ -246,7 +246,7 @@ impl Error {
     pub fn already_exists(group: &str, resource: &str, name: &str) -> Self {
         Self {
             reason: Reason::AlreadyExists,
-            message: format!("{} {:?} already exists", qualified(resource, group), shown(name)),
+            message: format!("{} {} already exists", qualified(resource, group), quoted(name)),
             details: Box::new(Details {
                 group: group.into(),
                 kind: resource.into(),
@@ -292,7 +292,7 @@ impl Error {
 
     /// `<Kind>.<group> "<name>" is invalid: <causes>`.
     pub fn invalid(group: &str, kind: &str, name: &str, causes: Vec<FieldError>) -> Self {
-        let subject = format!("{} {:?} is invalid", qualified(kind, group), shown(name));
+        let subject = format!("{} {} is invalid", qualified(kind, group), quoted(name));
         let message = match causes.len() {
             0 => subject,
             1 => format!("{subject}: {}", causes[0]),

@@ -224,12 +224,14 @@ impl Resources {
             // Kubernetes' forbidCreateAdmission.
             let name = meta::meta_str(&request, "name");
             let mut err = Error::forbidden(format!(
-                "{}.{} {name:?} is forbidden: create not allowed while custom resource definition is terminating",
-                served.plural, served.group
+                "{}.{} {} is forbidden: create not allowed while custom resource definition is terminating",
+                served.plural,
+                served.group,
+                crate::error::quoted(name)
             ));
             err.details.group = served.group.clone();
             err.details.kind = served.plural.clone();
-            err.details.name = name.to_string();
+            err.details.name = crate::error::shown(name).into_owned();
             return Err(err);
         }
         strategy::default_type_meta(&served, r, &mut request);
@@ -375,7 +377,7 @@ impl Resources {
             duplicates.retain(in_status);
         }
         let mut unknown = decode::duplicate_fields(&duplicates);
-        unknown.extend(dropped.iter().map(|path| format!("unknown field {path:?}")));
+        unknown.extend(dropped.iter().map(|path| format!("unknown field {}", crate::error::quoted(path))));
         let warnings = decode::field_validation(unknown, options.field_validation)?;
         if let Some(schema) = schema {
             tracing::debug_span!("admission.default").in_scope(|| crate::schema::apply_defaults(obj, schema));
