@@ -34,18 +34,19 @@ pub fn code(reason: Reason) -> Code {
 }
 
 /// The most bytes of a message a status carries. gRPC statuses travel in
-/// HTTP/2 trailers, which peers bound (the C core at 16 KiB, and a status
-/// over it reaches a grpc-python client as RESOURCE_EXHAUSTED "received
-/// metadata size exceeds hard limit"): an error that echoes a huge value
-/// must still reach the client, clipped, with its own code.
+/// HTTP/2 trailers, which peers bound: the C core (grpc-python's) refuses
+/// trailers over 16 KiB as RESOURCE_EXHAUSTED "received metadata size
+/// exceeds hard limit", and from 8 KiB (its soft limit) refuses some. An
+/// error that echoes a huge value must still reach the client, clipped,
+/// with its own code: a status stays under 8 KiB of trailers.
 const MAX_MESSAGE_BYTES: usize = 1024;
 /// The most bytes of one field violation's field and of its description.
 const MAX_CAUSE_BYTES: usize = 256;
 /// The most bytes all the field violations' fields and descriptions take
 /// together. They are carried twice (in `ErrorInfo.metadata` and in
 /// `BadRequest`), base64-encoded in `grpc-status-details-bin`, which holds
-/// the message again: a status stays under 10 KiB of trailers.
-const MAX_CAUSES_BYTES: usize = 2 * 1024;
+/// the message again. HTTP carries every cause whole.
+const MAX_CAUSES_BYTES: usize = 1536;
 
 /// `text` cut to at most `max` bytes at a character boundary, marked when
 /// cut.
@@ -138,7 +139,7 @@ mod tests {
     }
 
     #[test]
-    fn statuses_of_huge_errors_fit_well_under_the_trailer_limit_of_16_kib() {
+    fn statuses_of_huge_errors_fit_under_the_c_cores_soft_trailer_limit_of_8_kib() {
         let huge = "x".repeat(1 << 20);
         let causes = (0..1000).map(|i| FieldError::invalid(format!("spec.{huge}{i}"), huge.as_str(), huge.as_str()));
         let mut err = Error::invalid("g", "K", &huge, causes.collect());
@@ -147,7 +148,7 @@ mod tests {
         let mut headers = tonic::metadata::MetadataMap::new().into_headers();
         status.add_header(&mut headers).unwrap();
         let size: usize = headers.iter().map(|(k, v)| k.as_str().len() + v.len()).sum();
-        assert!(size < 10 * 1024, "{size} bytes of trailers");
+        assert!(size < 8 * 1024, "{size} bytes of trailers");
         assert_eq!(status.code(), Code::InvalidArgument);
         assert!(!status.get_error_details().bad_request().unwrap().field_violations.is_empty());
     }
