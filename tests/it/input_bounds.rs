@@ -282,3 +282,61 @@ async fn healthz_answers_quickly_while_two_large_merge_patches_run() {
     assert!(samples > 3, "the patches ended before /healthz was asked ({samples} answers)");
     assert!(slowest < HEALTHZ_BOUND, "/healthz took {slowest:?} while the patches ran");
 }
+
+impl Http {
+    /// `request`, raw HTTP/1.1 bytes, on a connection of its own; the status
+    /// code and body of the answer, read to the end (send `Connection: close`).
+    async fn raw_exchange(&self, request: &[u8]) -> (u16, Value) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut stream = tokio::net::TcpStream::connect(self.base.trim_start_matches("http://")).await.unwrap();
+        stream.write_all(request).await.unwrap();
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer).await;
+        let text = String::from_utf8_lossy(&answer);
+        let code = text.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+        let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+        let json = body.find('{').map_or("", |start| &body[start..body.rfind('}').map_or(body.len(), |e| e + 1)]);
+        (code, serde_json::from_str(json).unwrap_or(Value::Null))
+    }
+}
+
+#[tokio::test]
+async fn a_label_selector_of_200_kb_is_served_and_a_head_over_1_mib_gets_a_status() {
+    let t = TestServer::start().await;
+    register_widgets(&t).await;
+    let http = Http::new(&t);
+    let mut r = t.resources().await;
+    let mut labelled = widget("picked", json!({}));
+    labelled["metadata"]["labels"] = json!({"app": "v017000"});
+    create_widget(&mut r, "default", &labelled).await.unwrap();
+    create_widget(&mut r, "default", &widget("other", json!({}))).await.unwrap();
+    let values: Vec<String> = (0..25_000).map(|i| format!("v{i:06}")).collect();
+    let selector = format!("app in ({})", values.join(","));
+    assert!(selector.len() > 200_000);
+    let query = selector.replace(' ', "%20").replace('(', "%28").replace(')', "%29").replace(',', "%2C");
+    for keep_alive in [false, true] {
+        let get = format!("GET {WIDGETS}?labelSelector={query} HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n");
+        // A second request on the same connection is read after the first.
+        let request = if keep_alive {
+            format!("{get}\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        } else {
+            format!("{get}Connection: close\r\n\r\n")
+        };
+        let (code, list) = http.raw_exchange(request.as_bytes()).await;
+        assert_eq!(code, 200, "{list}");
+        let names: Vec<&str> =
+            list["items"].as_array().unwrap().iter().map(|i| i["metadata"]["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["picked"]);
+    }
+    let over =
+        format!("GET {WIDGETS}?labelSelector={} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "a".repeat(1 << 20));
+    let (code, status) = http.raw_exchange(over.as_bytes()).await;
+    assert_eq!(code, 414);
+    assert_eq!((status["kind"].as_str(), status["code"].as_u64()), (Some("Status"), Some(414)), "{status}");
+    // A client's own header of the query's name is not taken for the query.
+    let forged = format!("GET {WIDGETS} HTTP/1.1\r\nHost: x\r\nx-crdstore-long-query: labelSelector=app%3Dv017000\r\nConnection: close\r\n\r\n");
+    let (code, list) = http.raw_exchange(forged.as_bytes()).await;
+    assert_eq!(code, 200);
+    assert_eq!(list["items"].as_array().unwrap().len(), 2);
+    assert_eq!(http.get("/healthz").await.0, StatusCode::OK);
+}
