@@ -23,6 +23,7 @@ use tokio::time::Sleep;
 use tokio_stream::StreamExt;
 use tonic::transport::server::TcpIncoming;
 
+use crate::gateway::long_uri::LongUris;
 use crate::registry::Registry;
 use crate::resource::Resources;
 use crate::storage::sled::{SledOptions, SledStore};
@@ -136,7 +137,10 @@ fn incoming(listener: TcpListener) -> TcpIncoming {
 /// --http2-prior-knowledge` speak it) with the settings above.
 fn http_builder(head_timeout: Duration) -> auto::Builder<TokioExecutor> {
     let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder.http1().timer(TokioTimer::new()).header_read_timeout(head_timeout);
+    // Heads as long as kube-apiserver's (`gateway::long_uri`), with room
+    // for the header a long target's query moves to.
+    let max_head = crate::gateway::long_uri::MAX_HEAD_BYTES + 64 * 1024;
+    builder.http1().timer(TokioTimer::new()).header_read_timeout(head_timeout).max_buf_size(max_head);
     builder
         .http2()
         .timer(TokioTimer::new())
@@ -255,7 +259,7 @@ async fn serve_http(
             },
             _ = &mut stop => break,
         };
-        let io = TokioIo::new(VersionDeadline::new(stream, head_timeout));
+        let io = TokioIo::new(LongUris::new(VersionDeadline::new(stream, head_timeout), head_timeout));
         let connection = builder.serve_connection(io, TowerToHyperService::new(app.clone())).into_owned();
         let connection = graceful.watch(connection);
         tokio::spawn(async move {

@@ -1,7 +1,9 @@
 //! Property tests over every decoder in `apimachinery` that takes untrusted
 //! bytes: request bodies, label and field selectors, JSON and merge patches,
 //! continue tokens and resourceVersions; and the YAML bodies the gateway
-//! decodes and the CEL rules definitions carry; and the splice of stored
+//! decodes (repeated keys kept, infinities refused) and the CEL rules
+//! definitions carry (calls checked against the declared overloads), the
+//! bound on what error messages echo; and the splice of stored
 //! bytes that reads answer, and the compact scan it and the declarative
 //! engine read stored bytes with, against serde's reader and the `Value` path. Each property feeds inputs near the
 //! grammar plus raw arbitrary bytes and asserts there is no panic and that a
@@ -459,6 +461,69 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// A YAML body decodes as the JSON body of the value serde_norway reads
+    /// from it would (numbers as serde_json reads them from text).
+    #[test]
+    fn json_values_written_as_yaml_decode_as_their_json_would(value in json_value()) {
+        let yaml = serde_norway::to_string(&value).unwrap();
+        let json = crdstore::gateway::codec::yaml_to_json(yaml.as_bytes()).unwrap();
+        let (decoded, duplicates) = decode::parse(&json).unwrap();
+        let read: Value = serde_norway::from_str(&yaml).unwrap();
+        let (as_json, _) = decode::parse(&serde_json::to_vec(&read).unwrap()).unwrap();
+        prop_assert_eq!(&decoded, &as_json, "{}", yaml);
+        prop_assert!(duplicates.is_empty());
+    }
+
+    /// A key a YAML mapping repeats reaches the domain's decoder, which
+    /// reports it at its path, the last value winning, as for JSON.
+    #[test]
+    fn repeated_yaml_keys_are_reported_at_their_paths(key in "[a-w]{1,4}", a in 0i64..100, b in 0i64..100, nested in any::<bool>()) {
+        let text = if nested { format!("spec:\n  {key}: {a}\n  {key}: {b}\n") } else { format!("{key}: {a}\n{key}: {b}\n") };
+        let json = crdstore::gateway::codec::yaml_to_json(text.as_bytes()).unwrap();
+        let (value, duplicates) = decode::parse(&json).unwrap();
+        let path = if nested { format!("spec.{key}") } else { key.clone() };
+        prop_assert_eq!(duplicates, vec![path]);
+        let last = if nested { &value["spec"][&key] } else { &value[&key] };
+        prop_assert_eq!(last, &json!(b));
+    }
+
+    /// Values JSON cannot hold are refused, wherever they sit, never stored as null.
+    #[test]
+    fn yaml_infinities_and_nans_are_refused(
+        value in prop_oneof![Just(".inf"), Just("-.inf"), Just(".Inf"), Just("+.INF"), Just(".nan"), Just(".NaN")],
+        depth in 0usize..4,
+    ) {
+        let text = format!("{}{value}{}", "[".repeat(depth), "]".repeat(depth));
+        let err = crdstore::gateway::codec::yaml_to_json(text.as_bytes()).unwrap_err();
+        client_fault(&err, &[Reason::BadRequest]);
+        prop_assert!(err.message.contains("json: unsupported value"), "{}", err.message);
+    }
+
+    /// Messages never echo unbounded input: whatever a name, value or path
+    /// holds, the message of an error about it stays short.
+    #[test]
+    fn error_messages_about_long_input_stay_short(len in 0usize..40_000, c in prop::char::any()) {
+        let long: String = std::iter::repeat_n(c, len).collect();
+        let cause = FieldError::invalid(format!("spec.{long}"), long.as_str(), "bad");
+        for err in [
+            Error::not_found("example.com", "widgets", &long),
+            Error::already_exists("example.com", "widgets", &long),
+            Error::invalid("example.com", "Widget", &long, vec![cause.clone()]),
+        ] {
+            prop_assert!(err.message.len() < 1024, "{} bytes", err.message.len());
+            prop_assert!(err.details.name.len() < 300);
+        }
+        if len > 253 {
+            let err = meta::check_request_name("example.com", "Widget", &long).unwrap_err();
+            client_fault(&err, &[Reason::Invalid]);
+            prop_assert!(err.message.len() < 1024);
+        }
+    }
+}
+
 #[test]
 fn yaml_alias_bombs_are_refused_or_stay_small() {
     // Nine levels of ten aliases each: a billion strings if expanded.
@@ -491,7 +556,14 @@ fn check_rule(rule: &str) -> Result<(), TestCaseError> {
     }
     if let Ok(compiled) = compiled {
         let value = json!({"spec": {"a": 3, "s": "abc", "l": [1, 2, 3]}});
-        let _ = crdstore::schema::validate_update(&value, None, &compiled, "", crdstore::schema::Root::Object);
+        let checked = crdstore::schema::validate_update(&value, None, &compiled, "", crdstore::schema::Root::Object);
+        // A rule the checker accepted names only what the environment
+        // declares: it never fails as an undeclared reference when run.
+        if errors.is_empty() {
+            for error in &checked.errors {
+                prop_assert!(!error.to_string().contains("Undeclared reference"), "{rule}: {error}");
+            }
+        }
     }
     Ok(())
 }
@@ -508,6 +580,8 @@ proptest! {
             Just("!".to_string()), Just("(".to_string()), Just(")".to_string()), Just("[".to_string()),
             Just("]".to_string()), Just("?".to_string()), Just(":".to_string()), Just(".".to_string()),
             Just("size(".to_string()), Just("all(x, ".to_string()), Just("has(".to_string()),
+            Just(".startsWith(".to_string()), Just(".lowerAscii()".to_string()), Just("frobnicate(".to_string()),
+            Just(".frobnicate()".to_string()), Just("math.ceil(".to_string()), Just(",".to_string()),
             "[0-9]{1,3}".prop_map(String::from), "'[a-z]{0,4}'".prop_map(String::from),
         ], 0..40),
     ) {

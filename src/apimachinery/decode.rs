@@ -9,8 +9,28 @@ use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::meta;
+use super::options::FieldValidation;
 use super::Path;
 use crate::error::{Error, Result};
+
+/// What `fieldValidation` makes of the problems a body's decoding found
+/// (`duplicate field "a"`, `unknown field "b"`), as Kubernetes' strict
+/// decoder: `Strict` refuses the body naming them all, `Warn` returns them
+/// as warnings, `Ignore` drops them.
+pub fn field_validation(problems: Vec<String>, validation: FieldValidation) -> Result<Vec<String>> {
+    match validation {
+        FieldValidation::Strict if !problems.is_empty() => {
+            Err(Error::bad_request(format!("strict decoding error: {}", problems.join(", "))))
+        }
+        FieldValidation::Strict | FieldValidation::Ignore => Ok(Vec::new()),
+        FieldValidation::Warn => Ok(problems),
+    }
+}
+
+/// The problem each duplicate field is, in Kubernetes' words.
+pub fn duplicate_fields(paths: &[String]) -> Vec<String> {
+    paths.iter().map(|path| format!("duplicate field {}", crate::error::quoted(path))).collect()
+}
 
 /// Parses a request body into a JSON object, refusing oversized bodies and
 /// anything that is not an object; also returns the paths of fields the

@@ -29,6 +29,20 @@ pub fn check_body_size(body: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// The longest name an object can have: Kubernetes' names are DNS
+/// subdomains (or labels, shorter), at most 253 characters.
+pub const MAX_NAME_BYTES: usize = 253;
+
+/// Refuses, before any lookup, a name no object can have because it is
+/// longer than [`MAX_NAME_BYTES`]: `<Kind>.<group> "<name...>" is invalid:
+/// metadata.name: Too long`, the name cut in the message.
+pub fn check_request_name(group: &str, kind: &str, name: &str) -> Result<()> {
+    if name.len() <= MAX_NAME_BYTES {
+        return Ok(());
+    }
+    Err(Error::invalid(group, kind, name, vec![FieldError::too_long("metadata.name", MAX_NAME_BYTES)]))
+}
+
 /// Refuses the stored form of an object over `MAX_BODY_BYTES`, whatever
 /// the write that produced it (an update, a patch, a status or scale write):
 /// nothing over the limit is ever stored. The limit and the answer are a

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::error::{Error, Result};
+use crate::error::{quoted, shown, Error, Result};
 
 /// One label requirement.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,7 +28,11 @@ pub struct LabelSelector {
 }
 
 fn invalid(selector: &str, why: impl std::fmt::Display) -> Error {
-    Error::bad_request(format!("unable to parse requirement: {why} (selector {selector:?})"))
+    Error::bad_request(format!(
+        "unable to parse requirement: {} (selector {})",
+        shown(&why.to_string()),
+        quoted(selector)
+    ))
 }
 
 /// Splits on commas that are not inside parentheses.
@@ -59,7 +63,7 @@ fn check_key(selector: &str, key: &str) -> Result<String> {
 
 fn check_value(selector: &str, value: &str) -> Result<String> {
     match super::dns::label_value(value).first() {
-        Some(problem) => Err(invalid(selector, format!("invalid label value: {value:?}: {problem}"))),
+        Some(problem) => Err(invalid(selector, format!("invalid label value: {}: {problem}", quoted(value)))),
         None => Ok(value.to_string()),
     }
 }
@@ -149,7 +153,11 @@ impl FieldSelector {
             } else if let Some((f, v)) = part.split_once('=') {
                 (f, v, true)
             } else {
-                return Err(Error::bad_request(format!("invalid selector: '{selector}'; can't understand '{part}'")));
+                return Err(Error::bad_request(format!(
+                    "invalid selector: '{}'; can't understand '{}'",
+                    shown(selector),
+                    shown(part)
+                )));
             };
             let field = field.trim();
             if !supported.contains(&field) {

@@ -4,6 +4,10 @@
 
 use std::fmt;
 
+mod field;
+
+pub use field::{quoted, shown, FieldError, MAX_SHOWN_BYTES};
+
 /// The Kubernetes `StatusReason` vocabulary crdstore uses. Each transport maps
 /// every variant with an exhaustive match (`grpc::status`, `gateway::status`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -161,121 +165,6 @@ impl CauseType {
     }
 }
 
-/// One invalid field: Kubernetes' `field.Error`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FieldError {
-    pub cause: CauseType,
-    /// The path as Kubernetes writes it, e.g. `spec.versions[1].name`.
-    pub field: String,
-    /// The offending value, when it is shown.
-    pub value: Option<serde_json::Value>,
-    /// How the value is shown when Kubernetes prints it literally (`0x0`).
-    pub shown: Option<String>,
-    /// What is wrong, lowercase, no trailing period.
-    pub detail: String,
-}
-
-impl FieldError {
-    fn new(
-        cause: CauseType,
-        field: impl Into<String>,
-        value: Option<serde_json::Value>,
-        detail: impl Into<String>,
-    ) -> Self {
-        Self { cause, field: field.into(), value, shown: None, detail: detail.into() }
-    }
-
-    /// Shows the value as `text` verbatim, as Kubernetes does for some
-    /// values (`metadata.resourceVersion: Invalid value: 0x0`).
-    pub fn raw(mut self, text: &str) -> Self {
-        self.shown = Some(text.to_string());
-        self
-    }
-
-    pub fn required(field: impl Into<String>, detail: impl Into<String>) -> Self {
-        Self::new(CauseType::Required, field, None, detail)
-    }
-
-    pub fn invalid(field: impl Into<String>, value: impl Into<serde_json::Value>, detail: impl Into<String>) -> Self {
-        Self::new(CauseType::Invalid, field, Some(value.into()), detail)
-    }
-
-    /// An invalid field whose value is not worth showing.
-    pub fn invalid_without_value(field: impl Into<String>, detail: impl Into<String>) -> Self {
-        Self::new(CauseType::Invalid, field, None, detail)
-    }
-
-    pub fn forbidden(field: impl Into<String>, detail: impl Into<String>) -> Self {
-        Self::new(CauseType::Forbidden, field, None, detail)
-    }
-
-    pub fn duplicate(field: impl Into<String>, value: impl Into<serde_json::Value>) -> Self {
-        Self::new(CauseType::Duplicate, field, Some(value.into()), "")
-    }
-
-    pub fn type_invalid(
-        field: impl Into<String>,
-        value: impl Into<serde_json::Value>,
-        detail: impl Into<String>,
-    ) -> Self {
-        Self::new(CauseType::TypeInvalid, field, Some(value.into()), detail)
-    }
-
-    /// `Unsupported value: "x": supported values: "a", "b"`.
-    pub fn not_supported(field: impl Into<String>, value: impl Into<serde_json::Value>, supported: &[&str]) -> Self {
-        let detail = if supported.is_empty() {
-            String::new()
-        } else {
-            let quoted: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
-            format!("supported values: {}", quoted.join(", "))
-        };
-        Self::new(CauseType::NotSupported, field, Some(value.into()), detail)
-    }
-
-    /// The message without the field path (`StatusCause.message`).
-    pub fn body(&self) -> String {
-        if self.cause == CauseType::FieldManagerConflict {
-            return self.detail.clone();
-        }
-        let mut s = self.cause.words().to_string();
-        if self.cause.shows_value() {
-            if let Some(shown) = &self.shown {
-                s.push_str(": ");
-                s.push_str(shown);
-            } else if let Some(value) = &self.value {
-                s.push_str(": ");
-                s.push_str(&render_value(value));
-            }
-        }
-        if !self.detail.is_empty() {
-            if !s.is_empty() {
-                s.push_str(": ");
-            }
-            s.push_str(&self.detail);
-        }
-        s
-    }
-}
-
-impl fmt::Display for FieldError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.field.is_empty() {
-            write!(f, "{}", self.body())
-        } else {
-            write!(f, "{}: {}", self.field, self.body())
-        }
-    }
-}
-
-/// Values shown the way Go's `%q`/`%v` show them in `field.Error`.
-fn render_value(value: &serde_json::Value) -> String {
-    match value {
-        serde_json::Value::String(s) => format!("{s:?}"),
-        serde_json::Value::Null => "null".to_string(),
-        other => other.to_string(),
-    }
-}
-
 /// The object an error is about, as in `StatusDetails`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Details {
@@ -311,9 +200,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// A group-qualified resource or kind name, as `GroupResource.String()`.
 fn qualified(name: &str, group: &str) -> String {
     if group.is_empty() {
-        name.to_string()
+        shown(name).into_owned()
     } else {
-        format!("{name}.{group}")
+        shown(&format!("{name}.{group}")).into_owned()
     }
 }
 
@@ -326,11 +215,11 @@ impl Error {
     pub fn not_found(group: &str, resource: &str, name: &str) -> Self {
         Self {
             reason: Reason::NotFound,
-            message: format!("{} {name:?} not found", qualified(resource, group)),
+            message: format!("{} {} not found", qualified(resource, group), quoted(name)),
             details: Box::new(Details {
                 group: group.into(),
                 kind: resource.into(),
-                name: name.into(),
+                name: shown(name).into_owned(),
                 ..Details::default()
             }),
         }
@@ -345,7 +234,7 @@ impl Error {
     /// `the server could not find the requested resource (<what>)`, and why
     /// when `why` is not empty.
     pub fn no_resource(what: impl fmt::Display, why: &str) -> Self {
-        let mut message = format!("the server could not find the requested resource ({what})");
+        let mut message = format!("the server could not find the requested resource ({})", shown(&what.to_string()));
         if !why.is_empty() {
             message.push_str(": ");
             message.push_str(why);
@@ -357,11 +246,11 @@ impl Error {
     pub fn already_exists(group: &str, resource: &str, name: &str) -> Self {
         Self {
             reason: Reason::AlreadyExists,
-            message: format!("{} {name:?} already exists", qualified(resource, group)),
+            message: format!("{} {} already exists", qualified(resource, group), quoted(name)),
             details: Box::new(Details {
                 group: group.into(),
                 kind: resource.into(),
-                name: name.into(),
+                name: shown(name).into_owned(),
                 ..Details::default()
             }),
         }
@@ -371,11 +260,15 @@ impl Error {
     pub fn conflict(group: &str, resource: &str, name: &str, why: impl fmt::Display) -> Self {
         Self {
             reason: Reason::Conflict,
-            message: format!("Operation cannot be fulfilled on {} {name:?}: {why}", qualified(resource, group)),
+            message: format!(
+                "Operation cannot be fulfilled on {} {:?}: {why}",
+                qualified(resource, group),
+                shown(name)
+            ),
             details: Box::new(Details {
                 group: group.into(),
                 kind: resource.into(),
-                name: name.into(),
+                name: shown(name).into_owned(),
                 ..Details::default()
             }),
         }
@@ -399,7 +292,7 @@ impl Error {
 
     /// `<Kind>.<group> "<name>" is invalid: <causes>`.
     pub fn invalid(group: &str, kind: &str, name: &str, causes: Vec<FieldError>) -> Self {
-        let subject = format!("{} {name:?} is invalid", qualified(kind, group));
+        let subject = format!("{} {} is invalid", qualified(kind, group), quoted(name));
         let message = match causes.len() {
             0 => subject,
             1 => format!("{subject}: {}", causes[0]),
@@ -414,7 +307,7 @@ impl Error {
             details: Box::new(Details {
                 group: group.into(),
                 kind: kind.into(),
-                name: name.into(),
+                name: shown(name).into_owned(),
                 causes,
                 ..Details::default()
             }),

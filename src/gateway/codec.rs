@@ -141,8 +141,121 @@ pub fn yaml_to_json(body: &[u8]) -> Result<Vec<u8>, Error> {
             _ => {}
         }
     }
-    let value: Value = serde_norway::from_slice(body).map_err(|e| invalid(e.to_string()))?;
-    serde_json::to_vec(&value).map_err(|e| Error::bad_request(format!("the YAML has no JSON form: {e}")))
+    let out = std::cell::RefCell::new(Vec::with_capacity(body.len()));
+    serde::de::DeserializeSeed::deserialize(Transcode(&out), serde_norway::Deserializer::from_slice(body))
+        .map_err(|e| invalid(e.to_string()))?;
+    Ok(out.into_inner())
+}
+
+/// A YAML value written out as JSON as it is read, keys in their order and
+/// repeated keys kept, so the domain's decoder sees (and reports) the
+/// duplicates the YAML had, as Kubernetes' strict YAML decoding does. A
+/// value JSON cannot hold (`.inf`, `.nan`) is refused, as Kubernetes'
+/// YAML-to-JSON conversion refuses it (`json: unsupported value: +Inf`).
+struct Transcode<'o>(&'o std::cell::RefCell<Vec<u8>>);
+
+impl Transcode<'_> {
+    fn write<T: serde::Serialize + ?Sized>(&self, value: &T) {
+        // Writing a string or number into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut *self.0.borrow_mut(), value);
+    }
+
+    fn raw(&self, bytes: &[u8]) {
+        self.0.borrow_mut().extend_from_slice(bytes);
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Transcode<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Transcode<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a value JSON can hold")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<(), E> {
+        self.write(&v);
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<(), E> {
+        self.write(&v);
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<(), E> {
+        self.write(&v);
+        Ok(())
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<(), E> {
+        match serde_json::Number::from_f64(v) {
+            Some(number) => self.write(&number),
+            None if v.is_nan() => return Err(E::custom("json: unsupported value: NaN")),
+            None if v > 0.0 => return Err(E::custom("json: unsupported value: +Inf")),
+            None => return Err(E::custom("json: unsupported value: -Inf")),
+        }
+        Ok(())
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<(), E> {
+        self.write(v);
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.raw(b"null");
+        Ok(())
+    }
+
+    fn visit_none<E>(self) -> Result<(), E> {
+        self.raw(b"null");
+        Ok(())
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.raw(b"[");
+        let mut first = true;
+        loop {
+            let comma = !std::mem::take(&mut first);
+            let at = self.0.borrow().len();
+            if comma {
+                self.raw(b",");
+            }
+            if seq.next_element_seed(Transcode(self.0))?.is_none() {
+                self.0.borrow_mut().truncate(at);
+                break;
+            }
+        }
+        self.raw(b"]");
+        Ok(())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.raw(b"{");
+        let mut first = true;
+        while let Some(key) = map.next_key::<String>()? {
+            if !std::mem::take(&mut first) {
+                self.raw(b",");
+            }
+            self.write(&key);
+            self.raw(b":");
+            map.next_value_seed(Transcode(self.0))?;
+        }
+        self.raw(b"}");
+        Ok(())
+    }
 }
 
 /// A response of `value` with `code`, encoded as asked, carrying warnings.
@@ -268,5 +381,16 @@ mod tests {
         assert_eq!(err.message, "the request body is not valid YAML: nesting exceeds 128 levels at line 1 column 257");
         let err = yaml_to_json(nested(100_000).as_bytes()).unwrap_err();
         assert!(err.message.contains("nesting exceeds 128 levels"), "{}", err.message);
+    }
+
+    #[test]
+    fn yaml_keeps_repeated_keys_for_the_decoder_and_refuses_what_json_cannot_hold() {
+        let json = yaml_to_json(b"a: 1\nb: {x: [1, 2.5, null, true]}\na: two\n").unwrap();
+        assert_eq!(String::from_utf8(json).unwrap(), r#"{"a":1,"b":{"x":[1,2.5,null,true]},"a":"two"}"#);
+        assert_eq!(yaml_to_json(b"[]").unwrap(), b"[]");
+        for (yaml, shown) in [("x: .inf", "+Inf"), ("x: -.inf", "-Inf"), ("x: [.nan]", "NaN")] {
+            let err = yaml_to_json(yaml.as_bytes()).unwrap_err();
+            assert!(err.message.contains(&format!("json: unsupported value: {shown}")), "{}", err.message);
+        }
     }
 }

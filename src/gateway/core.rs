@@ -4,7 +4,7 @@
 //! `RequestInfoFactory` tells them.
 
 use axum::body::Body;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, Method, Uri};
 
 use super::apis::{self, Target};
@@ -38,14 +38,8 @@ fn parse(raw: &str) -> Result<Target, Error> {
 }
 
 /// The entry point for everything under `/api/v1/`.
-pub async fn handle(
-    State(api): State<Api>,
-    uri: Uri,
-    RawQuery(query): RawQuery,
-    method: Method,
-    headers: HeaderMap,
-    body: Body,
-) -> Reply {
+pub async fn handle(State(api): State<Api>, uri: Uri, method: Method, headers: HeaderMap, body: Body) -> Reply {
+    let query = super::long_uri::raw_query(&headers, &uri);
     let output = Output::of(&headers);
     let path = uri.path().strip_prefix("/api/").unwrap_or_default().to_string();
     let reply = match parse(&path) {

@@ -11,6 +11,7 @@ mod core;
 mod discovery;
 mod featuregates;
 mod lists;
+pub mod long_uri;
 mod openapi;
 pub mod protobuf;
 mod query;

@@ -45,7 +45,7 @@ pub fn status_object(err: &Error) -> Value {
         let causes = d
             .causes
             .iter()
-            .map(|c| json!({"reason": c.cause.reason(), "message": c.body(), "field": c.field}))
+            .map(|c| json!({"reason": c.cause.reason(), "message": c.body(), "field": crate::error::shown(&c.field)}))
             .collect();
         details.insert("causes".into(), Value::Array(causes));
     }

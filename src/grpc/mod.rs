@@ -71,7 +71,27 @@ pub async fn routes(
         .add_service(resources)
         .add_service(maintenance)
         .add_service(StorageVersionMigrationsServer::new(migrations::MigrationsService::new(migrations)));
-    Ok(Routes::from(routes.into_axum_router().layer(axum::middleware::from_fn(observe))))
+    let router = routes.into_axum_router().layer(axum::middleware::from_fn(observe));
+    Ok(Routes::from(router.layer(axum::middleware::from_fn(oversize))))
+}
+
+/// tonic's decoder answers a message over `MAX_MESSAGE_BYTES` with
+/// OUT_OF_RANGE; grpc-go and the C core answer RESOURCE_EXHAUSTED, which is
+/// what clients retry on and report. The refusal comes before any handler
+/// runs, as a trailers-only response: its code is rewritten here.
+async fn oversize(request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    let out_of_range = headers.get("grpc-status").is_some_and(|v| v.as_bytes() == b"11");
+    let too_large = |v: &axum::http::HeaderValue| {
+        let text = String::from_utf8_lossy(v.as_bytes()).replace("%20", " ");
+        text.starts_with("Error, decoded message length too large")
+    };
+    if out_of_range && headers.get("grpc-message").is_some_and(too_large) {
+        let code = (tonic::Code::ResourceExhausted as i32).to_string();
+        headers.insert("grpc-status", axum::http::HeaderValue::from_str(&code).expect("a number is a header value"));
+    }
+    response
 }
 
 /// Every call to crdstore's services in a server span (child of the

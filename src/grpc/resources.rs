@@ -10,6 +10,7 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use super::convert;
+use crate::apimachinery::heavy;
 use crate::apimachinery::options::ResourceVersion;
 use crate::apimachinery::patch::PatchType;
 use crate::pb::v1 as pb;
@@ -82,7 +83,11 @@ impl CustomResources for ResourcesService {
         let req = request.into_inner();
         let r = reference(req.r#ref);
         let result = async {
-            let mut created = self.resources.create(&r, &req.object, &convert::write_options(req.options)?).await?;
+            let (resources, at, options) =
+                (Arc::clone(&self.resources), r.clone(), convert::write_options(req.options)?);
+            let body = req.object;
+            let mut created =
+                heavy::run(body.len(), async move { resources.create(&at, &body, &options).await }).await?;
             Ok(convert::with_warnings(pb::CreateResourceResponse { object: created.take_json() }, &created.warnings))
         };
         self.warned(&r, result.await)
@@ -141,7 +146,11 @@ impl CustomResources for ResourcesService {
         let req = request.into_inner();
         let r = reference(req.r#ref);
         let result = async {
-            let mut updated = self.resources.update(&r, &req.object, &convert::write_options(req.options)?).await?;
+            let (resources, at, options) =
+                (Arc::clone(&self.resources), r.clone(), convert::write_options(req.options)?);
+            let body = req.object;
+            let mut updated =
+                heavy::run(body.len(), async move { resources.update(&at, &body, &options).await }).await?;
             Ok(convert::with_warnings(pb::UpdateResourceResponse { object: updated.take_json() }, &updated.warnings))
         };
         self.warned(&r, result.await)
@@ -161,15 +170,19 @@ impl CustomResources for ResourcesService {
                 convert::known_enum("PatchResourceRequest", "subresource", req.subresource)?;
             let mut options = convert::write_options(req.options)?;
             options.force = req.force;
-            let mut patched = match subresource {
-                pb::Subresource::Unspecified => {
-                    self.resources.patch(&r, Endpoint::Main, kind, &req.patch, &options).await?
+            let endpoint = match subresource {
+                pb::Subresource::Unspecified => Endpoint::Main,
+                pb::Subresource::Status => Endpoint::Status,
+                pb::Subresource::Scale => {
+                    let mut patched = self.resources.patch_scale(&r, kind, &req.patch, &options).await?;
+                    let response = pb::PatchResourceResponse { object: patched.take_json() };
+                    return Ok(convert::with_warnings(response, &patched.warnings));
                 }
-                pb::Subresource::Status => {
-                    self.resources.patch(&r, Endpoint::Status, kind, &req.patch, &options).await?
-                }
-                pb::Subresource::Scale => self.resources.patch_scale(&r, kind, &req.patch, &options).await?,
             };
+            let (resources, at, patch) = (Arc::clone(&self.resources), r.clone(), req.patch);
+            let mut patched =
+                heavy::run(patch.len(), async move { resources.patch(&at, endpoint, kind, &patch, &options).await })
+                    .await?;
             Ok(convert::with_warnings(pb::PatchResourceResponse { object: patched.take_json() }, &patched.warnings))
         };
         self.warned(&r, result.await)

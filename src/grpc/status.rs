@@ -34,13 +34,19 @@ pub fn code(reason: Reason) -> Code {
 }
 
 /// The most bytes of a message a status carries. gRPC statuses travel in
-/// HTTP/2 trailers, which peers bound (16 KiB is common): an error that
-/// echoes a huge value must still reach the client, clipped.
-const MAX_MESSAGE_BYTES: usize = 4096;
-/// The most bytes of one field violation's description.
-const MAX_CAUSE_BYTES: usize = 512;
-/// The most field violations a status carries.
-const MAX_CAUSES: usize = 32;
+/// HTTP/2 trailers, which peers bound: the C core (grpc-python's) refuses
+/// trailers over 16 KiB as RESOURCE_EXHAUSTED "received metadata size
+/// exceeds hard limit", and from 8 KiB (its soft limit) refuses some. An
+/// error that echoes a huge value must still reach the client, clipped,
+/// with its own code: a status stays under 8 KiB of trailers.
+const MAX_MESSAGE_BYTES: usize = 1024;
+/// The most bytes of one field violation's field and of its description.
+const MAX_CAUSE_BYTES: usize = 256;
+/// The most bytes all the field violations' fields and descriptions take
+/// together. They are carried twice (in `ErrorInfo.metadata` and in
+/// `BadRequest`), base64-encoded in `grpc-status-details-bin`, which holds
+/// the message again. HTTP carries every cause whole.
+const MAX_CAUSES_BYTES: usize = 1536;
 
 /// `text` cut to at most `max` bytes at a character boundary, marked when
 /// cut.
@@ -55,6 +61,22 @@ fn clip(text: &str, max: usize) -> String {
     format!("{}...", &text[..end])
 }
 
+/// The causes a status carries, clipped, as (reason, field, message): as
+/// many as fit [`MAX_CAUSES_BYTES`].
+fn causes(err: &Error) -> Vec<(&'static str, String, String)> {
+    let mut total = 0;
+    let mut kept = Vec::new();
+    for cause in &err.details.causes {
+        let (field, message) = (clip(&cause.field, MAX_CAUSE_BYTES), clip(&cause.body(), MAX_CAUSE_BYTES));
+        total += field.len() + message.len();
+        if total > MAX_CAUSES_BYTES {
+            break;
+        }
+        kept.push((cause.cause.reason(), field, message));
+    }
+    kept
+}
+
 /// The status for a domain error. Messages and causes are clipped so the
 /// status fits the trailers any peer accepts; HTTP carries them whole.
 pub fn to_status(err: &Error) -> tonic::Status {
@@ -63,7 +85,7 @@ pub fn to_status(err: &Error) -> tonic::Status {
     metadata.insert("reason".into(), err.reason.as_str().into());
     for (key, value) in [("group", &d.group), ("kind", &d.kind), ("name", &d.name)] {
         if !value.is_empty() {
-            metadata.insert(key.into(), value.clone());
+            metadata.insert(key.into(), clip(value, MAX_CAUSE_BYTES));
         }
     }
     if let Some(token) = &d.continue_token {
@@ -72,26 +94,18 @@ pub fn to_status(err: &Error) -> tonic::Status {
     if let Some(seconds) = d.retry_after_seconds {
         metadata.insert("retryAfterSeconds".into(), seconds.to_string());
     }
-    if !d.causes.is_empty() {
-        let causes: Vec<serde_json::Value> = d
-            .causes
+    let causes = causes(err);
+    if !causes.is_empty() {
+        let json: Vec<serde_json::Value> = causes
             .iter()
-            .take(MAX_CAUSES)
-            .map(|c| {
-                let message = clip(&c.body(), MAX_CAUSE_BYTES);
-                serde_json::json!({"reason": c.cause.reason(), "field": clip(&c.field, MAX_CAUSE_BYTES), "message": message})
-            })
+            .map(|(reason, field, message)| serde_json::json!({"reason": reason, "field": field, "message": message}))
             .collect();
-        metadata.insert("causes".into(), serde_json::Value::Array(causes).to_string());
+        metadata.insert("causes".into(), serde_json::Value::Array(json).to_string());
     }
     let mut details = ErrorDetails::with_error_info(err.reason.as_str(), ERROR_DOMAIN, metadata);
-    if !d.causes.is_empty() {
-        let violations: Vec<FieldViolation> = d
-            .causes
-            .iter()
-            .take(MAX_CAUSES)
-            .map(|c| FieldViolation::new(clip(&c.field, MAX_CAUSE_BYTES), clip(&c.body(), MAX_CAUSE_BYTES)))
-            .collect();
+    if !causes.is_empty() {
+        let violations: Vec<FieldViolation> =
+            causes.into_iter().map(|(_, field, message)| FieldViolation::new(field, message)).collect();
         details.set_bad_request(violations);
     }
     tonic::Status::with_error_details(code(err.reason), clip(&err.message, MAX_MESSAGE_BYTES), details)
@@ -122,6 +136,21 @@ mod tests {
         assert_eq!(details.error_info().unwrap().reason, "Invalid");
         let fields: Vec<_> = details.bad_request().unwrap().field_violations.iter().map(|v| v.field.clone()).collect();
         assert_eq!(fields, ["spec.group", "spec.x"]);
+    }
+
+    #[test]
+    fn statuses_of_huge_errors_fit_under_the_c_cores_soft_trailer_limit_of_8_kib() {
+        let huge = "x".repeat(1 << 20);
+        let causes = (0..1000).map(|i| FieldError::invalid(format!("spec.{huge}{i}"), huge.as_str(), huge.as_str()));
+        let mut err = Error::invalid("g", "K", &huge, causes.collect());
+        err.message = huge.clone();
+        let status = to_status(&err);
+        let mut headers = tonic::metadata::MetadataMap::new().into_headers();
+        status.add_header(&mut headers).unwrap();
+        let size: usize = headers.iter().map(|(k, v)| k.as_str().len() + v.len()).sum();
+        assert!(size < 8 * 1024, "{size} bytes of trailers");
+        assert_eq!(status.code(), Code::InvalidArgument);
+        assert!(!status.get_error_details().bad_request().unwrap().field_violations.is_empty());
     }
 
     #[test]

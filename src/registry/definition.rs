@@ -182,11 +182,12 @@ fn typed(mut value: Value) -> Result<Definition> {
 pub const API_VERSION: &str = concat!(crate::storage::keys::definitions_group!(), "/v1");
 pub const KIND: &str = "CustomResourceDefinition";
 
-/// Parses a request body. Malformed JSON, a wrong apiVersion or kind, or a
+/// Parses a request body, with the paths of the fields it repeats (for
+/// `fieldValidation`). Malformed JSON, a wrong apiVersion or kind, or a
 /// value of the wrong type is a BadRequest that names the problem.
-pub fn parse(body: &[u8]) -> Result<Definition> {
+pub fn parse(body: &[u8]) -> Result<(Definition, Vec<String>)> {
     meta::check_body_size(body)?;
-    let value: Value = serde_json::from_slice(body)
+    let (value, duplicates) = crate::apimachinery::decode::parse(body)
         .map_err(|e| Error::bad_request(format!("the request body is not valid JSON: {e}")))?;
     let Some(obj) = value.as_object() else {
         return Err(Error::bad_request("the request body must be a JSON object"));
@@ -198,7 +199,7 @@ pub fn parse(body: &[u8]) -> Result<Definition> {
             "the object provided is unrecognized (must be of type {KIND} in {API_VERSION}): apiVersion {api_version:?}, kind {kind:?}"
         )));
     }
-    typed(value)
+    Ok((typed(value)?, duplicates))
 }
 
 /// Kubernetes' defaults for v1 definitions.
@@ -308,14 +309,14 @@ mod tests {
     fn feature_gates_round_trip_and_name_their_type_errors() {
         let body = br#"{"spec": {"group": "g", "customFeatureGates": {"component": "istio",
             "featureGates": [{"name": "A", "preRelease": "alpha", "fieldPaths": [".spec.a"]}]}}}"#;
-        let crd = parse(body).unwrap();
+        let crd = parse(body).unwrap().0;
         assert_eq!(crd.gates.as_ref().unwrap().component.as_deref(), Some("istio"));
         let json = to_json(&crd);
         assert_eq!(json["spec"]["customFeatureGates"]["featureGates"][0]["fieldPaths"][0], ".spec.a");
         assert_eq!(from_json(json).unwrap(), crd);
         let err = parse(br#"{"spec": {"customFeatureGates": {"featureGates": [{"enabled": "yes"}]}}}"#).unwrap_err();
         assert!(err.message.contains("spec.customFeatureGates.featureGates[0].enabled"), "{}", err.message);
-        assert!(parse(br#"{"spec": {"customFeatureGates": null}}"#).unwrap().gates.is_none());
+        assert!(parse(br#"{"spec": {"customFeatureGates": null}}"#).unwrap().0.gates.is_none());
     }
 
     #[test]
@@ -324,7 +325,7 @@ mod tests {
             {"name": "v1", "served": true, "storage": true,
              "conversion": {"declarative": {"v2": {"rename": {"from": ".spec.a", "to": ".spec.b"}}}}},
             {"name": "v2", "served": true, "storage": false, "conversion": null}]}}"#;
-        let crd = parse(body).unwrap();
+        let crd = parse(body).unwrap().0;
         assert_eq!(crd.conversions["v1"].declarative["v2"].rename.as_ref().unwrap().to, ".spec.b");
         let json = to_json(&crd);
         assert_eq!(json["spec"]["versions"][0]["conversion"]["declarative"]["v2"]["rename"]["from"], ".spec.a");
@@ -345,7 +346,7 @@ mod tests {
 
     #[test]
     fn defaults_follow_kubernetes() {
-        let mut crd = parse(br#"{"spec": {"names": {"kind": "CronTab", "plural": "crontabs"}}}"#).unwrap();
+        let mut crd = parse(br#"{"spec": {"names": {"kind": "CronTab", "plural": "crontabs"}}}"#).unwrap().0;
         apply_defaults(&mut crd);
         assert_eq!(crd.spec.names.singular.as_deref(), Some("crontab"));
         assert_eq!(crd.spec.names.list_kind.as_deref(), Some("CronTabList"));

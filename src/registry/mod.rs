@@ -21,6 +21,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde_json::Value;
 
+use crate::apimachinery::decode;
 use crate::apimachinery::list::{self, ListPage};
 use crate::apimachinery::meta;
 use crate::apimachinery::options::{ListOptions, WatchOptions, WriteOptions, Written};
@@ -124,6 +125,7 @@ impl Registry {
     }
 
     fn load(&self, name: &str) -> Result<Stored> {
+        meta::check_request_name(GROUP, KIND, name)?;
         let kv = self.store.get(&keys::definition_key(name)).ok_or_else(|| Error::not_found(GROUP, RESOURCE, name))?;
         Ok(Stored { crd: definition::decode(&kv)?, kv })
     }
@@ -140,7 +142,9 @@ impl Registry {
     }
 
     async fn create_tracked(&self, body: &[u8], options: &WriteOptions, applied: bool) -> Result<Written> {
-        let mut obj = definition::to_json(&definition::parse(body)?);
+        let (parsed, duplicates) = definition::parse(body)?;
+        let strict = decode::field_validation(decode::duplicate_fields(&duplicates), options.field_validation)?;
+        let mut obj = definition::to_json(&parsed);
         before_create_tracked(&DefinitionStrategy, &mut obj, "", &apply::tracking(Endpoint::Main, options, applied))?;
         let mut crd = definition::from_json(obj)?;
         let name = name_of(&crd).to_string();
@@ -152,7 +156,8 @@ impl Registry {
         }
         let claimed = Claimed::in_group(others.iter().map(|s| &s.crd.crd), &crd.spec.group, &name);
         naming::accept_names(&mut crd, &claimed);
-        let warnings = format_warnings(&crd, None);
+        let mut warnings = strict;
+        warnings.extend(format_warnings(&crd, None));
         if options.dry_run {
             return Ok(Written::new(definition::to_json(&crd), warnings));
         }
@@ -184,7 +189,9 @@ impl Registry {
     /// An update of a definition or its status through the strategy
     /// contract, serialized with every other definition write.
     async fn replace(&self, body: &[u8], endpoint: Endpoint, options: &WriteOptions, applied: bool) -> Result<Written> {
-        let mut obj = definition::to_json(&definition::parse(body)?);
+        let (parsed, duplicates) = definition::parse(body)?;
+        let strict = decode::field_validation(decode::duplicate_fields(&duplicates), options.field_validation)?;
+        let mut obj = definition::to_json(&parsed);
         let name = meta::meta_str(&obj, "name").to_string();
         let _serial = self.writes.lock().await;
         let old = self.load(&name)?;
@@ -194,7 +201,8 @@ impl Registry {
         let uid = meta::meta_str(&obj, "uid").to_string();
         meta::check_preconditions(&subject, &uid, meta::meta_str(&old_json, "uid"), None, old.kv.mod_revision)?;
         let tracking = apply::tracking(endpoint, options, applied);
-        let mut warnings = match endpoint {
+        let mut warnings = strict;
+        warnings.extend(match endpoint {
             // Definitions have no finalize subresource: no transport asks for it.
             Endpoint::Main | Endpoint::Finalize => {
                 before_update_tracked(&DefinitionStrategy, &mut obj, &old_json, &tracking)?
@@ -202,7 +210,7 @@ impl Registry {
             Endpoint::Status => {
                 before_update_tracked(&StatusStrategy(&DefinitionStrategy), &mut obj, &old_json, &tracking)?
             }
-        };
+        });
         let crd = definition::from_json(obj)?;
         if endpoint == Endpoint::Main {
             warnings.extend(format_warnings(&crd, Some(&old.crd)));

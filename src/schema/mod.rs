@@ -15,6 +15,8 @@ mod prune;
 pub mod structural;
 mod validate;
 
+use std::collections::BTreeSet;
+
 use indexmap::IndexMap;
 use regex::Regex;
 use serde_json::Value;
@@ -135,7 +137,18 @@ impl Schema {
     /// error, as Kubernetes does (so a stored definition whose rule no
     /// longer compiles refuses writes instead of skipping the rule).
     pub fn compile_checked(json: &Value, path: &str) -> (Result<Self, String>, Vec<FieldError>) {
-        let mut compiling = Compiling { errs: Vec::new(), total_cost: 0 };
+        Self::compile_update(json, path, &BTreeSet::new())
+    }
+
+    /// [`Schema::compile_checked`] for an update of a definition whose
+    /// rules and message expressions were `preexisting`: the calls of those
+    /// are not checked again (see `cel::Place::preexisting`).
+    pub fn compile_update(
+        json: &Value,
+        path: &str,
+        preexisting: &BTreeSet<String>,
+    ) -> (Result<Self, String>, Vec<FieldError>) {
+        let mut compiling = Compiling { errs: Vec::new(), total_cost: 0, preexisting };
         let place = Place { resource: true, cardinality: 1, uncorrelatable: None };
         let schema = compile_at(json, path, &place, &mut compiling);
         let mut errs = compiling.errs;
@@ -209,9 +222,10 @@ fn flag(json: &Value, key: &str) -> bool {
 }
 
 /// What compiling a whole schema collects: CEL problems and cost.
-struct Compiling {
+struct Compiling<'p> {
     errs: Vec<FieldError>,
     total_cost: u64,
+    preexisting: &'p BTreeSet<String>,
 }
 
 /// Where a node sits, for its CEL rules.
@@ -249,7 +263,13 @@ impl Place {
     }
 }
 
-fn compile_list(json: &Value, key: &str, path: &str, place: &Place, c: &mut Compiling) -> Result<Vec<Schema>, String> {
+fn compile_list(
+    json: &Value,
+    key: &str,
+    path: &str,
+    place: &Place,
+    c: &mut Compiling<'_>,
+) -> Result<Vec<Schema>, String> {
     json.get(key)
         .and_then(Value::as_array)
         .map(|all| {
@@ -260,7 +280,7 @@ fn compile_list(json: &Value, key: &str, path: &str, place: &Place, c: &mut Comp
 
 /// Compiles the schema node `json` at `path` (where `place` says it sits),
 /// its subschemas first, then its CEL rules.
-fn compile_at(json: &Value, path: &str, place: &Place, c: &mut Compiling) -> Result<Schema, String> {
+fn compile_at(json: &Value, path: &str, place: &Place, c: &mut Compiling<'_>) -> Result<Schema, String> {
     let properties = compile_properties(json, path, place, c)?;
     let additional = compile_additional(json, path, place, c)?;
     let pattern = compile_pattern(json, path)?;
@@ -324,7 +344,7 @@ fn compile_at(json: &Value, path: &str, place: &Place, c: &mut Compiling) -> Res
 }
 
 /// The compiled `properties` of `json`, each at its place.
-fn compile_properties(json: &Value, path: &str, place: &Place, c: &mut Compiling) -> Result<Properties, String> {
+fn compile_properties(json: &Value, path: &str, place: &Place, c: &mut Compiling<'_>) -> Result<Properties, String> {
     json.get("properties")
         .and_then(Value::as_object)
         .map(|props| {
@@ -340,7 +360,7 @@ fn compile_properties(json: &Value, path: &str, place: &Place, c: &mut Compiling
 
 /// The `additionalProperties` of `json`: forbidden, a compiled schema for
 /// the entries, or unset.
-fn compile_additional(json: &Value, path: &str, place: &Place, c: &mut Compiling) -> Result<Additional, String> {
+fn compile_additional(json: &Value, path: &str, place: &Place, c: &mut Compiling<'_>) -> Result<Additional, String> {
     Ok(match json.get("additionalProperties") {
         Some(Value::Bool(false)) => Additional::Forbidden,
         Some(schema @ Value::Object(_)) => {
@@ -373,12 +393,13 @@ fn compile_type(json: &Value, path: &str) -> Result<Option<Type>, String> {
 
 /// Compiles the node's CEL rules into `schema` and marks whether it or a
 /// subschema has rules or defaults.
-fn compile_rules(schema: &mut Schema, json: &Value, path: &str, place: &Place, c: &mut Compiling) {
+fn compile_rules(schema: &mut Schema, json: &Value, path: &str, place: &Place, c: &mut Compiling<'_>) {
     let cel_place = cel::Place {
         path,
         resource: place.resource,
         cardinality: place.cardinality,
         uncorrelatable: place.uncorrelatable.as_deref(),
+        preexisting: c.preexisting,
     };
     schema.rules = cel::compile(json, schema, &cel_place, &mut c.errs, &mut c.total_cost);
     schema.rule_need = cel::Need::merge_all(schema.rules.iter().map(|r| &r.need));

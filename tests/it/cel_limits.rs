@@ -137,7 +137,7 @@ async fn a_deep_message_expression_is_refused_at_its_field() {
 
 /// Replaces the rule of the stored Widget definition, behind the API's back,
 /// with the server stopped.
-async fn store_rule(t: &mut TestServer, rule: &str, message_expression: Option<&str>) {
+pub(crate) async fn store_rule(t: &mut TestServer, rule: &str, message_expression: Option<&str>) {
     t.server.take().unwrap().shutdown().await.unwrap();
     let (store, background) = SledStore::open(t.dir.path(), SledOptions::default()).unwrap();
     tokio::spawn(background.run());

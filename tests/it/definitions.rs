@@ -6,7 +6,7 @@ use crdstore::pb::v1 as pb;
 use serde_json::{json, Value};
 use tonic::Code;
 
-use crate::support::{self, condition, create, get, reason, update, version, violations, Crd, TestServer};
+use crate::support::{self, condition, create, get, reason, update, version, violations, Crd, Http, TestServer};
 
 #[tokio::test]
 async fn create_sets_server_fields_defaults_and_conditions() {
@@ -75,7 +75,20 @@ async fn every_violation_is_reported_at_its_field_path() {
     let err = c.create(pb::CreateDefinitionRequest { definition: crd.bytes(), options: None }).await.unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
     assert_eq!(reason(&err), "Invalid");
-    let fields = violations(&err);
+    // gRPC carries the first causes (its status must fit the trailers a
+    // C-core client accepts); HTTP carries them all.
+    let (status, body) = Http::new(&t).post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd.value).await;
+    assert_eq!(status, reqwest::StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let fields: Vec<String> = body["details"]["causes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["field"].as_str().unwrap().to_string())
+        .collect();
+    let over_grpc = violations(&err);
+    assert!(over_grpc.len() > 3 && fields.starts_with(&over_grpc), "{over_grpc:?} {fields:?}");
+    let message = body["message"].as_str().unwrap();
+    assert!(err.message().starts_with(&message[..200]), "{}", err.message());
     for expected in [
         "metadata.name",
         "spec.group",
@@ -93,13 +106,11 @@ async fn every_violation_is_reported_at_its_field_path() {
         assert!(fields.iter().any(|f| f == expected), "no violation at {expected}: {fields:?}");
     }
     assert!(
-        err.message()
-            .contains("spec.scope: Unsupported value: \"Global\": supported values: \"Cluster\", \"Namespaced\""),
-        "{}",
-        err.message()
+        message.contains("spec.scope: Unsupported value: \"Global\": supported values: \"Cluster\", \"Namespaced\""),
+        "{message}"
     );
-    assert!(err.message().contains("spec.versions[2].name: Duplicate value: \"v2\""), "{}", err.message());
-    assert!(err.message().contains("should be a json path under .spec"), "{}", err.message());
+    assert!(message.contains("spec.versions[2].name: Duplicate value: \"v2\""), "{message}");
+    assert!(message.contains("should be a json path under .spec"), "{message}");
     // Nothing was written.
     let list = c.list(pb::ListDefinitionsRequest { options: None }).await.unwrap().into_inner();
     assert!(list.items.is_empty());

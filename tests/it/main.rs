@@ -20,6 +20,7 @@ mod gc;
 mod gc_races;
 mod grpc_apply;
 mod hostile;
+mod input_bounds;
 mod kubectl;
 mod lifecycle;
 mod migration;

@@ -9,6 +9,7 @@ import time
 import queue
 from pathlib import Path
 
+import grpc
 import pytest
 
 import crdstore
@@ -408,3 +409,26 @@ def test_apply_by_two_managers_conflicts_then_forces(widgets):
     with pytest.raises(crdstore.Conflict) as stale:
         widgets.update({**forced.object, "metadata": {**forced.object["metadata"], "resourceVersion": "1"}})
     assert not isinstance(stale.value, crdstore.ApplyConflict)
+
+
+def test_a_name_of_ten_thousand_characters_is_invalid_with_a_short_message(widgets, server):
+    # The gRPC C core refuses trailers over 16 KiB as RESOURCE_EXHAUSTED
+    # "received metadata size exceeds hard limit": the error must fit them
+    # to reach this client with its own code.
+    name = "n" * 10_000
+    for call in (lambda: widgets.get(name), lambda: widgets.delete(name)):
+        with pytest.raises(crdstore.Invalid) as invalid:
+            call()
+        assert invalid.value.code == grpc.StatusCode.INVALID_ARGUMENT
+        assert len(invalid.value.message.encode()) < 1024, len(invalid.value.message)
+        assert "metadata.name: Too long: must have at most 253 bytes" in invalid.value.message
+        assert [c.field for c in invalid.value.causes] == ["metadata.name"]
+    client = crdstore.Client(server.grpc_addr, timeout=10)
+    with pytest.raises(crdstore.Invalid) as invalid:
+        client.definitions.get(name)
+    assert len(invalid.value.message.encode()) < 1024
+    with pytest.raises(crdstore.Invalid) as invalid:
+        widgets.create(widget(name))
+    assert invalid.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert len(invalid.value.message.encode()) < 1024, invalid.value.message
+    client.close()

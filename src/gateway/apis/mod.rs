@@ -6,7 +6,7 @@
 //! request, call the domain and render the answer.
 
 use axum::body::Body;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use serde_json::{json, Value};
@@ -83,7 +83,11 @@ fn path_name(name: &str) -> Result<String, Error> {
         ["/", "%"].iter().filter(|bad| name.contains(*bad)).map(|bad| format!("may not contain '{bad}'")).collect()
     };
     if !problems.is_empty() {
-        return Err(Error::bad_request(format!("Name parameter invalid: {name:?}: {}", problems.join(";"))));
+        return Err(Error::bad_request(format!(
+            "Name parameter invalid: {:?}: {}",
+            crate::error::shown(name),
+            problems.join(";")
+        )));
     }
     Ok(name.to_string())
 }
@@ -166,14 +170,8 @@ pub(super) fn method_not_allowed(method: &Method) -> Error {
 
 /// The entry point for everything under `/apis/`. Routes on the raw path.
 /// An error is a `Status` in the encoding the client accepts (YAML too).
-pub async fn handle(
-    State(api): State<Api>,
-    uri: Uri,
-    RawQuery(query): RawQuery,
-    method: Method,
-    headers: HeaderMap,
-    body: Body,
-) -> Reply {
+pub async fn handle(State(api): State<Api>, uri: Uri, method: Method, headers: HeaderMap, body: Body) -> Reply {
+    let query = super::long_uri::raw_query(&headers, &uri);
     let output = Output::of(&headers);
     match route(api, uri, query, method, headers, body).await {
         Ok(response) => Ok(response),

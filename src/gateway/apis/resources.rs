@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use super::table_shape;
 use super::{delete_code, list_json, list_meta, method_not_allowed, not_found, patch_body, patch_type, patched_code};
 use super::{write_options, yaml_watch};
+use crate::apimachinery::heavy;
 use crate::apimachinery::list::ListPage;
 use crate::apimachinery::options::{ResourceVersion, Written};
 use crate::error::Error;
@@ -187,20 +188,28 @@ impl Call<'_> {
         match (self.method, r.name.is_empty(), self.sub.as_deref()) {
             (&Method::POST, true, None) => {
                 let body = protobuf::resource_body(headers, body).await?;
-                let written = resources.create(r, &body, &write_options(params, headers)?).await?;
+                let (resources, r, options) = (Arc::clone(resources), r.clone(), write_options(params, headers)?);
+                let written =
+                    heavy::run(body.len(), async move { resources.create(&r, &body, &options).await }).await?;
                 Ok(self.answer(StatusCode::CREATED, written))
             }
             (&Method::DELETE, true, None) => self.delete_collection().await,
             (&Method::PUT, false, None) => {
                 let body = protobuf::resource_body(headers, body).await?;
-                let written = resources.update(r, &body, &write_options(params, headers)?).await?;
+                let (resources, r, options) = (Arc::clone(resources), r.clone(), write_options(params, headers)?);
+                let written =
+                    heavy::run(body.len(), async move { resources.update(&r, &body, &options).await }).await?;
                 Ok(self.answer(StatusCode::OK, written))
             }
             (&Method::PATCH, false, None | Some("status")) => {
                 let endpoint = if self.sub.is_some() { Endpoint::Status } else { Endpoint::Main };
                 let kind = patch_type(headers, self.served.strategic_merge_lists().is_some())?;
                 let (body, options) = patch_body(kind, body, params, headers)?;
-                let written = resources.patch(r, endpoint, kind, &body, &options).await?;
+                // Apply too: `patch` takes every patch type.
+                let (resources, r) = (Arc::clone(resources), r.clone());
+                let written =
+                    heavy::run(body.len(), async move { resources.patch(&r, endpoint, kind, &body, &options).await })
+                        .await?;
                 Ok(self.answer(patched_code(&written), written))
             }
             (&Method::DELETE, false, None) => self.delete().await,

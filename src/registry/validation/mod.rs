@@ -10,8 +10,12 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 use serde_json::Value;
 
 mod conversion;
+mod schemas;
+
+use std::collections::BTreeSet;
 
 use self::conversion::validate_conversion;
+use self::schemas::validate_version_schema;
 use super::conditions::{self, is_true, Approval};
 use crate::apimachinery::dns;
 use crate::error::FieldError;
@@ -29,13 +33,14 @@ fn push_all(errs: &mut Vec<FieldError>, field: &str, value: &str, problems: Vec<
 
 /// Everything wrong with a definition on its own.
 pub fn validate(crd: &CustomResourceDefinition) -> Vec<FieldError> {
-    let mut errs = validate_object(crd);
+    let mut errs = validate_object(crd, &BTreeSet::new());
     errs.extend(validate_api_approval(crd, None));
     errs
 }
 
-/// Everything wrong with a definition on its own but its API approval.
-fn validate_object(crd: &CustomResourceDefinition) -> Vec<FieldError> {
+/// Everything wrong with a definition on its own but its API approval; the
+/// calls of `preexisting` rules are not checked again (`schemas`).
+fn validate_object(crd: &CustomResourceDefinition, preexisting: &BTreeSet<String>) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let name = crd.metadata.name.as_deref().unwrap_or("");
     if name.is_empty() {
@@ -47,7 +52,7 @@ fn validate_object(crd: &CustomResourceDefinition) -> Vec<FieldError> {
         }
         push_all(&mut errs, "metadata.name", name, problems);
     }
-    errs.extend(validate_spec(&crd.spec));
+    errs.extend(validate_spec(&crd.spec, preexisting));
     errs.extend(validate_reserved_group(crd));
     if let Some(accepted) = crd.status.as_ref().and_then(|s| s.accepted_names.as_ref()) {
         errs.extend(validate_names(accepted, "status.acceptedNames"));
@@ -86,7 +91,7 @@ fn validate_api_approval(new: &CustomResourceDefinition, old: Option<&CustomReso
     }
 }
 
-fn validate_spec(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
+fn validate_spec(spec: &CustomResourceDefinitionSpec, preexisting: &BTreeSet<String>) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if spec.group.is_empty() {
         errs.push(FieldError::required("spec.group", ""));
@@ -119,7 +124,7 @@ fn validate_spec(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
         }
     }
     errs.extend(validate_names(names, "spec.names"));
-    errs.extend(validate_versions(spec));
+    errs.extend(validate_versions(spec, preexisting));
     if let Some(conversion) = &spec.conversion {
         errs.extend(validate_conversion(conversion));
     }
@@ -192,7 +197,7 @@ impl Hoisted {
     }
 }
 
-fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
+fn validate_versions(spec: &CustomResourceDefinitionSpec, preexisting: &BTreeSet<String>) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let names: Vec<Value> = spec.versions.iter().map(|v| Value::String(v.name.clone())).collect();
     if spec.versions.iter().filter(|v| v.storage).count() != 1 {
@@ -217,7 +222,7 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
             errs.push(FieldError::duplicate(format!("{path}.name"), version.name.as_str()));
         }
         if !hoisted.schema {
-            validate_version_schema(version, &format!("{path}.schema.openAPIV3Schema"), &mut errs);
+            validate_version_schema(version, &format!("{path}.schema.openAPIV3Schema"), preexisting, &mut errs);
         }
         if !hoisted.subresources {
             validate_version_subresources(
@@ -240,7 +245,7 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
             "spec.versions[0].schema.openAPIV3Schema".to_string()
         };
         if hoisted.schema {
-            validate_version_schema(first, &schema_path, &mut errs);
+            validate_version_schema(first, &schema_path, preexisting, &mut errs);
         }
         if hoisted.subresources {
             validate_version_subresources(first, "spec.subresources", &schema_path, &mut errs);
@@ -250,19 +255,6 @@ fn validate_versions(spec: &CustomResourceDefinitionSpec) -> Vec<FieldError> {
         }
     }
     errs
-}
-
-/// A version's schema, reported at `path` (its `openAPIV3Schema`).
-fn validate_version_schema(version: &CustomResourceDefinitionVersion, path: &str, errs: &mut Vec<FieldError>) {
-    match version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
-        None => errs.push(FieldError::required(path, "schemas are required")),
-        // The root's type is among the structural checks, as in Kubernetes.
-        Some(schema) => {
-            if let Some(why) = compile_errors(schema, path, errs) {
-                errs.push(FieldError::invalid_without_value(path, why));
-            }
-        }
-    }
 }
 
 /// A version's subresources at `path`; the status subresource limits the
@@ -286,25 +278,6 @@ fn validate_version_columns(version: &CustomResourceDefinitionVersion, path: &st
     for (j, column) in version.additional_printer_columns.iter().flatten().enumerate() {
         errs.extend(validate_column(column, &format!("{path}[{j}]")));
     }
-}
-
-/// Compiles a version's schema and reports what is wrong with it: why it
-/// is not structural and, as in Kubernetes only for a structural schema,
-/// what is wrong with its CEL rules, each at its path. Returns why the
-/// schema does not compile at all (a pattern that is not a regular
-/// expression), if it does not.
-fn compile_errors(schema: &JSONSchemaProps, path: &str, errs: &mut Vec<FieldError>) -> Option<String> {
-    let json = serde_json::to_value(schema).ok()?;
-    let structural = crate::schema::structural::check(&json, path);
-    let (compiled, rule_errors) = crate::schema::Schema::compile_checked(&json, path);
-    // A schema that is not structural does not compile either (an unknown
-    // type, say): the structural errors already say why.
-    if !structural.is_empty() {
-        errs.extend(structural);
-        return None;
-    }
-    errs.extend(rule_errors);
-    compiled.err()
 }
 
 /// Keywords allowed at the schema root when the status subresource is
@@ -476,7 +449,7 @@ pub fn validate_stored_versions(crd: &CustomResourceDefinition) -> Vec<FieldErro
 
 /// Everything wrong with `new` as an update of `old`.
 pub fn validate_update(new: &CustomResourceDefinition, old: &CustomResourceDefinition) -> Vec<FieldError> {
-    let mut errs = validate_object(new);
+    let mut errs = validate_object(new, &schemas::preexisting(&old.spec));
     super::selectable::ratchet(&mut errs, &new.spec, &old.spec);
     errs.extend(validate_api_approval(new, Some(old)));
     let immutable = |errs: &mut Vec<FieldError>, field: &str, new: &str, old: &str| {

@@ -25,7 +25,7 @@ use super::served::{Admission, Catalog, Served};
 use super::stored::{self, Storing};
 use super::strategy::{self, Ref, ResourceStrategy};
 use crate::apimachinery::list;
-use crate::apimachinery::options::{FieldValidation, ResourceVersion, WriteOptions, Written};
+use crate::apimachinery::options::{ResourceVersion, WriteOptions, Written};
 pub use crate::apimachinery::strategy::Endpoint;
 use crate::apimachinery::strategy::{before_create_tracked, before_update_tracked, require_resource_version, retry};
 use crate::apimachinery::strategy::{FinalizeStrategy, Operation, StatusStrategy};
@@ -121,6 +121,7 @@ impl Resources {
     /// The served definition for a single-object request, checking scope.
     fn served_object(&self, r: &Ref) -> Result<Arc<Served>> {
         let served = self.served_collection(r)?;
+        meta::check_request_name(&served.group, &served.kind, &r.name)?;
         if served.namespaced() && r.namespace.is_empty() {
             let what = format!("{}.{}.{}", r.resource, r.version, r.group);
             return Err(Error::no_resource(what, "a namespace is required"));
@@ -223,12 +224,14 @@ impl Resources {
             // Kubernetes' forbidCreateAdmission.
             let name = meta::meta_str(&request, "name");
             let mut err = Error::forbidden(format!(
-                "{}.{} {name:?} is forbidden: create not allowed while custom resource definition is terminating",
-                served.plural, served.group
+                "{}.{} {} is forbidden: create not allowed while custom resource definition is terminating",
+                served.plural,
+                served.group,
+                crate::error::quoted(name)
             ));
             err.details.group = served.group.clone();
             err.details.kind = served.plural.clone();
-            err.details.name = name.to_string();
+            err.details.name = crate::error::shown(name).into_owned();
             return Err(err);
         }
         strategy::default_type_meta(&served, r, &mut request);
@@ -361,8 +364,11 @@ impl Resources {
         endpoint: Endpoint,
         options: &WriteOptions,
     ) -> Result<Vec<String>> {
-        let Some(schema) = served.schema(version) else { return Ok(Vec::new()) };
-        let mut dropped = tracing::debug_span!("admission.prune").in_scope(|| crate::schema::prune(obj, schema));
+        let schema = served.schema(version);
+        let mut dropped = match schema {
+            Some(schema) => tracing::debug_span!("admission.prune").in_scope(|| crate::schema::prune(obj, schema)),
+            None => Vec::new(),
+        };
         let mut duplicates = duplicates.to_vec();
         if endpoint == Endpoint::Status {
             let in_status =
@@ -370,16 +376,12 @@ impl Resources {
             dropped.retain(in_status);
             duplicates.retain(in_status);
         }
-        let mut unknown: Vec<String> = duplicates.iter().map(|path| format!("duplicate field {path:?}")).collect();
-        unknown.extend(dropped.iter().map(|path| format!("unknown field {path:?}")));
-        let warnings = match options.field_validation {
-            FieldValidation::Strict if !unknown.is_empty() => {
-                return Err(Error::bad_request(format!("strict decoding error: {}", unknown.join(", "))));
-            }
-            FieldValidation::Strict | FieldValidation::Ignore => Vec::new(),
-            FieldValidation::Warn => unknown,
-        };
-        tracing::debug_span!("admission.default").in_scope(|| crate::schema::apply_defaults(obj, schema));
+        let mut unknown = decode::duplicate_fields(&duplicates);
+        unknown.extend(dropped.iter().map(|path| format!("unknown field {}", crate::error::quoted(path))));
+        let warnings = decode::field_validation(unknown, options.field_validation)?;
+        if let Some(schema) = schema {
+            tracing::debug_span!("admission.default").in_scope(|| crate::schema::apply_defaults(obj, schema));
+        }
         Ok(warnings)
     }
 

@@ -8,25 +8,9 @@
 use cel::common::ast::{CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr, LiteralValue};
 
 use super::need::Uses;
+pub use super::ty::Ty;
 use super::{escape, MAX_REQUEST_BYTES};
 use crate::schema::{Additional, Schema, Type};
-
-/// The static type of an expression, as far as this walk knows it.
-#[derive(Clone, Copy, Debug)]
-pub enum Ty<'s> {
-    /// A value typed by a schema node.
-    Node(&'s Schema),
-    Bool,
-    Int,
-    Double,
-    String,
-    /// A list or map built by the expression, with at most this many entries.
-    Collection(u64),
-    /// Anything: unknown until run time.
-    Dyn,
-    /// A known type that is none of the above (null, bytes, timestamps, ...).
-    Other,
-}
 
 /// How many entries a collection node and how many characters a string
 /// node hold at most.
@@ -97,6 +81,12 @@ pub struct Walk<'s, 'z> {
     pub uses: Uses,
     /// Problems found, each with the id of the expression at fault.
     pub problems: Vec<(u64, String)>,
+    /// Calls of functions that are not declared, or that no overload takes
+    /// (`overloads.rs`), each with the id of the call.
+    pub calls: Vec<(u64, String)>,
+    /// `oldSelf` is an optional (`optionalOldSelf`): its calls are the
+    /// optional's (`hasValue()`, `orValue()`), not its node's.
+    pub optional_old_self: bool,
     /// The ids of the field selections on values typed as (non-nullable)
     /// objects, which may be evaluated as index operations.
     pub indexable: Vec<u64>,
@@ -113,6 +103,8 @@ impl<'s, 'z> Walk<'s, 'z> {
             data_dependent: false,
             uses: Uses::default(),
             problems: Vec::new(),
+            calls: Vec::new(),
+            optional_old_self: false,
             indexable: Vec::new(),
             scope: Vec::new(),
         }
@@ -172,7 +164,7 @@ impl<'s, 'z> Walk<'s, 'z> {
                 }
                 (self.field(e.id, operand, &select.field), cost + 1)
             }
-            Expr::Call(call) => self.call_expr(call),
+            Expr::Call(call) => self.call_expr(e.id, call),
             Expr::Comprehension(c) => self.comprehension(c),
             Expr::List(list) => {
                 let mut cost = 1;
@@ -205,9 +197,10 @@ impl<'s, 'z> Walk<'s, 'z> {
 
     /// A call's type and cost: its target's and arguments' costs, one for
     /// the call, and what the function itself adds.
-    fn call_expr(&mut self, call: &CallExpr) -> (Ty<'s>, u64) {
+    fn call_expr(&mut self, id: u64, call: &CallExpr) -> (Ty<'s>, u64) {
         let mut cost = 1;
-        let target = call.target.as_ref().map(|t| {
+        let qualified = call.target.as_ref().and_then(|t| super::overloads::qualified(&t.expr, &call.func_name));
+        let target = call.target.as_ref().filter(|_| qualified.is_none()).map(|t| {
             let (ty, c) = self.expr(t);
             cost += c;
             ty
@@ -217,6 +210,17 @@ impl<'s, 'z> Walk<'s, 'z> {
             let (ty, c) = self.expr(arg);
             cost += c;
             args.push(ty);
+        }
+        let optional = |e: &IdedExpr| self.optional_old_self && matches!(&e.expr, Expr::Ident(n) if n == "oldSelf");
+        let checked_target = match &call.target {
+            Some(t) if optional(t) => Some(Ty::Dyn),
+            _ => target,
+        };
+        let checked_args: Vec<Ty<'s>> =
+            call.args.iter().zip(&args).map(|(e, ty)| if optional(e) { Ty::Dyn } else { *ty }).collect();
+        let name = qualified.as_deref().unwrap_or(&call.func_name);
+        if let Some(problem) = super::overloads::problem(name, checked_target, &checked_args) {
+            self.calls.push((id, problem));
         }
         self.consume_arguments(&call.func_name, target, &args);
         let (ty, extra) = self.call(&call.func_name, target, &args);

@@ -16,8 +16,11 @@ mod field_path;
 mod indexed;
 mod limits;
 mod need;
+mod overloads;
 mod refused;
+mod ty;
 
+use std::collections::BTreeSet;
 use std::sync::{Arc, LazyLock};
 
 use serde_json::Value;
@@ -120,6 +123,12 @@ pub struct Place<'a> {
     /// The first list above the node that does not correlate old and new
     /// items (not a `map` list), if any.
     pub uncorrelatable: Option<&'a str>,
+    /// The rules and message expressions of the definition this one
+    /// updates. As Kubernetes compiles those with the environment of stored
+    /// expressions, which declares more than new ones may use, their calls
+    /// are not refused again: an update that keeps a rule some older
+    /// version accepted is not refused for it.
+    pub preexisting: &'a BTreeSet<String>,
 }
 
 /// Compiles the rules of a node whose schema is `schema`, reporting every
@@ -233,8 +242,12 @@ fn compile_one(
 ) -> Rule {
     let rule_field = format!("{at}.rule");
     let mut walk = Walk::new(schema, place.resource, &Declared);
+    walk.optional_old_self = fields.optional_old_self.unwrap_or(false);
     let checked = parse(&fields.source).and_then(|(program, depth)| {
         let (ty, cost) = walk.value(program.expression());
+        if !place.preexisting.contains(&fields.source) {
+            walk.problems.append(&mut walk.calls);
+        }
         if let Some(problems) = render_problems(&walk.problems, &program, &fields.source) {
             return Err(Refused::Problems(problems));
         }
@@ -361,7 +374,11 @@ fn compile_message(
         }
     };
     let mut walk = Walk::new(schema, place.resource, &Declared);
+    walk.optional_old_self = raw.get("optionalOldSelf").and_then(Value::as_bool).unwrap_or(false);
     let (ty, _) = walk.value(program.expression());
+    if !place.preexisting.contains(source) {
+        walk.problems.append(&mut walk.calls);
+    }
     if let Some(problems) = render_problems(&walk.problems, &program, source) {
         errs.push(FieldError::invalid(field, raw.clone(), format!("messageExpression compilation failed: {problems}")));
         return None;

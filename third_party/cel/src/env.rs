@@ -303,6 +303,13 @@ impl Env {
         }
     }
 
+    /// The function `name` as declared with [`Env::add_overload`] and
+    /// [`Env::add_member_overload`], if it is: the signatures of its
+    /// overloads are what calls of it are resolved against.
+    pub fn function(&self, name: &str) -> Option<&FunctionDecl> {
+        self.functions.get(name)
+    }
+
     pub(crate) fn has_namespace(&self, namespace: &str) -> bool {
         self.namespaces.contains(namespace)
     }

@@ -56,6 +56,17 @@ impl FunctionDecl {
         None
     }
 
+    /// The signature of each overload, in the order declared: whether it
+    /// is a member overload, and its parameter types (a member overload's
+    /// target first), as [`find_overload`](Self::find_overload) matches
+    /// them. What a type checker needs to refuse, before evaluation, a call
+    /// that no overload can take.
+    pub fn signatures(&self) -> impl Iterator<Item = (bool, &[Type])> {
+        self.overloads
+            .iter()
+            .map(|overload| (overload.member_function, overload.arg_types.as_slice()))
+    }
+
     pub(crate) fn has_overload(&self, member_function: bool) -> bool {
         self.overloads
             .iter()

@@ -236,6 +236,12 @@ impl Type {
     pub fn kind(&self) -> Kind {
         self.kind
     }
+
+    /// Returns the type's parameters: a list's element type, a map's key
+    /// and value types, an opaque type's own.
+    pub fn parameters(&self) -> &[Cow<'static, Type>] {
+        &self.parameters
+    }
 }
 
 /// `google.protobuf.Any`. No value has this type.
