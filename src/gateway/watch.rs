@@ -2,7 +2,9 @@
 //! A revision too old to watch from is one ERROR event carrying a 410
 //! Status, as Kubernetes sends it; so is an error that ends a stream.
 
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes};
 use axum::http::header::CONTENT_TYPE;
@@ -61,6 +63,11 @@ fn frame(kind: EventType, object: &[u8]) -> Bytes {
 /// Events written at once at most: what is ready goes out in one chunk, so
 /// a batch of changes costs a watcher one write, not one per event.
 const CHUNK_EVENTS: usize = 256;
+/// And bytes in a chunk, about: a chunk stops growing once past this (a
+/// line longer than it goes alone, shared, not copied). The body is pulled
+/// by hyper as the socket drains, so an unread watch holds a chunk and
+/// hyper's write buffer, never its whole initial list.
+const CHUNK_BYTES: usize = 64 * 1024;
 
 fn error_line(err: &Error) -> Bytes {
     let event = json!({"type": "ERROR", "object": status_object(err)});
@@ -73,28 +80,47 @@ fn error_line(err: &Error) -> Bytes {
 /// `tabulate` is set. The stream holds its watch `slot` until it ends.
 pub fn stream(events: Result<WatchStream>, tabulate: Option<Tabulate>, slot: OwnedSemaphorePermit) -> Response {
     let body = match events {
-        Ok(events) => Body::from_stream(events.ready_chunks(CHUNK_EVENTS).scan(false, move |ended, items| {
-            let _slot = &slot;
-            if *ended {
-                return futures::future::ready(None);
-            }
-            let mut lines = Vec::with_capacity(items.len());
-            for item in items {
-                match item {
-                    Ok(event) => lines.push(line(&event, tabulate.as_ref())),
-                    Err(err) => {
-                        *ended = true;
-                        lines.push(error_line(&err));
-                        break;
-                    }
-                }
-            }
-            futures::future::ready(Some(Ok::<_, std::convert::Infallible>(join(lines))))
-        })),
+        Ok(events) => Body::from_stream(Chunks { events, tabulate, _slot: slot, ended: false }),
         Err(err) if err.reason == Reason::Expired => Body::from(error_line(&err)),
         Err(err) => return failure(&err),
     };
     (StatusCode::OK, [(CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// A watch's body: the lines of what is ready, up to `CHUNK_EVENTS` events
+/// and about `CHUNK_BYTES` bytes a chunk, made only when hyper asks for
+/// the next one; the first error is the last line.
+struct Chunks {
+    events: WatchStream,
+    tabulate: Option<Tabulate>,
+    _slot: OwnedSemaphorePermit,
+    ended: bool,
+}
+
+impl futures::Stream for Chunks {
+    type Item = std::result::Result<Bytes, std::convert::Infallible>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        let (mut lines, mut bytes) = (Vec::new(), 0);
+        while !this.ended && lines.len() < CHUNK_EVENTS && bytes < CHUNK_BYTES {
+            match this.events.poll_next_unpin(cx) {
+                Poll::Ready(Some(Ok(event))) => {
+                    let line = line(&event, this.tabulate.as_ref());
+                    bytes += line.len();
+                    lines.push(line);
+                }
+                Poll::Ready(Some(Err(err))) => {
+                    this.ended = true;
+                    lines.push(error_line(&err));
+                }
+                Poll::Ready(None) => this.ended = true,
+                Poll::Pending if lines.is_empty() => return Poll::Pending,
+                Poll::Pending => break,
+            }
+        }
+        Poll::Ready((!lines.is_empty()).then(|| Ok(join(lines))))
+    }
 }
 
 /// The lines as one chunk: a single line as it is (shared, not copied).

@@ -11,7 +11,8 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
-use super::stream::WatchStream;
+use super::stream::{WatchEvent, WatchStream};
+use crate::error::Result;
 
 /// Events forwarded to the transport at once at most: what is ready goes
 /// in one message of the channel, so a batch of changes costs one hand-off.
@@ -23,6 +24,10 @@ const BATCH_EVENTS: usize = 16;
 /// events a watcher, writes under the bench's watch load were still 7 s
 /// behind; with 48, 0.7 s over gRPC and 0.14 s over HTTP, medians).
 const BATCHES: usize = 2;
+/// And bytes of events (their objects' JSON) in a batch at most, but for
+/// one event: what a watch holds in the pool's queue is a few MiB however
+/// large its objects (48 events of 3 MiB would be 144 MiB).
+const BATCH_BYTES: usize = 1 << 20;
 
 /// The default `nice` of the pool: 0, watches produced on the request
 /// runtime. Under a watch load larger than the machine, a pool trades the
@@ -70,7 +75,7 @@ impl Pool {
         let Some(runtime) = &self.runtime else { return events };
         let (tx, rx) = mpsc::channel(BATCHES);
         runtime.spawn(async move {
-            let mut batches = events.ready_chunks(BATCH_EVENTS);
+            let mut batches = Box::pin(batched(events));
             loop {
                 tokio::select! {
                     biased;
@@ -107,6 +112,28 @@ impl Drop for Pool {
             runtime.shutdown_background();
         }
     }
+}
+
+/// `events` in batches of what is ready, at most `BATCH_EVENTS` events and
+/// about `BATCH_BYTES` bytes each. Each event's JSON is serialized here, on
+/// the pool's thread (every transport but tables sends it, and shares it).
+fn batched(mut events: WatchStream) -> impl futures::Stream<Item = Vec<Result<WatchEvent>>> {
+    async_stream::stream! {
+        while let Some(first) = events.next().await {
+            let mut bytes = size(&first);
+            let mut batch = vec![first];
+            while batch.len() < BATCH_EVENTS && bytes < BATCH_BYTES {
+                let Some(Some(next)) = futures::FutureExt::now_or_never(events.next()) else { break };
+                bytes += size(&next);
+                batch.push(next);
+            }
+            yield batch;
+        }
+    }
+}
+
+fn size(event: &Result<WatchEvent>) -> usize {
+    event.as_ref().map_or(0, |e| e.object.json().len())
 }
 
 /// Adds `nice` to the calling thread's nice value, at most 19 (Linux's

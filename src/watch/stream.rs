@@ -65,8 +65,36 @@ pub struct WatchSpec {
     pub ends: Option<std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>>,
 }
 
-/// How many objects the initial events of a watch read at a time.
+/// How many objects the initial events of a watch read at a time at most.
 const INITIAL_PAGE: usize = 500;
+/// And how many bytes of stored objects, about: a page is sized by the
+/// largest object seen so far and cut back to this once read, so what an
+/// unread watch holds of its initial list is a constant, not the list.
+pub const INITIAL_PAGE_BYTES: usize = 4 << 20;
+
+/// How many objects the next page of initial events reads, the largest
+/// object so far being `largest` bytes.
+fn page_limit(largest: usize) -> usize {
+    (INITIAL_PAGE_BYTES / largest.max(1)).clamp(1, INITIAL_PAGE)
+}
+
+/// A page of initial events cut back to `INITIAL_PAGE_BYTES` (at least one
+/// object: one over it is delivered alone).
+fn within_budget(mut page: Range) -> Range {
+    let (mut bytes, mut keep) = (0, 0);
+    for kv in &page.items {
+        let size = kv.key.len() + kv.value.len();
+        if keep > 0 && bytes + size > INITIAL_PAGE_BYTES {
+            break;
+        }
+        (bytes, keep) = (bytes + size, keep + 1);
+    }
+    if keep < page.items.len() {
+        page.items.truncate(keep);
+        page.more = true;
+    }
+    page
+}
 
 fn expired(err: StorageError) -> Error {
     err.into()
@@ -168,9 +196,10 @@ async fn starting_point(
         if let Some(rv) = requested {
             crate::apimachinery::list::wait_for_revision(store, rv).await?;
         }
-        // One page now, the rest as the client reads: an unread watcher
-        // holds a page of the initial list, never the whole of it.
-        let range = store.range(prefix, None, ReadAt::Latest, INITIAL_PAGE, &mut |_| true).map_err(expired)?;
+        // One object now, the rest a page at a time as the client reads:
+        // an unread watcher holds a page of the initial list, at most
+        // `INITIAL_PAGE_BYTES` of it, never the whole of it.
+        let range = store.range(prefix, None, ReadAt::Latest, 1, &mut |_| true).map_err(expired)?;
         (range.revision, Some(range))
     } else {
         let from = match requested {
@@ -198,9 +227,14 @@ fn initial_events<'a>(
     from: Revision,
 ) -> impl futures::Stream<Item = Result<WatchEvent>> + 'a {
     async_stream::stream! {
+        let mut largest = 0;
         loop {
-            for kv in &page.items {
-                match prepare(lens, kv).await {
+            let more = page.more;
+            let after = page.items.last().map(|last| last.key.clone());
+            // Each object is let go of once delivered.
+            for kv in std::mem::take(&mut page.items) {
+                largest = largest.max(kv.key.len() + kv.value.len());
+                match prepare(lens, &kv).await {
                     Ok(object) if lens.matches.as_ref().is_none_or(|m| m(&object.value)) => {
                         yield Ok(WatchEvent { kind: EventType::Added, object });
                     }
@@ -211,10 +245,10 @@ fn initial_events<'a>(
                     }
                 }
             }
-            let Some(last) = page.items.last().filter(|_| page.more) else { break };
-            let after = last.key.clone();
-            page = match store.range(&spec.prefix, Some(&after), ReadAt::Revision(from), INITIAL_PAGE, &mut |_| true) {
-                Ok(next) => next,
+            let Some(after) = after.filter(|_| more) else { break };
+            let limit = page_limit(largest);
+            page = match store.range(&spec.prefix, Some(&after), ReadAt::Revision(from), limit, &mut |_| true) {
+                Ok(next) => within_budget(next),
                 Err(err) => {
                     yield Err(expired(err));
                     return;
@@ -381,6 +415,30 @@ mod tests {
             stopped: stopped.clone(),
             ends: None,
         }
+    }
+
+    fn kv(key: &str, bytes: usize) -> KeyValue {
+        let revision = Revision::new(1);
+        KeyValue { key: key.into(), value: vec![b'x'; bytes].into(), create_revision: revision, mod_revision: revision }
+    }
+
+    #[test]
+    fn a_page_of_initial_events_holds_a_few_mib_whatever_its_objects() {
+        let page = |sizes: &[usize]| Range {
+            items: sizes.iter().enumerate().map(|(i, n)| kv(&format!("/w/{i}"), *n)).collect(),
+            revision: Revision::new(1),
+            more: false,
+        };
+        let cut = within_budget(page(&[1 << 20; 10]));
+        assert_eq!((cut.items.len(), cut.more), (3, true), "three 1 MiB objects and a bit fit in 4 MiB");
+        let whole = within_budget(page(&[1024; 10]));
+        assert_eq!((whole.items.len(), whole.more), (10, false));
+        let alone = within_budget(page(&[3 << 20, 3 << 20]));
+        assert_eq!((alone.items.len(), alone.more), (1, true), "an object over the budget goes alone");
+        assert_eq!(page_limit(0), INITIAL_PAGE);
+        assert_eq!(page_limit(1024), INITIAL_PAGE);
+        assert_eq!(page_limit(1 << 20), 4);
+        assert_eq!(page_limit(3 << 20), 1);
     }
 
     /// A thousand watchers of an added, a modified and a deleted object get
