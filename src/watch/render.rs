@@ -94,15 +94,40 @@ impl Rendered {
 /// the rest read side by side instead of queueing. Each shard is bounded
 /// and emptied when it fills.
 pub struct RenderCache {
-    shards: Vec<std::sync::RwLock<RenderShard>>,
+    shards: Vec<Shard>,
+}
+
+struct Shard {
+    map: std::sync::RwLock<RenderShard>,
+    /// Held while a large object of the shard renders, so the watchers
+    /// that ask for it at once wait for one rendering instead of each
+    /// making their own.
+    rendering: std::sync::Mutex<()>,
 }
 
 /// By mod revision: each key written at it, its versions rendered.
-type RenderShard = std::collections::HashMap<Revision, Vec<(Arc<str>, Arc<str>, Object)>, RevisionHash>;
+type Entries = std::collections::HashMap<Revision, Vec<(Arc<str>, Arc<str>, Object)>, RevisionHash>;
+
+/// One shard: its entries and what they cost (`rendering_cost`).
+#[derive(Default)]
+struct RenderShard {
+    entries: Entries,
+    bytes: usize,
+}
 
 /// Entries a render cache holds, over all shards, before shards start over.
 const RENDER_CACHE_ENTRIES: usize = 16_384;
 const RENDER_CACHE_SHARDS: usize = 16;
+/// What the renderings a render cache holds cost at most, over all shards
+/// (but for one entry a shard: an object larger than a shard's part still
+/// renders once for the watchers of its change).
+pub const RENDER_CACHE_BYTES: usize = 64 << 20;
+
+/// What holding the rendering of a stored value costs, about: the value as
+/// a `Value`, its JSON and a frame of it, each about the stored bytes.
+fn rendering_cost(kv: &KeyValue) -> usize {
+    3 * (kv.value.len() + kv.key.len()) + 256
+}
 
 /// A hasher for revisions: one multiplication (revisions are already unique).
 #[derive(Default, Clone, Copy)]
@@ -136,44 +161,82 @@ impl std::hash::Hasher for RevisionHasher {
 
 impl Default for RenderCache {
     fn default() -> Self {
-        Self { shards: (0..RENDER_CACHE_SHARDS).map(|_| std::sync::RwLock::new(RenderShard::default())).collect() }
+        let shard = || Shard { map: Default::default(), rendering: Default::default() };
+        Self { shards: (0..RENDER_CACHE_SHARDS).map(|_| shard()).collect() }
     }
 }
 
 impl RenderCache {
     /// The rendered object for `kv` at `version`, rendering it with `render`
-    /// the first time.
+    /// the first time. A large object (`HEAVY_BYTES`) renders once however
+    /// many ask for it at once, and off the async workers, its JSON with it:
+    /// a hundred watches starting over objects of 1 MiB would otherwise
+    /// hold every worker, and health checks wait behind them.
     pub fn get_or_render(
         &self,
         kv: &KeyValue,
         version: &Arc<str>,
         render: impl FnOnce() -> Result<Value>,
     ) -> Result<Object> {
-        let revision = kv.mod_revision;
-        let shard = &self.shards[(revision.get() as u64 % RENDER_CACHE_SHARDS as u64) as usize];
-        let cached = |map: &RenderShard| {
-            map.get(&revision)
-                .and_then(|entries| {
-                    entries.iter().find(|(key, v, _)| {
-                        (Arc::ptr_eq(key, &kv.key) || **key == *kv.key) && (Arc::ptr_eq(v, version) || **v == **version)
-                    })
-                })
-                .map(|(_, _, o)| o.clone())
-        };
-        if let Some(hit) = cached(&shard.read().expect("render cache lock")) {
+        let shard = &self.shards[(kv.mod_revision.get() as u64 % RENDER_CACHE_SHARDS as u64) as usize];
+        if let Some(hit) = cached(&shard.map.read().expect("render cache lock"), kv, version) {
             return Ok(hit);
         }
-        let object = Rendered::new(render()?);
-        let mut map = shard.write().expect("render cache lock");
-        if let Some(raced) = cached(&map) {
-            return Ok(raced);
+        if kv.value.len() < HEAVY_BYTES {
+            return Ok(insert(shard, kv, version, Rendered::new(render()?)));
         }
-        if map.len() >= RENDER_CACHE_ENTRIES / RENDER_CACHE_SHARDS {
-            map.clear();
-        }
-        map.entry(revision).or_default().push((kv.key.clone(), version.clone(), object.clone()));
-        Ok(object)
+        off_workers(|| {
+            let _one = shard.rendering.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if let Some(hit) = cached(&shard.map.read().expect("render cache lock"), kv, version) {
+                return Ok(hit);
+            }
+            let object = Rendered::new(render()?);
+            object.json_bytes();
+            Ok(insert(shard, kv, version, object))
+        })
     }
+}
+
+/// Stored values from this size on render off the async workers.
+const HEAVY_BYTES: usize = 64 * 1024;
+
+/// Runs `work` where it does not hold an async worker: on a multi-threaded
+/// runtime the worker's other tasks move to another thread meanwhile.
+fn off_workers<T>(work: impl FnOnce() -> T) -> T {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => tokio::task::block_in_place(work),
+        _ => work(),
+    }
+}
+
+/// The rendering of `kv` at `version` that `shard` holds.
+fn cached(shard: &RenderShard, kv: &KeyValue, version: &Arc<str>) -> Option<Object> {
+    let entries = shard.entries.get(&kv.mod_revision)?;
+    let found = entries.iter().find(|(key, v, _)| {
+        (Arc::ptr_eq(key, &kv.key) || **key == *kv.key) && (Arc::ptr_eq(v, version) || **v == **version)
+    });
+    found.map(|(_, _, o)| o.clone())
+}
+
+/// Keeps `object`, the rendering of `kv` at `version`, in `shard` (which
+/// starts over when full), unless another rendering got there first: the
+/// one kept is returned.
+fn insert(shard: &Shard, kv: &KeyValue, version: &Arc<str>, object: Object) -> Object {
+    let mut map = shard.map.write().expect("render cache lock");
+    if let Some(raced) = cached(&map, kv, version) {
+        return raced;
+    }
+    let cost = rendering_cost(kv);
+    if map.entries.len() >= RENDER_CACHE_ENTRIES / RENDER_CACHE_SHARDS
+        || map.bytes + cost > RENDER_CACHE_BYTES / RENDER_CACHE_SHARDS
+    {
+        map.entries.clear();
+        map.bytes = 0;
+    }
+    map.bytes += cost;
+    map.entries.entry(kv.mod_revision).or_default().push((kv.key.clone(), version.clone(), object.clone()));
+    object
 }
 
 /// The kind of a watch event.
@@ -221,6 +284,26 @@ mod tests {
             create_revision: revision,
             mod_revision: revision,
         }
+    }
+
+    #[test]
+    fn large_renderings_are_held_within_the_byte_budget() {
+        let cache = RenderCache::default();
+        let v1 = Arc::<str>::from("v1");
+        let big = "x".repeat(1 << 20);
+        let held = |cache: &RenderCache| cache.shards.iter().map(|s| s.map.read().unwrap().bytes).sum::<usize>();
+        let one = rendering_cost(&stored("/k0", 1, &big));
+        for revision in 1..=400 {
+            let kv = stored(&format!("/k{revision}"), revision, &big);
+            cache.get_or_render(&kv, &v1, || Ok(Value::Null)).unwrap();
+            assert!(held(&cache) <= RENDER_CACHE_BYTES + RENDER_CACHE_SHARDS * one, "{} bytes held", held(&cache));
+        }
+        // Only over the budget did shards start over: the newest is cached.
+        let renders = std::cell::Cell::new(0);
+        let again = stored("/k400", 400, &big);
+        cache.get_or_render(&again, &v1, || Ok(Value::from(renders.replace(1)))).unwrap();
+        assert_eq!(renders.get(), 0, "the newest rendering is still shared");
+        assert!(held(&cache) >= RENDER_CACHE_BYTES / 4, "the cache still holds renderings");
     }
 
     #[test]
