@@ -16,9 +16,16 @@ pub(super) struct Logged {
     pub events: Vec<Event>,
 }
 
+/// What one read of the log holds at most, in bytes of the events' keys and
+/// values (but for one revision, which is read whole): a watcher catching
+/// up, a backup, an older read each hold about this much of the log at
+/// once, however large its objects.
+pub(super) const READ_BYTES: usize = 4 << 20;
+
 /// Reads whole revisions `from..=to` from the log, checking none is missing,
-/// stopping after about `max` entries (the caller goes on from the last).
-/// Watch replay, historical reads and backup images all read it here.
+/// stopping after about `max` entries or `READ_BYTES` bytes (the caller goes
+/// on from the last). Watch replay, historical reads and backup images all
+/// read it here.
 pub(super) fn read_log(
     tree: &sled::Tree,
     compacted: &dyn Fn() -> Revision,
@@ -27,10 +34,12 @@ pub(super) fn read_log(
     max: usize,
 ) -> Result<Vec<Logged>, StorageError> {
     let mut out: Vec<Logged> = Vec::new();
+    let mut bytes = 0;
     for (count, item) in tree.range(keys::log_start(from)..keys::log_start(to + 1)).enumerate() {
         let (k, v) = item.map_err(sled_err)?;
         let rev = keys::log_revision(&k).ok_or_else(|| StorageError::Internal("corrupt log key".into()))?;
         let (event, committed_at_ms) = codec::decode_event(rev, &v)?;
+        bytes += k.len() + v.len();
         match out.last_mut() {
             Some(last) if last.revision == rev => last.events.push(event),
             last => {
@@ -38,7 +47,7 @@ pub(super) fn read_log(
                 if rev != expected {
                     return Err(gap(compacted(), expected));
                 }
-                if count >= max {
+                if count >= max || (bytes > READ_BYTES && !out.is_empty()) {
                     return Ok(out);
                 }
                 out.push(Logged { revision: rev, committed_at_ms, events: vec![event] });

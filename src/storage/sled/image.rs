@@ -100,13 +100,16 @@ impl Items {
         }
         let shared = self.shared.upgrade().ok_or_else(super::closed)?;
         let to = (self.next + (REVISIONS_PER_STEP - 1)).min(self.end);
+        // Up to `to`, or fewer revisions when they hold more than a read of
+        // the log does (`history::READ_BYTES`): a backup of large objects
+        // holds a few MiB of the log at a time.
         let chunk = super::history::read_shared_log(&shared, self.next, to, usize::MAX)?;
+        self.next = chunk.last().map_or(to + 1, |l| l.revision + 1);
         self.buffer.extend(chunk.into_iter().map(|l| ImageItem::History {
             revision: l.revision,
             committed_at_ms: l.committed_at_ms,
             events: l.events,
         }));
-        self.next = to + 1;
         Ok(())
     }
 }
@@ -302,6 +305,29 @@ mod tests {
         let (_, _, again) = collect(restored.image().unwrap());
         assert_eq!(again, items);
         restored.close().await;
+    }
+
+    #[tokio::test]
+    async fn large_revisions_are_read_a_few_mib_at_a_time_and_all_of_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _bg) = SledStore::open(dir.path(), options(100)).unwrap();
+        for i in 0..12 {
+            store.commit(vec![Op::create(format!("/k/{i}"), vec![b'x'; 1 << 20])]).await.unwrap();
+        }
+        let end = store.current_revision();
+        let chunk = super::super::history::read_shared_log(&store.shared, Revision::new(1), end, usize::MAX).unwrap();
+        assert!((1..=5).contains(&chunk.len()), "{} revisions of 1 MiB in one read", chunk.len());
+        let (revision, compacted, items) = collect(store.image().unwrap());
+        let history: Vec<Revision> = items
+            .iter()
+            .filter_map(|i| match i {
+                ImageItem::History { revision, .. } => Some(*revision),
+                ImageItem::Object(_) => None,
+            })
+            .collect();
+        assert_eq!(history, (compacted.get() + 1..=revision.get()).map(Revision::new).collect::<Vec<_>>());
+        assert_eq!(history.len(), 12);
+        store.close().await;
     }
 
     #[tokio::test]
