@@ -12,7 +12,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use crdstore::server::{Config, Server, DEFAULT_BODY_TIMEOUT, DEFAULT_HEAD_TIMEOUT, DEFAULT_MAX_WATCHES};
+use crdstore::server::{
+    Config, Server, DEFAULT_BODY_TIMEOUT, DEFAULT_HEAD_TIMEOUT, DEFAULT_MAX_BACKUPS, DEFAULT_MAX_WATCHES,
+};
 use crdstore::storage::HistoryWindow;
 use crdstore::telemetry::LogFormat;
 use crdstore::watch::stream::WatchDefaults;
@@ -85,6 +87,11 @@ struct ServeArgs {
     /// (RESOURCE_EXHAUSTED) with a retry delay.
     #[arg(long, env = "CRDSTORE_MAX_WATCHES", default_value_t = DEFAULT_MAX_WATCHES)]
     max_watches: usize,
+    /// The most backups (`Maintenance/Backup`) running at once; more get
+    /// RESOURCE_EXHAUSTED (TooManyRequests) with a retry delay.
+    #[arg(long, env = "CRDSTORE_MAX_BACKUPS", default_value_t = DEFAULT_MAX_BACKUPS,
+          value_parser = clap::builder::TypedValueParser::map(clap::value_parser!(u32).range(1..), |n| n as usize))]
+    max_backups: usize,
     /// How much higher (1 to 19; 10 is the usual value) than the server's
     /// the `nice` is of threads of their own that produce watch events, so
     /// that requests come first when watch delivery wants more CPU than the
@@ -159,6 +166,7 @@ impl ServeArgs {
             head_timeout: Duration::from_secs(self.head_timeout_seconds.max(1)),
             body_timeout: Duration::from_secs(self.body_timeout_seconds.max(1)),
             max_watches: self.max_watches,
+            max_backups: self.max_backups,
             watch_nice: self.watch_nice,
             migration: crdstore::migration::MigrationOptions { rate: self.migration_rate },
             conversion_webhook_timeout: Duration::from_secs(self.conversion_webhook_timeout_seconds.max(1)),

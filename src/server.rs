@@ -50,6 +50,8 @@ pub struct Config {
     pub body_timeout: Duration,
     /// The most watches open at once, over gRPC and HTTP together.
     pub max_watches: usize,
+    /// The most backups (`Maintenance/Backup`) running at once.
+    pub max_backups: usize,
     /// How much lower than requests' the OS priority of the threads that
     /// produce watches is (their `nice`, 1 to 19); 0 produces them on the
     /// request runtime (`watch::pool`).
@@ -73,6 +75,9 @@ pub const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(60);
 /// The default `Config::max_watches`.
 pub const DEFAULT_MAX_WATCHES: usize = 1024;
+/// The default `Config::max_backups`: a backup reads the whole store, and
+/// each one running holds its image's buffers and a blocking thread.
+pub const DEFAULT_MAX_BACKUPS: usize = 2;
 
 impl Config {
     /// Defaults for a data directory, on ephemeral loopback ports.
@@ -87,6 +92,7 @@ impl Config {
             head_timeout: DEFAULT_HEAD_TIMEOUT,
             body_timeout: DEFAULT_BODY_TIMEOUT,
             max_watches: DEFAULT_MAX_WATCHES,
+            max_backups: DEFAULT_MAX_BACKUPS,
             watch_nice: crate::watch::pool::DEFAULT_NICE,
             migration: crate::migration::MigrationOptions::default(),
             conversion_webhook_timeout: crate::conversion::webhook::DEFAULT_TIMEOUT,
@@ -416,8 +422,8 @@ impl Server {
         };
         let api = crate::gateway::Api { registry: registry.clone(), resources: resources.clone(), limits };
         observe_store(&store, &registry);
-        let routes =
-            crate::grpc::routes(store.clone(), registry, resources, migrations.clone(), watches, watch_pool).await?;
+        let limits = crate::grpc::Limits { watches, pool: watch_pool, max_backups: config.max_backups };
+        let routes = crate::grpc::routes(store.clone(), registry, resources, migrations.clone(), limits).await?;
         // Migrations that had not ended when the server last stopped go on,
         // and each one created from now on runs.
         tokio::spawn(migrations.clone().control());

@@ -1,13 +1,16 @@
 //! The `Maintenance` service: a backup of the running store, streamed as the
 //! bytes of its snapshot file (`storage::snapshot`), read off the async
-//! workers and sent as the client takes them.
+//! workers and sent as the client takes them. At most `--max-backups` run
+//! at once, each on one blocking thread holding a few MiB (its snapshot's
+//! buffers and one message queued); more are Kubernetes' TooManyRequests,
+//! RESOURCE_EXHAUSTED, with the seconds to wait.
 
 use std::io::{self, Write};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
@@ -19,17 +22,37 @@ use crate::storage::snapshot::{self, Phase, SnapshotError};
 use crate::storage::Storage;
 
 /// The most snapshot bytes in one message (well under the 4 MiB clients
-/// accept by default).
-const CHUNK_BYTES: usize = 1024 * 1024;
+/// accept by default, and small, since a slow reader's backup holds a few).
+const CHUNK_BYTES: usize = 256 * 1024;
+/// Messages made and not yet taken by the transport: a slow reader holds
+/// this one, the one being sent and the snapshot's buffers, and its
+/// backup's thread waits.
+const QUEUED: usize = 1;
+/// Seconds a backup refused for the limit is told to wait.
+const RETRY_SECONDS: u32 = 1;
 
 /// The service over the store.
 pub struct MaintenanceService {
     store: Arc<dyn Storage>,
+    /// One permit per backup that may run at once.
+    backups: Arc<Semaphore>,
 }
 
 impl MaintenanceService {
-    pub fn new(store: Arc<dyn Storage>) -> Self {
-        Self { store }
+    /// The service, running at most `max_backups` backups at once.
+    pub fn new(store: Arc<dyn Storage>, max_backups: usize) -> Self {
+        Self { store, backups: Arc::new(Semaphore::new(max_backups)) }
+    }
+
+    /// A slot for one more backup, held until its snapshot is written or its
+    /// client is gone; none left is TooManyRequests with a retry delay.
+    fn slot(&self) -> Result<OwnedSemaphorePermit, Status> {
+        self.backups.clone().try_acquire_owned().map_err(|_| {
+            let mut err =
+                Error::too_many_requests("Too many requests, please try again later: too many backups are running");
+            err.details.retry_after_seconds = Some(RETRY_SECONDS);
+            Status::from(err)
+        })
     }
 }
 
@@ -65,10 +88,13 @@ impl Chunks {
 }
 
 impl Write for Chunks {
+    /// Takes at most what fills the buffer, so it never holds more than a
+    /// message however large the record being written.
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.buffer.extend_from_slice(bytes);
+        let taken = bytes.len().min(CHUNK_BYTES - self.buffer.len());
+        self.buffer.extend_from_slice(&bytes[..taken]);
         self.send(false)?;
-        Ok(bytes.len())
+        Ok(taken)
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -88,13 +114,14 @@ impl Maintenance for MaintenanceService {
     type BackupStream = ChunkStream;
 
     async fn backup(&self, _request: Request<pb::BackupRequest>) -> Result<Response<ChunkStream>, Status> {
+        let slot = self.slot()?;
         // Off the workers: it waits for a compaction pass under way.
         let store = self.store.clone();
         let image = tokio::task::spawn_blocking(move || store.image())
             .await
             .map_err(|err| Error::internal(format!("backup task failed: {err}")))?
             .map_err(Error::from)?;
-        let (tx, rx) = mpsc::channel(4);
+        let (tx, rx) = mpsc::channel(QUEUED);
         let done = Arc::new(AtomicU64::new(0));
         let mut chunks = Chunks {
             tx: tx.clone(),
@@ -109,6 +136,7 @@ impl Maintenance for MaintenanceService {
             }
         });
         tokio::task::spawn_blocking(move || {
+            let _slot = slot;
             let written = snapshot::write(image, &mut chunks, &progress);
             match written {
                 Ok(summary) => {

@@ -25,22 +25,30 @@ use crate::watch::pool::Pool;
 /// domain with a clear error; this leaves room for the envelope).
 pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
+/// What the gRPC services bound: watches hold one of `watches` each
+/// (shared with the HTTP gateway) and are produced on `pool`; at most
+/// `max_backups` backups run at once.
+pub struct Limits {
+    pub watches: Arc<Semaphore>,
+    pub pool: Arc<Pool>,
+    pub max_backups: usize,
+}
+
 /// Every gRPC service crdstore serves, with health reporting SERVING for
 /// them, and reflection over the crdstore protos. `store` is what
-/// `Maintenance` backs up; `migrations` serves `StorageVersionMigrations`;
-/// watches hold one of `watches` each and are produced on `pool`.
+/// `Maintenance` backs up; `migrations` serves `StorageVersionMigrations`.
 pub async fn routes(
     store: Arc<dyn Storage>,
     registry: Arc<Registry>,
     resources: Arc<Resources>,
     migrations: Arc<Migrations>,
-    watches: Arc<Semaphore>,
-    pool: Arc<Pool>,
+    limits: Limits,
 ) -> Result<Routes, Box<dyn std::error::Error + Send + Sync>> {
     use pb::v1::custom_resource_definitions_server::CustomResourceDefinitionsServer;
     use pb::v1::custom_resources_server::CustomResourcesServer;
     use pb::v1::maintenance_server::MaintenanceServer;
     use pb::v1::storage_version_migrations_server::StorageVersionMigrationsServer;
+    let Limits { watches, pool, max_backups } = limits;
     let (health_reporter, health) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<CustomResourceDefinitionsServer<definitions::DefinitionsService>>().await;
     health_reporter.set_serving::<CustomResourcesServer<resources::ResourcesService>>().await;
@@ -63,7 +71,7 @@ pub async fn routes(
     .max_decoding_message_size(MAX_MESSAGE_BYTES);
     let resources = CustomResourcesServer::new(resources::ResourcesService::new(resources, watches, pool))
         .max_decoding_message_size(MAX_MESSAGE_BYTES);
-    let maintenance = MaintenanceServer::new(maintenance::MaintenanceService::new(store));
+    let maintenance = MaintenanceServer::new(maintenance::MaintenanceService::new(store, max_backups));
     let routes = Routes::new(health)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

@@ -51,6 +51,9 @@ const TRAILER_LEN: u64 = 13;
 const MAX_RECORD: u32 = 256 * 1024 * 1024;
 /// Buffers of files and streams.
 const BUFFER: usize = 1024 * 1024;
+/// The buffer of a snapshot being written: what a backup whose reader is
+/// slow holds, beside the record it is writing and its transport's.
+const WRITE_BUFFER: usize = 256 * 1024;
 
 const OBJECT: u8 = b'O';
 const HISTORY: u8 = b'H';
@@ -297,7 +300,8 @@ pub fn write(image: Image, out: impl Write, progress: &Progress) -> Result<Summa
     let header = Header { revision: image.revision, compacted: image.compacted, objects: image.objects, created_at_ms };
     let total = header.records();
     let context = "writing the snapshot";
-    let mut out = Summing { inner: BufWriter::with_capacity(BUFFER, out), crc: crc32fast::Hasher::new(), written: 0 };
+    let mut out =
+        Summing { inner: BufWriter::with_capacity(WRITE_BUFFER, out), crc: crc32fast::Hasher::new(), written: 0 };
     out.put(&header.encode()).map_err(io_err(context))?;
     progress(Phase::Backup, 0, total);
     let mut done = 0u64;
