@@ -5,7 +5,9 @@
 //! definitions carry (calls checked against the declared overloads), the
 //! bound on what error messages echo; and the splice of stored
 //! bytes that reads answer, and the compact scan it and the declarative
-//! engine read stored bytes with, against serde's reader and the `Value` path. Each property feeds inputs near the
+//! engine read stored bytes with, against serde's reader and the `Value` path;
+//! and a watch's initial list over objects of any size, read a few MiB at a
+//! time, delivered whole and in order. Each property feeds inputs near the
 //! grammar plus raw arbitrary bytes and asserts there is no panic and that a
 //! refusal is the client's fault (BadRequest, Invalid, RequestEntityTooLarge),
 //! never an InternalError. Case counts are bounded so the whole binary stays
@@ -597,5 +599,64 @@ proptest! {
             _ => format!("{}self.a > 0", "self.a > 0 && ".repeat(depth)),
         };
         check_rule(&rule)?;
+    }
+}
+
+/// The initial events of a watch over `sizes` objects (each `size` bytes of
+/// padding), in key order.
+fn initial_events(sizes: &[usize]) -> Vec<(String, usize)> {
+    use crdstore::storage::sled::{SledOptions, SledStore};
+    use crdstore::storage::{Op, Storage};
+    use crdstore::watch::stream::{self, Rendered, WatchSpec};
+    use futures::StreamExt;
+    use std::sync::Arc;
+    use std::time::Duration;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _background) = SledStore::open(dir.path(), SledOptions::default()).unwrap();
+        let store: Arc<dyn Storage> = Arc::new(store);
+        let ops = sizes.iter().enumerate().map(|(i, size)| {
+            Op::create(format!("/w/{i:03}"), serde_json::to_vec(&json!({"i": i, "pad": "x".repeat(*size)})).unwrap())
+        });
+        store.commit(ops.collect()).await.unwrap();
+        let (_stop, stopped) = tokio::sync::watch::channel(false);
+        let spec = WatchSpec {
+            prefix: "/w/".into(),
+            options: Default::default(),
+            decode: Arc::new(|kv| Ok(Rendered::new(serde_json::from_slice(&kv.value).unwrap()))),
+            matches: None,
+            bookmark: Arc::new(|_, _| Value::Null),
+            bookmark_interval: Duration::from_secs(3600),
+            default_timeout: Duration::from_secs(3600),
+            stopped,
+            ends: None,
+        };
+        let events = stream::start(store, spec).await.unwrap().take(sizes.len());
+        let events: Vec<_> = tokio::time::timeout(Duration::from_secs(30), events.collect()).await.unwrap();
+        events
+            .into_iter()
+            .map(|e| {
+                let value = &e.unwrap().object.value;
+                (format!("/w/{:03}", value["i"].as_u64().unwrap()), value["pad"].as_str().unwrap().len())
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    // Each case writes up to 10 objects of up to 3 MiB: sizes on both
+    // sides of what a page of 4 MiB holds.
+    #![proptest_config(config(8))]
+
+    /// However large its objects, a watch's initial list, read a few MiB
+    /// at a time, delivers each object once, whole, in key order.
+    #[test]
+    fn a_watch_delivers_its_whole_initial_list_whatever_the_sizes_of_its_objects(
+        sizes in prop::collection::vec(prop_oneof![0usize..2048, (1usize << 19)..(2 << 20), Just(3 << 20)], 1..10)
+    ) {
+        let expected: Vec<(String, usize)> =
+            sizes.iter().enumerate().map(|(i, size)| (format!("/w/{i:03}"), *size)).collect();
+        prop_assert_eq!(initial_events(&sizes), expected);
     }
 }

@@ -5,8 +5,6 @@
 //! backwards: the full history replays in strictly increasing order.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -20,21 +18,11 @@ const CYCLES: usize = 5;
 const WRITERS: usize = 8;
 
 /// Starts `crdstore serve` on free ports; returns the process and its gRPC
-/// address, read from the line it prints once listening.
-fn start(dir: &std::path::Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_crdstore"))
-        .args(["serve", "--data-dir"])
-        .arg(dir)
-        .args(["--grpc-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0"])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start crdstore");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let grpc = line.split_whitespace().find_map(|w| w.strip_prefix("grpc=")).expect("listening line").to_string();
-    (child, format!("http://{grpc}"))
+/// endpoint.
+fn start(dir: &std::path::Path) -> (support::Process, String) {
+    let process = support::Process::spawn(dir, &[]);
+    let endpoint = format!("http://{}", process.grpc_addr);
+    (process, endpoint)
 }
 
 type Acked = Arc<Mutex<BTreeMap<String, i64>>>;
@@ -63,20 +51,20 @@ async fn acknowledged_writes_survive_kill_9() {
     let acked: Acked = Arc::default();
     let mut highest_seen = 0i64;
     for cycle in 0..CYCLES {
-        let (mut child, endpoint) = start(dir.path());
+        let (mut server, endpoint) = start(dir.path());
         let writers: Vec<_> =
             (0..WRITERS).map(|w| tokio::spawn(write_until_killed(endpoint.clone(), cycle, w, acked.clone()))).collect();
         let pause = rand::rng().random_range(150..700);
         tokio::time::sleep(Duration::from_millis(pause)).await;
-        child.kill().expect("kill -9");
-        child.wait().unwrap();
+        server.child.kill().expect("kill -9");
+        server.child.wait().unwrap();
         for w in writers {
             w.await.unwrap();
         }
         highest_seen = highest_seen.max(acked.lock().unwrap().values().copied().max().unwrap_or(0));
     }
 
-    let (mut child, endpoint) = start(dir.path());
+    let (mut server, endpoint) = start(dir.path());
     let mut client = CustomResourceDefinitionsClient::connect(endpoint).await.unwrap();
     let list = client.list(pb::ListDefinitionsRequest { options: None }).await.unwrap().into_inner();
     let present: BTreeMap<String, serde_json::Value> = list
@@ -117,27 +105,27 @@ async fn acknowledged_writes_survive_kill_9() {
         last = rv;
     }
     assert_eq!(last, list_rv);
-    child.kill().unwrap();
-    child.wait().unwrap();
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
 }
 
 #[tokio::test]
 async fn sigterm_drains_flushes_and_exits_zero() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut child, endpoint) = start(dir.path());
+    let (mut server, endpoint) = start(dir.path());
     let mut client = CustomResourceDefinitionsClient::connect(endpoint).await.unwrap();
     support::create(&mut client, &Crd::new("example.com", "Widget")).await;
     let _open_watch = client.watch(pb::WatchDefinitionsRequest { options: None }).await.unwrap().into_inner();
     // SAFETY: sending a signal to our own child process.
     #[allow(unsafe_code)]
     unsafe {
-        libc::kill(child.id() as i32, libc::SIGTERM)
+        libc::kill(server.child.id() as i32, libc::SIGTERM)
     };
-    let status = tokio::task::spawn_blocking(move || child.wait()).await.unwrap().unwrap();
+    let status = tokio::task::spawn_blocking(move || server.child.wait()).await.unwrap().unwrap();
     assert!(status.success(), "exit status {status:?}");
-    let (mut child, endpoint) = start(dir.path());
+    let (mut server, endpoint) = start(dir.path());
     let mut client = CustomResourceDefinitionsClient::connect(endpoint).await.unwrap();
     support::get(&mut client, "widgets.example.com").await;
-    child.kill().unwrap();
-    child.wait().unwrap();
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
 }

@@ -23,6 +23,7 @@ mod hostile;
 mod input_bounds;
 mod kubectl;
 mod lifecycle;
+mod memory;
 mod migration;
 mod protobuf;
 mod races;

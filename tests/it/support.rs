@@ -381,3 +381,55 @@ impl Http {
         self.body(reqwest::Method::PATCH, path, content_type, Some(patch)).await
     }
 }
+
+/// `crdstore serve` as a process of its own (the real binary), on loopback
+/// ports it picks, over `dir`; killed when dropped.
+pub struct Process {
+    pub child: std::process::Child,
+    pub grpc_addr: String,
+    pub http_addr: String,
+}
+
+impl Process {
+    /// Starts the binary with `args` added to `serve`'s, and waits for the
+    /// line it prints once listening.
+    pub fn spawn(dir: &std::path::Path, args: &[&str]) -> Self {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_crdstore"))
+            .args(["serve", "--data-dir"])
+            .arg(dir)
+            .args(["--grpc-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0"])
+            .args(args)
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start crdstore");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let addr = |name: &str| {
+            line.split_whitespace().find_map(|w| w.strip_prefix(name)).expect("the listening line").to_string()
+        };
+        let (grpc_addr, http_addr) = (addr("grpc="), addr("http="));
+        Self { child, grpc_addr, http_addr }
+    }
+
+    /// The process's resident memory, in bytes.
+    pub fn rss(&self) -> u64 {
+        rss_of(self.child.id())
+    }
+}
+
+/// The resident memory (`VmRSS`) of process `pid`, in bytes.
+pub fn rss_of(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).expect("VmRSS");
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
