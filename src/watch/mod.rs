@@ -4,10 +4,11 @@
 //! store's (`storage::hub`). `metered` counts watchers and their events;
 //! `convert` converts the events of a watch at a version that converts;
 //! `pool` produces the clients' watches on threads of lower priority than
-//! requests'.
+//! requests' (`priority`).
 
 pub mod convert;
 pub mod metered;
 pub mod pool;
+pub mod priority;
 pub mod render;
 pub mod stream;

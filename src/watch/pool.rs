@@ -34,9 +34,8 @@ const BATCH_BYTES: usize = 1 << 20;
 /// watchers' freshness for the writers' latency (README, "Watch priority").
 pub const DEFAULT_NICE: i32 = 0;
 
-/// The `nice` of background work, which the kernel's scheduler weighs at
-/// about a tenth of a request thread when both want a core.
-pub const BACKGROUND_NICE: i32 = 10;
+use super::priority::lower_priority;
+pub use super::priority::BACKGROUND_NICE;
 
 /// Where watch streams are produced.
 #[derive(Debug)]
@@ -134,18 +133,6 @@ fn batched(mut events: WatchStream) -> impl futures::Stream<Item = Vec<Result<Wa
 
 fn size(event: &Result<WatchEvent>) -> usize {
     event.as_ref().map_or(0, |e| e.object.json().len())
-}
-
-/// Adds `nice` to the calling thread's nice value, at most 19 (Linux's
-/// `setpriority` on a thread id is per thread). A failure is logged and the
-/// thread runs at the process's priority.
-fn lower_priority(nice: i32) {
-    let thread = rustix::thread::gettid();
-    let result = rustix::process::getpriority_process(Some(thread))
-        .and_then(|current| rustix::process::setpriority_process(Some(thread), (current + nice).min(19)));
-    if let Err(err) = result {
-        tracing::warn!(%err, "watch threads run at the priority of requests");
-    }
 }
 
 #[cfg(test)]

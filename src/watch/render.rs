@@ -176,7 +176,7 @@ impl RenderCache {
         &self,
         kv: &KeyValue,
         version: &Arc<str>,
-        render: impl FnOnce() -> Result<Value>,
+        render: impl FnOnce() -> Result<Value> + Send,
     ) -> Result<Object> {
         let shard = &self.shards[(kv.mod_revision.get() as u64 % RENDER_CACHE_SHARDS as u64) as usize];
         if let Some(hit) = cached(&shard.map.read().expect("render cache lock"), kv, version) {
@@ -200,13 +200,28 @@ impl RenderCache {
 /// Stored values from this size on render off the async workers.
 const HEAVY_BYTES: usize = 64 * 1024;
 
-/// Runs `work` where it does not hold an async worker: on a multi-threaded
-/// runtime the worker's other tasks move to another thread meanwhile.
-fn off_workers<T>(work: impl FnOnce() -> T) -> T {
+/// Runs `work` where it holds no async worker and yields the CPU to them:
+/// on a thread of its own at the background `nice`, while on a
+/// multi-threaded runtime the waiting worker's other tasks move to another
+/// thread. Requests (health checks among them) come first when watches of
+/// large objects want more CPU than the machine has.
+fn off_workers<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     use tokio::runtime::{Handle, RuntimeFlavor};
+    let background = || {
+        std::thread::scope(|scope| {
+            let spawned = std::thread::Builder::new().name("crdstore-render".into()).spawn_scoped(scope, || {
+                super::priority::lower_priority(super::priority::BACKGROUND_NICE);
+                work()
+            });
+            match spawned {
+                Ok(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(err) => panic!("no thread to render on: {err}"),
+            }
+        })
+    };
     match Handle::try_current() {
-        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => tokio::task::block_in_place(work),
-        _ => work(),
+        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => tokio::task::block_in_place(background),
+        _ => background(),
     }
 }
 
@@ -299,11 +314,37 @@ mod tests {
             assert!(held(&cache) <= RENDER_CACHE_BYTES + RENDER_CACHE_SHARDS * one, "{} bytes held", held(&cache));
         }
         // Only over the budget did shards start over: the newest is cached.
-        let renders = std::cell::Cell::new(0);
         let again = stored("/k400", 400, &big);
-        cache.get_or_render(&again, &v1, || Ok(Value::from(renders.replace(1)))).unwrap();
-        assert_eq!(renders.get(), 0, "the newest rendering is still shared");
+        let rendered = cache.get_or_render(&again, &v1, || Ok(Value::from("again"))).unwrap();
+        assert!(rendered.value.is_null(), "the newest rendering is still shared");
         assert!(held(&cache) >= RENDER_CACHE_BYTES / 4, "the cache still holds renderings");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn large_objects_render_once_at_background_priority_and_small_ones_in_place() {
+        let nice = || rustix::process::getpriority_process(Some(rustix::thread::gettid())).unwrap();
+        let (cache, v1, own) = (Arc::new(RenderCache::default()), Arc::<str>::from("v1"), nice());
+        let small = cache.get_or_render(&stored("/s", 1, "{}"), &v1, || Ok(Value::from(nice()))).unwrap();
+        assert_eq!(small.value, own);
+        let big = stored("/b", 2, &"x".repeat(HEAVY_BYTES));
+        let renders = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let watchers: Vec<_> = (0..8)
+            .map(|_| {
+                let (cache, big, v1, renders) = (cache.clone(), big.clone(), v1.clone(), renders.clone());
+                tokio::spawn(async move {
+                    cache.get_or_render(&big, &v1, || {
+                        renders.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        std::thread::sleep(std::time::Duration::from_millis(50));
+                        Ok(Value::from(nice()))
+                    })
+                })
+            })
+            .collect();
+        for watcher in watchers {
+            let rendered = watcher.await.unwrap().unwrap();
+            assert_eq!(rendered.value, (own + crate::watch::priority::BACKGROUND_NICE).min(19));
+        }
+        assert_eq!(renders.load(std::sync::atomic::Ordering::Relaxed), 1, "eight at once, one rendering");
     }
 
     #[test]
@@ -312,19 +353,16 @@ mod tests {
         // the index each hold their own copy of a change's bytes.
         let cache = RenderCache::default();
         let (v1, v2) = (Arc::<str>::from("v1"), Arc::<str>::from("v2"));
-        let renders = std::cell::Cell::new(0);
-        let render = || {
-            renders.set(renders.get() + 1);
-            Ok(Value::from(renders.get()))
-        };
+        let renders = std::sync::atomic::AtomicUsize::new(0);
+        let render = || Ok(Value::from(renders.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1));
         let live = cache.get_or_render(&stored("/a", 7, "{}"), &v1, render).unwrap();
         let replayed = cache.get_or_render(&stored("/a", 7, "{}"), &Arc::from("v1"), render).unwrap();
         assert!(Arc::ptr_eq(&live, &replayed));
-        assert_eq!(renders.get(), 1);
+        assert_eq!(renders.load(std::sync::atomic::Ordering::Relaxed), 1);
         // Another key at the same revision, another version, another revision.
         cache.get_or_render(&stored("/b", 7, "{}"), &v1, render).unwrap();
         cache.get_or_render(&stored("/a", 7, "{}"), &v2, render).unwrap();
         cache.get_or_render(&stored("/a", 8, "{}"), &v1, render).unwrap();
-        assert_eq!(renders.get(), 4);
+        assert_eq!(renders.load(std::sync::atomic::Ordering::Relaxed), 4);
     }
 }
