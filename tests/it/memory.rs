@@ -121,16 +121,22 @@ async fn unread_http_watch(http_addr: &str) -> TcpStream {
     socket
 }
 
+/// HTTP/2's default receive window, which a client that never reads never
+/// opens further.
+const UNREAD_WINDOW: u32 = 65_535;
+
 /// The same over gRPC, on a connection of its own, never read.
 async fn unread_grpc_watch(grpc_addr: &str) -> tonic::Streaming<pb::WatchEvent> {
     let request = pb::WatchResourcesRequest { r#ref: Some(support::widgets(NAMESPACE, "")), options: None };
-    Grpc::at(grpc_addr).resources().await.watch(request).await.unwrap().into_inner()
+    let mut resources = Grpc::at(grpc_addr).with_window(UNREAD_WINDOW).resources().await;
+    resources.watch(request).await.unwrap().into_inner()
 }
 
 /// A backup on a connection of its own: its stream, never read, or why it
 /// was refused.
 async fn unread_backup(grpc_addr: &str) -> Result<tonic::Streaming<pb::BackupChunk>, tonic::Status> {
-    Grpc::at(grpc_addr).maintenance().await.backup(pb::BackupRequest {}).await.map(|r| r.into_inner())
+    let mut maintenance = Grpc::at(grpc_addr).with_window(UNREAD_WINDOW).maintenance().await;
+    maintenance.backup(pb::BackupRequest {}).await.map(|r| r.into_inner())
 }
 
 fn mib(bytes: u64) -> u64 {
@@ -193,7 +199,7 @@ async fn backups_beyond_the_limit_are_refused_with_a_retry_hint_and_a_held_one_s
     let dir = tempfile::tempdir().unwrap();
     let process = Process::spawn(dir.path(), &[]);
     // More than the transports buffer, so an unread backup stays running.
-    fill(&process, 24).await;
+    fill(&process, 8).await;
     let mut held = unread_backup(&process.grpc_addr).await.expect("the first of two");
     let second = unread_backup(&process.grpc_addr).await.expect("the second of two");
     let refused = unread_backup(&process.grpc_addr).await.expect_err("a third is over --max-backups 2");

@@ -197,6 +197,8 @@ impl TestServer {
 /// started).
 pub struct Grpc {
     endpoint: String,
+    /// The HTTP/2 receive windows of its connections, when not the client's.
+    window: Option<u32>,
 }
 
 impl Grpc {
@@ -205,11 +207,24 @@ impl Grpc {
     pub fn at(grpc_addr: impl std::fmt::Display) -> Self {
         let addr = grpc_addr.to_string();
         let endpoint = if addr.starts_with("http://") { addr } else { format!("http://{addr}") };
-        Self { endpoint }
+        Self { endpoint, window: None }
+    }
+
+    /// The same services over connections whose stream and connection
+    /// receive windows are `bytes` (a client that reads nothing then takes
+    /// in no more than that).
+    pub fn with_window(mut self, bytes: u32) -> Self {
+        self.window = Some(bytes);
+        self
     }
 
     pub async fn channel(&self) -> Channel {
-        Channel::from_shared(self.endpoint.clone()).unwrap().connect().await.unwrap()
+        let endpoint = Channel::from_shared(self.endpoint.clone()).unwrap();
+        let endpoint = match self.window {
+            Some(bytes) => endpoint.initial_stream_window_size(bytes).initial_connection_window_size(bytes),
+            None => endpoint,
+        };
+        endpoint.connect().await.unwrap()
     }
 
     pub async fn definitions(&self) -> Client {
