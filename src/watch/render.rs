@@ -207,15 +207,21 @@ const HEAVY_BYTES: usize = 64 * 1024;
 /// large objects want more CPU than the machine has.
 fn off_workers<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     use tokio::runtime::{Handle, RuntimeFlavor};
+    // Taken by the thread, or, when no thread can be had, by the caller.
+    let work = std::sync::Mutex::new(Some(work));
+    let take = || work.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take().expect("work runs once");
     let background = || {
         std::thread::scope(|scope| {
             let spawned = std::thread::Builder::new().name("crdstore-render".into()).spawn_scoped(scope, || {
                 super::priority::lower_priority(super::priority::BACKGROUND_NICE);
-                work()
+                take()()
             });
             match spawned {
                 Ok(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                Err(err) => panic!("no thread to render on: {err}"),
+                Err(err) => {
+                    tracing::warn!(%err, "no thread to render on; rendering in place");
+                    take()()
+                }
             }
         })
     };
