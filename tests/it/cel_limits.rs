@@ -40,7 +40,7 @@ fn definition(rule: &str, message_expression: Option<&str>) -> Crd {
     Crd::new("example.com", "Widget").versions(vec![v1])
 }
 
-async fn create_definition(t: &TestServer, crd: &Crd) -> Result<Value, tonic::Status> {
+pub(crate) async fn create_definition(t: &TestServer, crd: &Crd) -> Result<Value, tonic::Status> {
     let mut c = t.definitions().await;
     c.create(pb::CreateDefinitionRequest { definition: crd.bytes(), options: None })
         .await

@@ -7,6 +7,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::cel_limits::create_definition;
 use crdstore::pb::v1 as pb;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
@@ -28,13 +29,6 @@ fn definition(rule: &str) -> Crd {
         "properties": {"s": {"type": "string"}, "a": {"type": "integer"}},
         "x-kubernetes-validations": [{"rule": rule}]}}});
     Crd::new("example.com", "Widget").versions(vec![v1])
-}
-
-async fn create_definition(t: &TestServer, crd: &Crd) -> Result<Value, tonic::Status> {
-    let mut c = t.definitions().await;
-    c.create(pb::CreateDefinitionRequest { definition: crd.bytes(), options: None })
-        .await
-        .map(|r| support::parse(&r.into_inner().definition))
 }
 
 /// The message of a rule the checker refuses: cel-go's rendering, at the
