@@ -80,7 +80,8 @@ struct ServeArgs {
     /// this many seconds (a new connection or an idle keep-alive one).
     #[arg(long, env = "CRDSTORE_HEAD_TIMEOUT_SECONDS", default_value_t = DEFAULT_HEAD_TIMEOUT.as_secs())]
     head_timeout_seconds: u64,
-    /// Refuse an HTTP request whose body has not arrived in this many seconds.
+    /// Refuse an HTTP request whose body has not arrived in this many
+    /// seconds, and end a backup whose client takes nothing for as long.
     #[arg(long, env = "CRDSTORE_BODY_TIMEOUT_SECONDS", default_value_t = DEFAULT_BODY_TIMEOUT.as_secs())]
     body_timeout_seconds: u64,
     /// The most watches open at once, gRPC and HTTP together; more get 429

@@ -422,7 +422,10 @@ impl Server {
         };
         let api = crate::gateway::Api { registry: registry.clone(), resources: resources.clone(), limits };
         observe_store(&store, &registry);
-        let limits = crate::grpc::Limits { watches, pool: watch_pool, max_backups: config.max_backups };
+        // A backup's client that takes nothing for as long as a body may
+        // take to arrive frees its slot.
+        let stall = config.body_timeout;
+        let limits = crate::grpc::Limits { watches, pool: watch_pool, max_backups: config.max_backups, stall };
         let routes = crate::grpc::routes(store.clone(), registry, resources, migrations.clone(), limits).await?;
         // Migrations that had not ended when the server last stopped go on,
         // and each one created from now on runs.

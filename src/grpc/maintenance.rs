@@ -3,13 +3,19 @@
 //! workers and sent as the client takes them. At most `--max-backups` run
 //! at once, each on one blocking thread holding a few MiB (its snapshot's
 //! buffers and one message queued); more are Kubernetes' TooManyRequests,
-//! RESOURCE_EXHAUSTED, with the seconds to wait.
+//! RESOURCE_EXHAUSTED, with the seconds to wait. A client that takes
+//! nothing for the stall bound (`--body-timeout-seconds`) loses its backup,
+//! with DEADLINE_EXCEEDED after what it was sent, so an unread backup holds
+//! its slot only that long.
 
 use std::io::{self, Write};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
+use futures::StreamExt;
+use tokio::sync::mpsc::error::SendTimeoutError;
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
@@ -36,12 +42,15 @@ pub struct MaintenanceService {
     store: Arc<dyn Storage>,
     /// One permit per backup that may run at once.
     backups: Arc<Semaphore>,
+    /// How long a backup waits for its client to take a message.
+    stall: Duration,
 }
 
 impl MaintenanceService {
-    /// The service, running at most `max_backups` backups at once.
-    pub fn new(store: Arc<dyn Storage>, max_backups: usize) -> Self {
-        Self { store, backups: Arc::new(Semaphore::new(max_backups)) }
+    /// The service, running at most `max_backups` backups at once, each
+    /// ended once its client has taken nothing for `stall`.
+    pub fn new(store: Arc<dyn Storage>, max_backups: usize, stall: Duration) -> Self {
+        Self { store, backups: Arc::new(Semaphore::new(max_backups)), stall }
     }
 
     /// A slot for one more backup, held until its snapshot is written or its
@@ -62,6 +71,9 @@ type ChunkStream = Pin<Box<dyn Stream<Item = Result<pb::BackupChunk, Status>> + 
 /// which ends the backup.
 struct Chunks {
     tx: mpsc::Sender<Result<pb::BackupChunk, Status>>,
+    /// The runtime the backup's thread waits on for its client.
+    runtime: tokio::runtime::Handle,
+    stall: Duration,
     buffer: Vec<u8>,
     revision: i64,
     done: Arc<AtomicU64>,
@@ -79,9 +91,16 @@ impl Chunks {
                 records_done: self.done.load(Ordering::Relaxed),
                 records_total: self.total,
             };
-            self.tx
-                .blocking_send(Ok(chunk))
-                .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the client went away"))?;
+            match self.runtime.block_on(self.tx.send_timeout(Ok(chunk), self.stall)) {
+                Ok(()) => {}
+                Err(SendTimeoutError::Timeout(_)) => {
+                    let why = format!("the client took nothing for {}s", self.stall.as_secs());
+                    return Err(io::Error::new(io::ErrorKind::TimedOut, why));
+                }
+                Err(SendTimeoutError::Closed(_)) => {
+                    return Err(io::Error::new(io::ErrorKind::BrokenPipe, "the client went away"))
+                }
+            }
         }
         Ok(())
     }
@@ -125,6 +144,8 @@ impl Maintenance for MaintenanceService {
         let done = Arc::new(AtomicU64::new(0));
         let mut chunks = Chunks {
             tx: tx.clone(),
+            runtime: tokio::runtime::Handle::current(),
+            stall: self.stall,
             buffer: Vec::with_capacity(CHUNK_BYTES),
             revision: image.revision.get(),
             done: done.clone(),
@@ -135,10 +156,19 @@ impl Maintenance for MaintenanceService {
                 done.store(records, Ordering::Relaxed);
             }
         });
+        // What ends a stalled backup: its stream's last item, once the
+        // messages it was sent are taken (the queue is full then).
+        let stalled: Arc<Mutex<Option<Status>>> = Arc::default();
+        let last = stalled.clone();
         tokio::task::spawn_blocking(move || {
             let _slot = slot;
             let written = snapshot::write(image, &mut chunks, &progress);
             match written {
+                Err(SnapshotError::Io { source, .. }) if source.kind() == io::ErrorKind::TimedOut => {
+                    tracing::info!(why = %source, "backup ended: its client stalled");
+                    let err = Error::timeout(format!("backup ended: {source}"));
+                    *stalled.lock().expect("backup lock") = Some(err.into());
+                }
                 Ok(summary) => {
                     tracing::info!(revision = %summary.header.revision, bytes = summary.bytes, "backup sent");
                 }
@@ -151,6 +181,8 @@ impl Maintenance for MaintenanceService {
                 }
             }
         });
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+        let end = futures::stream::once(async move { last.lock().expect("backup lock").take().map(Err) });
+        let stream = ReceiverStream::new(rx).chain(end.filter_map(std::future::ready));
+        Ok(Response::new(Box::pin(stream)))
     }
 }

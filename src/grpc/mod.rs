@@ -27,11 +27,13 @@ pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
 /// What the gRPC services bound: watches hold one of `watches` each
 /// (shared with the HTTP gateway) and are produced on `pool`; at most
-/// `max_backups` backups run at once.
+/// `max_backups` backups run at once, each ended once its client has
+/// taken nothing for `stall`.
 pub struct Limits {
     pub watches: Arc<Semaphore>,
     pub pool: Arc<Pool>,
     pub max_backups: usize,
+    pub stall: std::time::Duration,
 }
 
 /// Every gRPC service crdstore serves, with health reporting SERVING for
@@ -48,7 +50,7 @@ pub async fn routes(
     use pb::v1::custom_resources_server::CustomResourcesServer;
     use pb::v1::maintenance_server::MaintenanceServer;
     use pb::v1::storage_version_migrations_server::StorageVersionMigrationsServer;
-    let Limits { watches, pool, max_backups } = limits;
+    let Limits { watches, pool, max_backups, stall } = limits;
     let (health_reporter, health) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<CustomResourceDefinitionsServer<definitions::DefinitionsService>>().await;
     health_reporter.set_serving::<CustomResourcesServer<resources::ResourcesService>>().await;
@@ -71,7 +73,7 @@ pub async fn routes(
     .max_decoding_message_size(MAX_MESSAGE_BYTES);
     let resources = CustomResourcesServer::new(resources::ResourcesService::new(resources, watches, pool))
         .max_decoding_message_size(MAX_MESSAGE_BYTES);
-    let maintenance = MaintenanceServer::new(maintenance::MaintenanceService::new(store, max_backups));
+    let maintenance = MaintenanceServer::new(maintenance::MaintenanceService::new(store, max_backups, stall));
     let routes = Routes::new(health)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

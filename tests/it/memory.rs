@@ -239,3 +239,41 @@ async fn backups_beyond_the_limit_are_refused_with_a_retry_hint_and_a_held_one_s
     let now: i64 = list["metadata"]["resourceVersion"].as_str().unwrap().parse().unwrap();
     assert!(header.revision.get() < now, "the backup is of the store when it began, not of the later write");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backup_whose_client_takes_nothing_ends_and_frees_its_slot() {
+    let dir = tempfile::tempdir().unwrap();
+    let process = Process::spawn(dir.path(), &["--max-backups", "1", "--body-timeout-seconds", "1"]);
+    fill(&process, 8).await;
+    let mut stalled = unread_backup(&process.grpc_addr).await.expect("the one slot");
+    // Its client takes nothing: within a few seconds the slot is free again.
+    let deadline = Instant::now() + support::WAIT;
+    let mut next = loop {
+        match unread_backup(&process.grpc_addr).await {
+            Ok(next) => break next,
+            Err(err) => {
+                assert_eq!(err.code(), tonic::Code::ResourceExhausted, "{err:?}");
+                assert!(Instant::now() < deadline, "a stalled backup kept its slot");
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    // What it was sent, then an error: never a short snapshot that ends well.
+    let ended = loop {
+        match stalled.message().await {
+            Ok(Some(_)) => continue,
+            Ok(None) => panic!("a stalled backup ended as if it were whole"),
+            Err(err) => break err,
+        }
+    };
+    assert_eq!(ended.code(), tonic::Code::DeadlineExceeded, "{ended:?}");
+    assert!(ended.message().contains("took nothing for 1s"), "{}", ended.message());
+    // A client that reads gets the whole snapshot.
+    let mut bytes = Vec::new();
+    while let Some(chunk) = next.message().await.unwrap() {
+        bytes.extend_from_slice(&chunk.data);
+    }
+    let file = dir.path().join("whole.snapshot");
+    std::fs::write(&file, bytes).unwrap();
+    crdstore::storage::snapshot::verify(&file, &crdstore::storage::snapshot::no_progress()).unwrap();
+}
