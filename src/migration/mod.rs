@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::registry::Registry;
 use crate::resource::served::Catalog;
 use crate::resource::{Ref, Resources};
-use crate::storage::{keys, Event, Op, ReadAt, Revision, Storage, StorageError, WatchMessage};
+use crate::storage::{keys, Event, Op, ReadAt, Storage, StorageError, WatchMessage};
 
 pub use record::{Phase, Record};
 
@@ -66,7 +66,12 @@ pub struct Migration {
     pub record: Record,
     /// The object, with its resourceVersion.
     pub object: Value,
-    pub revision: Revision,
+}
+
+impl Migration {
+    fn new(object: Value) -> Result<Self> {
+        Ok(Self { record: Record::from_object(&object)?, object })
+    }
 }
 
 /// The migrations of a store.
@@ -86,8 +91,7 @@ const GROUP: &str = keys::MIGRATIONS_GROUP;
 const RESOURCE: &str = keys::MIGRATIONS_RESOURCE;
 
 fn decode(kv: &crate::storage::KeyValue) -> Result<Migration> {
-    let object = record::decode(kv)?;
-    Ok(Migration { record: Record::from_object(&object)?, object, revision: kv.mod_revision })
+    Migration::new(record::decode(kv)?)
 }
 
 impl Migrations {
@@ -106,10 +110,10 @@ impl Migrations {
     /// resource need not be served yet: as in Kubernetes, a migration of one
     /// that is not fails.
     pub async fn start(&self, name: &str, group: &str, resource: &str) -> Result<Migration> {
-        let mut metadata = json!({"name": name});
-        if name.is_empty() {
-            metadata = json!({"generateName": format!("{resource}.{group}-")});
-        }
+        let metadata = match name {
+            "" => json!({"generateName": format!("{resource}.{group}-")}),
+            name => json!({"name": name}),
+        };
         let body = json!({"apiVersion": record::API_VERSION, "kind": record::KIND, "metadata": metadata,
             "spec": {"resource": {"group": group, "resource": resource}}});
         let r = Ref::new(GROUP, "v1", RESOURCE, "", "");
@@ -117,12 +121,10 @@ impl Migrations {
             .resources
             .create(&r, &serde_json::to_vec(&body).expect("JSON values serialize"), &WriteOptions::default())
             .await?;
-        let object = written.object;
-        let rv = crate::apimachinery::meta::meta_str(&object, "resourceVersion");
-        let revision = crate::apimachinery::meta::parse_resource_version(rv)?.unwrap_or(Revision::ZERO);
-        tracing::info!(migration = %crate::apimachinery::meta::meta_str(&object, "name"),
-            definition = %format!("{resource}.{group}"), "storage version migration created");
-        Ok(Migration { record: Record::from_object(&object)?, object, revision })
+        let created = Migration::new(written.object)?;
+        tracing::info!(migration = %created.record.name, definition = %created.record.definition(),
+            "storage version migration created");
+        Ok(created)
     }
 
     /// Runs `name` on a task of its own, unless it already runs here.
@@ -194,7 +196,7 @@ impl Migrations {
                     let Ok(m) = decode(current) else { continue };
                     if !m.record.phase().is_terminal() {
                         // Watchable before readable: the run reads it.
-                        self.store.wait_for_revision(m.revision, std::time::Duration::from_secs(10)).await;
+                        self.store.wait_for_revision(current.mod_revision, std::time::Duration::from_secs(10)).await;
                         self.spawn(&m.record.name);
                     }
                 }

@@ -23,8 +23,8 @@ pub const REASON_RUNNING: &str = "StorageVersionMigrationInProgress";
 pub const REASON_SUCCEEDED: &str = "StorageVersionMigrationSucceeded";
 pub const REASON_FAILED: &str = "StorageVersionMigrationFailed";
 
-/// Where a migration is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// Where a migration is, as its conditions say (`Record::phase`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
     /// Rewriting objects (or about to).
     Running,
@@ -182,6 +182,14 @@ impl Record {
                 message: message.to_string(),
             }),
         }
+    }
+
+    /// Starts a pass over `total` objects: the first, or another once the
+    /// storage version changed or objects were left at another version.
+    pub fn new_pass(&mut self, total: u64) {
+        self.progress.continue_key = None;
+        self.progress.scanned = 0;
+        self.progress.total = total;
     }
 
     /// Notes how far the pass is, in the Running condition's message.

@@ -32,11 +32,10 @@ pub async fn to_storage_version(served: &Served, objects: Vec<Value>) -> Result<
     served.converter.convert(objects, &served.storage_version).await
 }
 
-/// A migration's object as stored (no resourceVersion), with its record.
+/// A migration's object as stored (no resourceVersion), with its key-value.
 struct Loaded {
     kv: KeyValue,
     object: Value,
-    record: Record,
 }
 
 /// What one step of a run did.
@@ -69,11 +68,11 @@ impl Migrations {
     }
 
     /// The migration's object as stored, and its record.
-    fn load(&self, name: &str) -> Option<Loaded> {
+    fn load(&self, name: &str) -> Option<(Loaded, Record)> {
         let kv = self.store.get(&keys::migration_key(name))?;
         let object = record::parse(&kv).ok()?;
         let record = Record::from_object(&object).ok()?;
-        Some(Loaded { kv, object, record })
+        Some((Loaded { kv, object }, record))
     }
 
     /// `at`'s object with `record`'s status, to write over it.
@@ -100,8 +99,7 @@ impl Migrations {
     }
 
     async fn step(&self, name: &str, pace: &mut Pace) -> Result<Step> {
-        let Some(at) = self.load(name) else { return Ok(Step::Done) };
-        let mut record = at.record.clone();
+        let Some((at, mut record)) = self.load(name) else { return Ok(Step::Done) };
         if record.phase().is_terminal() {
             return Ok(Step::Done);
         }
@@ -111,20 +109,17 @@ impl Migrations {
             self.save(&at, &record).await?;
             return Ok(Step::Continue);
         }
-        let kv = &at;
         let Some(served) = self.catalog.resolve_any(self.store.as_ref(), &record.group, &record.resource) else {
             let message =
                 format!("resource does not exist in discovery: {}.{} is not served", record.resource, record.group);
-            return self.fail(kv, record, message).await;
+            return self.fail(&at, record, message).await;
         };
         let prefix = keys::resource_prefix(&served.group, &served.plural);
         if record.progress.target_version != served.storage_version {
             // A new pass: the first, or the storage version changed.
             record.progress.target_version = served.storage_version.clone();
-            record.progress.continue_key = None;
-            record.progress.scanned = 0;
-            record.progress.total = self.store.count(&prefix) as u64;
-            self.save(kv, &record).await?;
+            record.new_pass(self.store.count(&prefix) as u64);
+            self.save(&at, &record).await?;
             return Ok(Step::Continue);
         }
         let target = served.api_version(&served.storage_version);
@@ -136,7 +131,7 @@ impl Migrations {
             &mut |_| true,
         )?;
         if page.items.is_empty() {
-            return self.finish_pass(kv, record, &served, &prefix, &target).await;
+            return self.finish_pass(&at, record, &served, &prefix, &target).await;
         }
         let pending: Vec<&KeyValue> =
             page.items.iter().filter(|kv| stored::api_version(&kv.value).as_deref() != Some(&target)).collect();
@@ -148,7 +143,7 @@ impl Migrations {
         }
         let converted = match to_storage_version(&served, objects).await {
             Ok(converted) => converted,
-            Err(err) => return self.fail(kv, record, format!("converting to {target}: {}", err.message)).await,
+            Err(err) => return self.fail(&at, record, format!("converting to {target}: {}", err.message)).await,
         };
         let mut ops = Vec::with_capacity(pending.len() + 1);
         for (item, obj) in pending.iter().zip(&converted) {
@@ -159,7 +154,7 @@ impl Migrations {
         record.progress.scanned += page.items.len() as u64;
         record.progress.migrated += pending.len() as u64;
         record.note_progress();
-        ops.push(Self::status_op(kv, &record));
+        ops.push(Self::status_op(&at, &record));
         if !pace.wait(pending.len(), &self.stopped).await {
             return Ok(Step::Done);
         }
@@ -177,7 +172,7 @@ impl Migrations {
     /// pass; else `storedVersions` is trimmed and the migration succeeds.
     async fn finish_pass(
         &self,
-        kv: &Loaded,
+        at: &Loaded,
         mut record: Record,
         served: &Served,
         prefix: &str,
@@ -190,10 +185,8 @@ impl Migrations {
             other
         })?;
         if left > 0 {
-            record.progress.continue_key = None;
-            record.progress.scanned = 0;
-            record.progress.total = self.store.count(prefix) as u64;
-            self.save(kv, &record).await?;
+            record.new_pass(self.store.count(prefix) as u64);
+            self.save(at, &record).await?;
             return Ok(Step::Continue);
         }
         match self.trim(served).await {
@@ -202,14 +195,14 @@ impl Migrations {
                 let Progress { migrated, target_version, .. } = &record.progress;
                 tracing::info!(migration = %record.name, migrated, version = %target_version,
                     "storage version migration succeeded");
-                self.save(kv, &record).await?;
+                self.save(at, &record).await?;
                 Ok(Step::Continue)
             }
             // The definition changed since the pass resolved it: the next
             // step checks again (a new pass if the storage version changed).
             Ok(false) => Ok(Step::Continue),
             Err(err) if err.reason == Reason::NotFound => {
-                self.fail(kv, record, format!("the definition {} is gone", served.definition)).await
+                self.fail(at, record, format!("the definition {} is gone", served.definition)).await
             }
             Err(err) => Err(err),
         }
