@@ -142,8 +142,7 @@ impl Registry {
     }
 
     async fn create_tracked(&self, body: &[u8], options: &WriteOptions, applied: bool) -> Result<Written> {
-        let (parsed, duplicates) = definition::parse(body)?;
-        let strict = decode::field_validation(decode::duplicate_fields(&duplicates), options.field_validation)?;
+        let (parsed, strict) = parse(body, options)?;
         let mut obj = definition::to_json(&parsed);
         before_create_tracked(&DefinitionStrategy, &mut obj, "", &apply::tracking(Endpoint::Main, options, applied))?;
         let mut crd = definition::from_json(obj)?;
@@ -189,8 +188,7 @@ impl Registry {
     /// An update of a definition or its status through the strategy
     /// contract, serialized with every other definition write.
     async fn replace(&self, body: &[u8], endpoint: Endpoint, options: &WriteOptions, applied: bool) -> Result<Written> {
-        let (parsed, duplicates) = definition::parse(body)?;
-        let strict = decode::field_validation(decode::duplicate_fields(&duplicates), options.field_validation)?;
+        let (parsed, strict) = parse(body, options)?;
         let mut obj = definition::to_json(&parsed);
         let name = meta::meta_str(&obj, "name").to_string();
         let _serial = self.writes.lock().await;
@@ -361,6 +359,13 @@ impl Registry {
         };
         Ok(crate::watch::metered::metered(stream::start(self.store.clone(), spec).await?, GROUP, "v1", KIND))
     }
+}
+
+/// A request body as a definition, with the warnings its repeated fields
+/// make under `fieldValidation` (refused under `Strict`).
+fn parse(body: &[u8], options: &WriteOptions) -> Result<(Definition, Vec<String>)> {
+    let (parsed, duplicates) = definition::parse(body)?;
+    Ok((parsed, decode::field_validation(decode::duplicate_fields(&duplicates), options.field_validation)?))
 }
 
 /// `unrecognized format "x"` for each format of `crd`'s schemas that
