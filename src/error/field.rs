@@ -16,11 +16,17 @@ pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
     if text.len() <= MAX_SHOWN_BYTES {
         return std::borrow::Cow::Borrowed(text);
     }
-    let mut end = MAX_SHOWN_BYTES;
+    std::borrow::Cow::Owned(format!("{}... ({} bytes)", prefix(text, MAX_SHOWN_BYTES), text.len()))
+}
+
+/// The longest start of `text` of at most `max` bytes that ends at a
+/// character boundary.
+pub fn prefix(text: &str, max: usize) -> &str {
+    let mut end = max.min(text.len());
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    std::borrow::Cow::Owned(format!("{}... ({} bytes)", &text[..end], text.len()))
+    &text[..end]
 }
 
 /// One invalid field: Kubernetes' `field.Error`.
@@ -141,11 +147,7 @@ pub fn quoted(text: &str) -> String {
     if quoted.len() <= MAX_SHOWN_BYTES {
         return quoted;
     }
-    let mut end = MAX_SHOWN_BYTES;
-    while !quoted.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}...\" ({} bytes)", &quoted[..end], text.len())
+    format!("{}...\" ({} bytes)", prefix(&quoted, MAX_SHOWN_BYTES), text.len())
 }
 
 /// Values shown the way Go's `%q`/`%v` show them in `field.Error`, cut

@@ -6,7 +6,7 @@ use std::fmt;
 
 mod field;
 
-pub use field::{quoted, shown, FieldError, MAX_SHOWN_BYTES};
+pub use field::{prefix, quoted, shown, FieldError, MAX_SHOWN_BYTES};
 
 /// The Kubernetes `StatusReason` vocabulary crdstore uses. Each transport maps
 /// every variant with an exhaustive match (`grpc::status`, `gateway::status`).
@@ -260,11 +260,7 @@ impl Error {
     pub fn conflict(group: &str, resource: &str, name: &str, why: impl fmt::Display) -> Self {
         Self {
             reason: Reason::Conflict,
-            message: format!(
-                "Operation cannot be fulfilled on {} {:?}: {why}",
-                qualified(resource, group),
-                shown(name)
-            ),
+            message: format!("Operation cannot be fulfilled on {} {}: {why}", qualified(resource, group), quoted(name)),
             details: Box::new(Details {
                 group: group.into(),
                 kind: resource.into(),

@@ -54,11 +54,7 @@ fn clip(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_string();
     }
-    let mut end = max.saturating_sub(3);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}...", &text[..end])
+    format!("{}...", crate::error::prefix(text, max.saturating_sub(3)))
 }
 
 /// The causes a status carries, clipped, as (reason, field, message): as

@@ -83,11 +83,8 @@ fn path_name(name: &str) -> Result<String, Error> {
         ["/", "%"].iter().filter(|bad| name.contains(*bad)).map(|bad| format!("may not contain '{bad}'")).collect()
     };
     if !problems.is_empty() {
-        return Err(Error::bad_request(format!(
-            "Name parameter invalid: {:?}: {}",
-            crate::error::shown(name),
-            problems.join(";")
-        )));
+        let name = crate::error::quoted(name);
+        return Err(Error::bad_request(format!("Name parameter invalid: {name}: {}", problems.join(";"))));
     }
     Ok(name.to_string())
 }
