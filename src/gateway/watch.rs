@@ -2,9 +2,7 @@
 //! A revision too old to watch from is one ERROR event carrying a 410
 //! Status, as Kubernetes sends it; so is an error that ends a stream.
 
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes};
 use axum::http::header::CONTENT_TYPE;
@@ -77,50 +75,34 @@ fn error_line(err: &Error) -> Bytes {
 }
 
 /// The response for a watch: its events as they come, as tables when
-/// `tabulate` is set. The stream holds its watch `slot` until it ends.
+/// `tabulate` is set, in chunks of what is ready (up to `CHUNK_EVENTS`
+/// lines and about `CHUNK_BYTES`), made only when hyper asks for the next;
+/// the first error is the last line. The stream holds its watch `slot`
+/// until it ends.
 pub fn stream(events: Result<WatchStream>, tabulate: Option<Tabulate>, slot: OwnedSemaphorePermit) -> Response {
-    let body = match events {
-        Ok(events) => Body::from_stream(Chunks { events, tabulate, _slot: slot, ended: false }),
-        Err(err) if err.reason == Reason::Expired => Body::from(error_line(&err)),
+    let events = match events {
+        Ok(events) => events,
+        Err(err) if err.reason == Reason::Expired => {
+            return (StatusCode::OK, [(CONTENT_TYPE, "application/json")], Body::from(error_line(&err))).into_response()
+        }
         Err(err) => return failure(&err),
     };
-    (StatusCode::OK, [(CONTENT_TYPE, "application/json")], body).into_response()
-}
-
-/// A watch's body: the lines of what is ready, up to `CHUNK_EVENTS` events
-/// and about `CHUNK_BYTES` bytes a chunk, made only when hyper asks for
-/// the next one; the first error is the last line.
-struct Chunks {
-    events: WatchStream,
-    tabulate: Option<Tabulate>,
-    _slot: OwnedSemaphorePermit,
-    ended: bool,
-}
-
-impl futures::Stream for Chunks {
-    type Item = std::result::Result<Bytes, std::convert::Infallible>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = &mut *self;
-        let (mut lines, mut bytes) = (Vec::new(), 0);
-        while !this.ended && lines.len() < CHUNK_EVENTS && bytes < CHUNK_BYTES {
-            match this.events.poll_next_unpin(cx) {
-                Poll::Ready(Some(Ok(event))) => {
-                    let line = line(&event, this.tabulate.as_ref());
-                    bytes += line.len();
-                    lines.push(line);
-                }
-                Poll::Ready(Some(Err(err))) => {
-                    this.ended = true;
-                    lines.push(error_line(&err));
-                }
-                Poll::Ready(None) => this.ended = true,
-                Poll::Pending if lines.is_empty() => return Poll::Pending,
-                Poll::Pending => break,
-            }
+    // Each event's line; an error's is the last, and nothing is read after it.
+    let lines = futures::stream::unfold((events, tabulate, false), |(mut events, tabulate, ended)| async move {
+        if ended {
+            return None;
         }
-        Poll::Ready((!lines.is_empty()).then(|| Ok(join(lines))))
-    }
+        let (line, ended) = match events.next().await? {
+            Ok(event) => (line(&event, tabulate.as_ref()), false),
+            Err(err) => (error_line(&err), true),
+        };
+        Some((line, (events, tabulate, ended)))
+    });
+    let chunks = crate::watch::batch::ready(Box::pin(lines), CHUNK_EVENTS, CHUNK_BYTES, Bytes::len).map(move |lines| {
+        let _slot = &slot;
+        Ok::<_, std::convert::Infallible>(join(lines))
+    });
+    (StatusCode::OK, [(CONTENT_TYPE, "application/json")], Body::from_stream(chunks)).into_response()
 }
 
 /// The lines as one chunk: a single line as it is (shared, not copied).

@@ -4,8 +4,9 @@
 //! store's (`storage::hub`). `metered` counts watchers and their events;
 //! `convert` converts the events of a watch at a version that converts;
 //! `pool` produces the clients' watches on threads of lower priority than
-//! requests' (`priority`).
+//! requests' (`priority`); `batch` bounds what is handed on at once.
 
+pub mod batch;
 pub mod convert;
 pub mod metered;
 pub mod pool;

@@ -74,7 +74,7 @@ impl Pool {
         let Some(runtime) = &self.runtime else { return events };
         let (tx, rx) = mpsc::channel(BATCHES);
         runtime.spawn(async move {
-            let mut batches = Box::pin(batched(events));
+            let mut batches = Box::pin(super::batch::ready(events, BATCH_EVENTS, BATCH_BYTES, size));
             loop {
                 tokio::select! {
                     biased;
@@ -113,24 +113,8 @@ impl Drop for Pool {
     }
 }
 
-/// `events` in batches of what is ready, at most `BATCH_EVENTS` events and
-/// about `BATCH_BYTES` bytes each. Each event's JSON is serialized here, on
-/// the pool's thread (every transport but tables sends it, and shares it).
-fn batched(mut events: WatchStream) -> impl futures::Stream<Item = Vec<Result<WatchEvent>>> {
-    async_stream::stream! {
-        while let Some(first) = events.next().await {
-            let mut bytes = size(&first);
-            let mut batch = vec![first];
-            while batch.len() < BATCH_EVENTS && bytes < BATCH_BYTES {
-                let Some(Some(next)) = futures::FutureExt::now_or_never(events.next()) else { break };
-                bytes += size(&next);
-                batch.push(next);
-            }
-            yield batch;
-        }
-    }
-}
-
+/// An event's bytes in a batch. Its JSON is serialized here, on the pool's
+/// thread (every transport but tables sends it, and shares it).
 fn size(event: &Result<WatchEvent>) -> usize {
     event.as_ref().map_or(0, |e| e.object.json().len())
 }
