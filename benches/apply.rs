@@ -12,7 +12,6 @@ use std::time::Instant;
 use crdstore::apimachinery::options::WriteOptions;
 use crdstore::apimachinery::strategy::Endpoint;
 use crdstore::apply::{FieldManager, Set, Ty};
-use crdstore::registry::Registry;
 use crdstore::resource::{Ref, Resources};
 use crdstore::schema::Schema;
 use crdstore::storage::sled::{SledOptions, SledStore};
@@ -67,13 +66,19 @@ async fn main() {
     tokio::spawn(background.run());
     let store: Arc<dyn Storage> = Arc::new(store);
     let (_stop, stopped) = tokio::sync::watch::channel(false);
-    let registry = Registry::new(store.clone(), WatchDefaults::default(), stopped.clone());
     let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
         "metadata": {"name": "widgets.example.com"},
         "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
                  "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": schema()}}]}});
-    registry.create(&serde_json::to_vec(&crd).expect("crd"), &WriteOptions::default()).await.expect("register");
     let resources = Resources::new(store, WatchDefaults::default(), stopped);
+    resources
+        .create(
+            &crdstore::resource::definitions::at(""),
+            &serde_json::to_vec(&crd).expect("crd"),
+            &WriteOptions::default(),
+        )
+        .await
+        .expect("register");
     let r = reference();
     let options = |m: &str| WriteOptions { field_manager: m.into(), ..WriteOptions::default() };
     let created =

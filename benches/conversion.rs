@@ -32,7 +32,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crdstore::apimachinery::options::{ListOptions, WriteOptions};
-use crdstore::registry::Registry;
 use crdstore::resource::{Ref, Resources};
 use crdstore::storage::sled::{SledOptions, SledStore};
 use crdstore::storage::Storage;
@@ -118,14 +117,20 @@ async fn setup_with(
     tokio::spawn(background.run());
     let store: Arc<dyn Storage> = Arc::new(store);
     let (stop, stopped) = tokio::sync::watch::channel(false);
-    let registry = Registry::new(store.clone(), WatchDefaults::default(), stopped.clone());
     let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
         "metadata": {"name": "widgets.example.com"},
         "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
                  "versions": versions,
                  "conversion": conversion}});
-    registry.create(&serde_json::to_vec(&crd).expect("crd"), &WriteOptions::default()).await.expect("register");
     let resources = Arc::new(Resources::new(store, WatchDefaults::default(), stopped));
+    resources
+        .create(
+            &crdstore::resource::definitions::at(""),
+            &serde_json::to_vec(&crd).expect("crd"),
+            &WriteOptions::default(),
+        )
+        .await
+        .expect("register");
     let mut tasks = Vec::new();
     for client in 0..16 {
         let resources = resources.clone();

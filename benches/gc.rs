@@ -14,7 +14,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crdstore::apimachinery::options::{DeleteOptions, WriteOptions};
-use crdstore::registry::Registry;
 use crdstore::resource::{Ref, Resources};
 use crdstore::storage::sled::{SledOptions, SledStore};
 use crdstore::storage::{keys, Storage};
@@ -68,7 +67,7 @@ async fn setup() -> Setup {
     tokio::spawn(background.run());
     let store: Arc<dyn Storage> = Arc::new(store);
     let (stop, stopped) = tokio::sync::watch::channel(false);
-    let registry = Registry::new(store.clone(), WatchDefaults::default(), stopped.clone());
+    let resources = Arc::new(Resources::new(store.clone(), WatchDefaults::default(), stopped.clone()));
     for kind in ["Owner", "Child"] {
         let plural = format!("{}s", kind.to_lowercase());
         let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -76,9 +75,15 @@ async fn setup() -> Setup {
             "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": plural, "kind": kind},
                      "versions": [{"name": "v1", "served": true, "storage": true,
                                    "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
-        registry.create(&serde_json::to_vec(&crd).expect("crd"), &WriteOptions::default()).await.expect("register");
+        resources
+            .create(
+                &crdstore::resource::definitions::at(""),
+                &serde_json::to_vec(&crd).expect("crd"),
+                &WriteOptions::default(),
+            )
+            .await
+            .expect("register");
     }
-    let resources = Arc::new(Resources::new(store.clone(), WatchDefaults::default(), stopped.clone()));
     tokio::spawn(crdstore::gc::run(store.clone(), resources.clone(), crdstore::gc::GcOptions { rate: 0 }, stopped));
     Setup { store, resources, _stop: stop, _dir: dir }
 }

@@ -17,7 +17,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crdstore::apimachinery::options::{ListOptions, WatchOptions, WriteOptions};
-use crdstore::registry::Registry;
 use crdstore::resource::{Ref, Resources};
 use crdstore::storage::sled::{SledOptions, SledStore};
 use crdstore::storage::Storage;
@@ -62,14 +61,20 @@ async fn setup() -> Setup {
     tokio::spawn(background.run());
     let store: Arc<dyn Storage> = Arc::new(store);
     let (stop, stopped) = tokio::sync::watch::channel(false);
-    let registry = Registry::new(store.clone(), WatchDefaults::default(), stopped.clone());
     let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
         "metadata": {"name": "widgets.example.com"},
         "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
                  "versions": [{"name": "v1", "served": true, "storage": true,
                                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
-    registry.create(&serde_json::to_vec(&crd).expect("crd"), &WriteOptions::default()).await.expect("register");
     let resources = Arc::new(Resources::new(store, WatchDefaults::default(), stopped));
+    resources
+        .create(
+            &crdstore::resource::definitions::at(""),
+            &serde_json::to_vec(&crd).expect("crd"),
+            &WriteOptions::default(),
+        )
+        .await
+        .expect("register");
     tokio::spawn({
         let resources = resources.clone();
         async move { resources.track_definitions().await }

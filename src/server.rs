@@ -389,7 +389,7 @@ impl Server {
     pub async fn start(config: Config) -> Result<Self, BoxError> {
         let store = open_store(&config)?;
         let (stop, stopped) = watch::channel(false);
-        let registry = Arc::new(Registry::new(store.clone(), config.watch, stopped.clone()));
+        let registry = Arc::new(Registry::new(store.clone()));
         let resources = Arc::new(crate::builtin::serve(
             Resources::with_webhook_timeout(
                 store.clone(),
@@ -406,7 +406,6 @@ impl Server {
         start_tasks(&config, &store, &registry, &resources, &stopped);
         let migrations = Arc::new(crate::migration::Migrations::new(
             store.clone(),
-            registry.clone(),
             resources.clone(),
             config.migration,
             stopped.clone(),

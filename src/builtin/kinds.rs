@@ -51,7 +51,7 @@ fn age() -> Value {
 }
 
 /// One kind as a served definition.
-fn kind(
+pub(super) fn kind(
     group: &str,
     version: &str,
     (plural, singular, kind, short_names): (&str, &str, &str, &[&str]),

@@ -17,7 +17,7 @@ use super::codec::failure;
 use super::status::status_object;
 use crate::error::{Error, Reason, Result};
 use crate::resource::served::Served;
-use crate::resource::table::{definitions_table, table, Shape};
+use crate::resource::table::{table, Shape};
 use crate::watch::render::Format;
 use crate::watch::stream::{EventType, WatchEvent, WatchStream};
 
@@ -27,11 +27,6 @@ pub type Tabulate = Box<dyn Fn(&Value) -> Value + Send + Sync>;
 /// Tables of a resource's objects at `version`.
 pub fn resource_tables(served: Arc<Served>, version: String, shape: Shape) -> Tabulate {
     Box::new(move |object| table(&served, &version, std::slice::from_ref(object), None, jiff::Timestamp::now(), shape))
-}
-
-/// Tables of definitions.
-pub fn definition_tables(shape: Shape) -> Tabulate {
-    Box::new(move |object| definitions_table(std::slice::from_ref(object), None, jiff::Timestamp::now(), shape))
 }
 
 /// An event's line. Without tables it is the object's shared JSON-line

@@ -1,5 +1,6 @@
 //! The `CustomResourceDefinitions` service: each handler converts the
-//! request, calls the registry, and maps the result or error.
+//! request, calls the one resource store (definitions are a kind of it;
+//! the registry lists their feature gates), and maps the result or error.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -13,18 +14,21 @@ use super::convert;
 use crate::pb::v1 as pb;
 use crate::pb::v1::custom_resource_definitions_server::CustomResourceDefinitions;
 use crate::registry::Registry;
+use crate::resource::definitions::{at, of_body};
+use crate::resource::Resources;
 use crate::watch::pool::Pool;
 
-/// The service over a registry.
+/// The service over the store.
 pub struct DefinitionsService {
     registry: Arc<Registry>,
+    resources: Arc<Resources>,
     watches: Arc<Semaphore>,
     pool: Arc<Pool>,
 }
 
 impl DefinitionsService {
-    pub fn new(registry: Arc<Registry>, watches: Arc<Semaphore>, pool: Arc<Pool>) -> Self {
-        Self { registry, watches, pool }
+    pub fn new(registry: Arc<Registry>, resources: Arc<Resources>, watches: Arc<Semaphore>, pool: Arc<Pool>) -> Self {
+        Self { registry, resources, watches, pool }
     }
 }
 
@@ -37,7 +41,8 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::CreateDefinitionRequest>,
     ) -> Result<Response<pb::CreateDefinitionResponse>, Status> {
         let req = request.into_inner();
-        let mut created = self.registry.create(&req.definition, &convert::write_options(req.options)?).await?;
+        let mut created =
+            self.resources.create(&at(""), &req.definition, &convert::write_options(req.options)?).await?;
         let response = pb::CreateDefinitionResponse { definition: created.take_json() };
         Ok(convert::with_warnings(response, &created.warnings))
     }
@@ -46,7 +51,7 @@ impl CustomResourceDefinitions for DefinitionsService {
         &self,
         request: Request<pb::GetDefinitionRequest>,
     ) -> Result<Response<pb::GetDefinitionResponse>, Status> {
-        let found = self.registry.get(&request.into_inner().name)?;
+        let found = self.resources.get(&at(&request.into_inner().name)).await?;
         Ok(Response::new(pb::GetDefinitionResponse { definition: convert::json(&found) }))
     }
 
@@ -54,7 +59,8 @@ impl CustomResourceDefinitions for DefinitionsService {
         &self,
         request: Request<pb::ListDefinitionsRequest>,
     ) -> Result<Response<pb::ListDefinitionsResponse>, Status> {
-        let page = self.registry.list(&convert::list_options(request.into_inner().options, "options")?).await?;
+        let options = convert::list_options(request.into_inner().options, "options")?;
+        let page = self.resources.list(&at(""), &options).await?;
         Ok(Response::new(pb::ListDefinitionsResponse {
             items: page.items.iter().map(convert::json).collect(),
             resource_version: page.revision.to_string(),
@@ -70,8 +76,8 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::WatchDefinitionsRequest>,
     ) -> Result<Response<Self::WatchStream>, Status> {
         let slot = super::watch_slot(&self.watches)?;
-        let events =
-            self.pool.forward(self.registry.watch(convert::watch_options(request.into_inner().options)?).await?);
+        let options = convert::watch_options(request.into_inner().options)?;
+        let events = self.pool.forward(self.resources.watch(&at(""), options).await?);
         let stream = events.map(move |item| {
             let _slot = &slot;
             item.map(|e| convert::watch_event(&e)).map_err(Status::from)
@@ -84,7 +90,8 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::UpdateDefinitionRequest>,
     ) -> Result<Response<pb::UpdateDefinitionResponse>, Status> {
         let req = request.into_inner();
-        let mut updated = self.registry.update(&req.definition, &convert::write_options(req.options)?).await?;
+        let options = convert::write_options(req.options)?;
+        let mut updated = self.resources.update(&of_body(&req.definition)?, &req.definition, &options).await?;
         let response = pb::UpdateDefinitionResponse { definition: updated.take_json() };
         Ok(convert::with_warnings(response, &updated.warnings))
     }
@@ -94,7 +101,8 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::UpdateDefinitionStatusRequest>,
     ) -> Result<Response<pb::UpdateDefinitionStatusResponse>, Status> {
         let req = request.into_inner();
-        let mut updated = self.registry.update_status(&req.definition, &convert::write_options(req.options)?).await?;
+        let (r, options) = (of_body(&req.definition)?, convert::write_options(req.options)?);
+        let mut updated = self.resources.update_status(&r, &req.definition, &options).await?;
         let response = pb::UpdateDefinitionStatusResponse { definition: updated.take_json() };
         Ok(convert::with_warnings(response, &updated.warnings))
     }
@@ -104,8 +112,9 @@ impl CustomResourceDefinitions for DefinitionsService {
         request: Request<pb::DeleteDefinitionRequest>,
     ) -> Result<Response<pb::DeleteDefinitionResponse>, Status> {
         let req = request.into_inner();
-        let (last, deleted) = self.registry.delete(&req.name, &convert::delete_options(req.options)?).await?;
-        Ok(Response::new(pb::DeleteDefinitionResponse { definition: convert::json(&last), deleted }))
+        let deleted = self.resources.delete(&at(&req.name), &convert::delete_options(req.options)?).await?;
+        let definition = convert::json(&deleted.object);
+        Ok(Response::new(pb::DeleteDefinitionResponse { definition, deleted: deleted.gone }))
     }
 
     async fn list_feature_gates(

@@ -67,6 +67,7 @@ pub async fn routes(
     let (reflection_v1, reflection_v1alpha) = (reflection().build_v1()?, reflection().build_v1alpha()?);
     let definitions = CustomResourceDefinitionsServer::new(definitions::DefinitionsService::new(
         registry,
+        resources.clone(),
         watches.clone(),
         pool.clone(),
     ))

@@ -23,7 +23,6 @@ use serde_json::{json, Value};
 
 use crate::apimachinery::options::WriteOptions;
 use crate::error::{Error, Result};
-use crate::registry::Registry;
 use crate::resource::served::Catalog;
 use crate::resource::{Ref, Resources};
 use crate::storage::{keys, Event, Op, ReadAt, Storage, StorageError, WatchMessage};
@@ -77,7 +76,6 @@ impl Migration {
 /// The migrations of a store.
 pub struct Migrations {
     store: Arc<dyn Storage>,
-    registry: Arc<Registry>,
     /// Where `start` creates the objects.
     resources: Arc<Resources>,
     catalog: Catalog,
@@ -97,12 +95,11 @@ fn decode(kv: &crate::storage::KeyValue) -> Result<Migration> {
 impl Migrations {
     pub fn new(
         store: Arc<dyn Storage>,
-        registry: Arc<Registry>,
         resources: Arc<Resources>,
         options: MigrationOptions,
         stopped: tokio::sync::watch::Receiver<bool>,
     ) -> Self {
-        Self { store, registry, resources, catalog: Catalog::default(), options, stopped, running: Mutex::default() }
+        Self { store, resources, catalog: Catalog::default(), options, stopped, running: Mutex::default() }
     }
 
     /// Creates a migration of `group/resource` named `name` (generated from

@@ -216,7 +216,8 @@ impl Migrations {
     /// changed meanwhile.
     async fn trim(&self, served: &Served) -> Result<bool> {
         let version = served.storage_version.as_str();
-        let mut crd = self.registry.get(&served.definition)?;
+        let at = crate::resource::definitions::at(&served.definition);
+        let mut crd = self.resources.get(&at).await?;
         if crd["metadata"]["resourceVersion"].as_str() != Some(served.revision.to_string().as_str()) {
             return Ok(false);
         }
@@ -226,7 +227,7 @@ impl Migrations {
         crd["status"]["storedVersions"] = serde_json::json!([version]);
         let body = serde_json::to_vec(&crd).expect("JSON values serialize");
         // Conditional on that resourceVersion.
-        match self.registry.update_status(&body, &WriteOptions::default()).await {
+        match self.resources.update_status(&at, &body, &WriteOptions::default()).await {
             Ok(_) => Ok(true),
             Err(err) if err.reason == Reason::Conflict => Ok(false),
             Err(err) => Err(err),

@@ -12,7 +12,6 @@ use serde_json::{json, Value};
 use super::{MigrationOptions, Migrations, Phase};
 use crate::apimachinery::options::WriteOptions;
 use crate::apimachinery::patch::PatchType;
-use crate::registry::Registry;
 use crate::resource::{stored, Endpoint, Ref, Resources};
 use crate::storage::sled::{SledOptions, SledStore};
 use crate::storage::{
@@ -127,17 +126,17 @@ async fn held_write_during_migration(point: Point) {
     tokio::spawn(background.run());
     let store = Arc::new(Holding { inner: Arc::new(sled), gate: Mutex::new(None) });
     let (_stop, stopped) = tokio::sync::watch::channel(false);
-    let registry = Arc::new(Registry::new(store.clone(), WatchDefaults::default(), stopped.clone()));
+    let resources = Arc::new(Resources::new(store.clone(), WatchDefaults::default(), stopped.clone()));
+    let definition = crate::resource::definitions::at(DEFINITION);
     let schema = json!({"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}});
     let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
         "metadata": {"name": DEFINITION},
         "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
                  "versions": [{"name": "v1", "served": true, "storage": true, "schema": schema},
                               {"name": "v2", "served": true, "storage": false, "schema": schema}]}});
-    registry.create(&serde_json::to_vec(&crd).unwrap(), &WriteOptions::default()).await.unwrap();
-    let resources = Arc::new(Resources::new(store.clone(), WatchDefaults::default(), stopped.clone()));
+    resources.create(&definition, &serde_json::to_vec(&crd).unwrap(), &WriteOptions::default()).await.unwrap();
     let options = MigrationOptions { rate: 0 };
-    let migrations = Arc::new(Migrations::new(store.clone(), registry.clone(), resources.clone(), options, stopped));
+    let migrations = Arc::new(Migrations::new(store.clone(), resources.clone(), options, stopped));
     tokio::spawn(migrations.clone().control());
     let body = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"n": 1}});
     resources.create(&widget("v1", ""), &serde_json::to_vec(&body).unwrap(), &WriteOptions::default()).await.unwrap();
@@ -155,10 +154,11 @@ async fn held_write_during_migration(point: Point) {
     });
     at_gate.await.expect("the patch reaches the gate");
 
-    let mut crd = registry.get(DEFINITION).unwrap();
+    let mut crd = resources.get(&definition).await.unwrap();
     crd["spec"]["versions"][0]["storage"] = json!(false);
     crd["spec"]["versions"][1]["storage"] = json!(true);
-    let updated = registry.update(&serde_json::to_vec(&crd).unwrap(), &WriteOptions::default()).await.unwrap();
+    let body = serde_json::to_vec(&crd).unwrap();
+    let updated = resources.update(&definition, &body, &WriteOptions::default()).await.unwrap();
     assert_eq!(updated.object["status"]["storedVersions"], json!(["v1", "v2"]));
     // The object `Migrations::start` creates through the served kind.
     let svm = json!({"apiVersion": super::record::API_VERSION, "kind": super::record::KIND,
@@ -173,7 +173,7 @@ async fn held_write_during_migration(point: Point) {
     }
     let ended = last.unwrap().record;
     assert_eq!(ended.phase(), Phase::Succeeded, "{}", ended.message());
-    assert_eq!(registry.get(DEFINITION).unwrap()["status"]["storedVersions"], json!(["v2"]));
+    assert_eq!(resources.get(&definition).await.unwrap()["status"]["storedVersions"], json!(["v2"]));
 
     release.send(()).unwrap();
     let patched = patching.await.unwrap().expect("the held patch succeeds");
@@ -183,7 +183,7 @@ async fn held_write_during_migration(point: Point) {
     // The trim holds: the object is stored at v2, as storedVersions says.
     let kv = store.get(&key).unwrap();
     assert_eq!(stored::api_version(&kv.value).as_deref(), Some("example.com/v2"), "held at {point:?}");
-    assert_eq!(registry.get(DEFINITION).unwrap()["status"]["storedVersions"], json!(["v2"]));
+    assert_eq!(resources.get(&definition).await.unwrap()["status"]["storedVersions"], json!(["v2"]));
     // And the store still serves, at both versions.
     for version in ["v1", "v2"] {
         let read: Value = resources.get(&widget(version, "w")).await.unwrap();
@@ -217,9 +217,8 @@ async fn records_of_an_earlier_release_become_objects_at_start() {
             {"type": "Succeeded", "status": "True", "lastTransitionTime": "2026-01-01T00:00:01Z", "reason": "S", "message": ""}]});
     let op = Op::create(keys::migration_key("old"), serde_json::to_vec(&legacy).unwrap());
     store.commit(vec![op]).await.unwrap();
-    let registry = Arc::new(Registry::new(store.clone(), WatchDefaults::default(), stopped.clone()));
     let resources = Arc::new(Resources::new(store.clone(), WatchDefaults::default(), stopped.clone()));
-    let migrations = Migrations::new(store.clone(), registry, resources, MigrationOptions::default(), stopped);
+    let migrations = Migrations::new(store.clone(), resources, MigrationOptions::default(), stopped);
     migrations.upgrade_stored().await.unwrap();
     let upgraded = migrations.get("old").unwrap();
     assert_eq!(upgraded.object["kind"], "StorageVersionMigration");

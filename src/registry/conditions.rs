@@ -40,7 +40,8 @@ pub fn condition(kind: &str, status: &str, reason: &str, message: &str) -> Custo
     }
 }
 
-fn now() -> Time {
+/// Now, to the second, as Kubernetes' condition times are.
+pub fn now() -> Time {
     Time(jiff::Timestamp::now().round(jiff::Unit::Second).expect("rounding a timestamp to seconds"))
 }
 

@@ -52,7 +52,7 @@ pub async fn run(
         let pause = if waiting { RECHECK } else { IDLE };
         tokio::select! {
             _ = &mut stop => return,
-            _ = registry.cleanup_requested() => {}
+            _ = crate::registry::group::CLEANUP.notified() => {}
             _ = tokio::time::sleep(pause) => {}
         }
     }

@@ -1,9 +1,11 @@
 //! Custom resources: the service that serves every accepted definition at
 //! each served version (`service`), its strategy (`strategy`), the served
-//! catalog (`served`), the stored form (`stored`), scale, tables, and the cleanup of a terminating
-//! definition's instances.
+//! catalog (`served`), the stored form (`stored`), scale, tables, the
+//! definitions themselves as a kind of the store (`definitions`), and the
+//! cleanup of a terminating definition's instances.
 
 pub mod cleanup;
+pub mod definitions;
 pub mod scale;
 pub mod served;
 pub mod service;

@@ -202,6 +202,17 @@ impl Strategy for ResourceStrategy<'_> {
 
     /// Only `.status`, against the schema's `status` part, so an invalid
     /// stored spec does not block a status update; and the scale paths.
+    /// The contract's (the stored object with the body's status), then
+    /// what the kind keeps of the server's status.
+    fn prepare_for_status_update(&self, obj: &mut Value, old: &Value) {
+        let status = obj.as_object_mut().and_then(|map| map.remove("status"));
+        *obj = old.clone();
+        set_status(obj, status);
+        if let Some(hooks) = &self.served.hooks {
+            hooks.prepare_for_status_update(obj, old);
+        }
+    }
+
     fn validate_status_update(&self, obj: &Value, old: &Value) -> Checked {
         let schema = self.served.schema(self.version);
         let mut checked = match (obj.get("status"), schema.and_then(|s| s.property("status"))) {

@@ -101,20 +101,6 @@ pub fn table(
     table_of(&columns(served, version), objects, list, now, shape)
 }
 
-/// A Table of definitions, as Kubernetes shows them: Name, Created At.
-pub fn definitions_table(objects: &[Value], list: Option<&ListMeta>, now: Timestamp, shape: Shape) -> Value {
-    let created = PrinterColumn {
-        name: "Created At".into(),
-        type_: "date".into(),
-        format: "date-time".into(),
-        description: "CreationTimestamp is a timestamp representing the server time when this object was created."
-            .into(),
-        priority: 0,
-        json_path: ".metadata.creationTimestamp".into(),
-    };
-    table_of(&[name_column(), created], objects, list, now, shape)
-}
-
 /// What a row carries of `object`.
 fn row_object(object: &Value, shape: Shape) -> Value {
     match shape.include {

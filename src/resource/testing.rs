@@ -31,13 +31,14 @@ impl Stack {
         tokio::spawn(background.run());
         let store: Arc<dyn Storage> = Arc::new(sled);
         let (stop, stopped) = tokio::sync::watch::channel(false);
-        let registry = Registry::new(store.clone(), WatchDefaults::default(), stopped.clone());
+        let registry = Registry::new(store.clone());
         let resources = Arc::new(Resources::new(store.clone(), WatchDefaults::default(), stopped));
         Self { store, registry, resources, stop, dir }
     }
 
     /// Registers the definition `crd`.
     pub async fn define(&self, crd: &Value) {
-        self.registry.create(&serde_json::to_vec(crd).unwrap(), &WriteOptions::default()).await.unwrap();
+        let body = serde_json::to_vec(crd).unwrap();
+        self.resources.create(&super::definitions::at(""), &body, &WriteOptions::default()).await.unwrap();
     }
 }

@@ -13,7 +13,6 @@ use async_trait::async_trait;
 use crdstore::apimachinery::options::{DeleteOptions, WriteOptions};
 use crdstore::error::Reason;
 use crdstore::gc::GcOptions;
-use crdstore::registry::Registry;
 use crdstore::resource::{Ref, Resources};
 use crdstore::storage::sled::{SledOptions, SledStore};
 use crdstore::storage::{Committed, KeyValue, Op, Range, ReadAt, Revision, Storage, StorageError, WatchReceiver};
@@ -102,7 +101,6 @@ async fn setup() -> Setup {
     let lagging =
         Arc::new(LaggingReads { inner: store.clone(), visible: AtomicI64::new(store.current_revision().get()) });
     let (stop, stopped) = tokio::sync::watch::channel(false);
-    let registry = Registry::new(store.clone(), WatchDefaults::default(), stopped.clone());
     let resources = Arc::new(Resources::new(store.clone(), WatchDefaults::default(), stopped.clone()));
     tokio::spawn(crdstore::gc::run(lagging, resources.clone(), GcOptions::default(), stopped));
     let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -110,7 +108,10 @@ async fn setup() -> Setup {
         "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
                  "versions": [{"name": "v1", "served": true, "storage": true,
                                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
-    registry.create(&serde_json::to_vec(&crd).unwrap(), &WriteOptions::default()).await.unwrap();
+    resources
+        .create(&crdstore::resource::definitions::at(""), &serde_json::to_vec(&crd).unwrap(), &WriteOptions::default())
+        .await
+        .unwrap();
     Setup { resources, _stop: stop, _dir: dir }
 }
 

@@ -8,7 +8,6 @@ use async_trait::async_trait;
 use crdstore::apimachinery::options::WriteOptions;
 use crdstore::apimachinery::patch::PatchType;
 use crdstore::error::Reason;
-use crdstore::registry::Registry;
 use crdstore::resource::{Endpoint, Ref, Resources};
 use crdstore::storage::sled::{SledOptions, SledStore};
 use crdstore::storage::{
@@ -90,14 +89,16 @@ async fn setup() -> Setup {
     let sled: Arc<dyn Storage> = Arc::new(sled);
     let store = Arc::new(DeleteFirst { inner: sled, armed: AtomicBool::new(false) });
     let (_stop, stopped) = tokio::sync::watch::channel(false);
-    let registry = Registry::new(store.clone(), WatchDefaults::default(), stopped.clone());
     let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
         "metadata": {"name": "widgets.example.com"},
         "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
                  "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}},
                                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
-    registry.create(&serde_json::to_vec(&crd).unwrap(), &WriteOptions::default()).await.unwrap();
     let resources = Resources::new(store.clone(), WatchDefaults::default(), stopped);
+    resources
+        .create(&crdstore::resource::definitions::at(""), &serde_json::to_vec(&crd).unwrap(), &WriteOptions::default())
+        .await
+        .unwrap();
     Setup { store, resources, _dir: dir }
 }
 

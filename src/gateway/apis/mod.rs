@@ -1,9 +1,9 @@
-//! `/apis/...`: group and version discovery, the definitions endpoint
-//! (`apiextensions.k8s.io/v1/customresourcedefinitions`) and every custom
-//! resource endpoint, namespaced or not, with its status and scale
-//! subresources. This module parses the path and routes it, with what the
-//! handlers share; the handlers (`definitions.rs`, `resources.rs`) read the
-//! request, call the domain and render the answer.
+//! `/apis/...`: group and version discovery, and every resource endpoint
+//! (the definitions' too, `apiextensions.k8s.io/v1/customresourcedefinitions`),
+//! namespaced or not, with its status and scale subresources. This module
+//! parses the path and routes it, with what the handlers share; the verb
+//! table (`resources.rs`) reads the request, calls the domain and renders
+//! the answer.
 
 use axum::body::Body;
 use axum::extract::State;
@@ -11,11 +11,10 @@ use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use serde_json::{json, Value};
 
-mod definitions;
 mod resources;
 
 use super::codec::{failure_as, Output, Reply};
-use super::discovery::{self, CRD_GROUP};
+use super::discovery;
 use super::query::Params;
 use super::{lists, protobuf, Api};
 use crate::apimachinery::list::ListPage;
@@ -29,7 +28,6 @@ use crate::resource::Ref;
 pub(super) enum Target {
     Group(String),
     Version(String, String),
-    Definitions { name: Option<String>, status: bool },
     Resources { r: Ref, sub: Option<String> },
 }
 
@@ -57,12 +55,6 @@ fn parse(raw: &str) -> Result<Target, Error> {
     match s.as_slice() {
         [g] if plain(&[g]) => Ok(Target::Group(g.to_string())),
         [g, v] if plain(&[g, v]) => Ok(Target::Version(g.to_string(), v.to_string())),
-        [g, "v1", "customresourcedefinitions", rest @ ..] if *g == CRD_GROUP => match rest {
-            [] => Ok(Target::Definitions { name: None, status: false }),
-            [name] => Ok(Target::Definitions { name: Some(path_name(name)?), status: false }),
-            [name, "status"] => Ok(Target::Definitions { name: Some(path_name(name)?), status: true }),
-            _ => Err(unknown()),
-        },
         [g, v, "namespaces", ns, plural, rest @ ..] if plain(&[g, v, ns, plural]) => {
             resource(g, v, ns, plural, rest).ok_or_else(unknown)?
         }
@@ -196,10 +188,6 @@ pub(super) async fn serve(
         Target::Group(g) if method == Method::GET => discovery::group(&api, &g, &headers),
         Target::Version(g, v) if method == Method::GET => discovery::resources(&api, &g, &v, &headers),
         Target::Group(_) | Target::Version(..) => Err(method_not_allowed(&method).into()),
-        Target::Definitions { name, status } => protobuf::reply(
-            protobuf::negotiated(&headers),
-            definitions::serve(&api, name, status, &method, &params, &headers, &body).await,
-        ),
         // A custom resource has no protobuf form, but its errors do: they
         // are Statuses, negotiated as any Status is.
         Target::Resources { r, sub } => {

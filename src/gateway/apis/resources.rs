@@ -40,12 +40,12 @@ pub(super) async fn serve(
     check_scope(&served, &r, method)?;
     // A built-in kind answers in protobuf when the client prefers it; a
     // custom resource has no protobuf form, as in Kubernetes.
-    let proto = protobuf::serves(&served.api_version(&r.version), &served.kind);
-    if !proto {
+    let builtin = protobuf::serves(&served.api_version(&r.version), &served.kind);
+    if !builtin {
         protobuf::refuse_protobuf_only(headers)?;
     }
-    let proto = proto && protobuf::negotiated(headers);
-    let call = Call { api, r, sub, method, params, headers, body, served, output, shape, proto };
+    let proto = builtin && protobuf::negotiated(headers);
+    let call = Call { api, r, sub, method, params, headers, body, served, output, shape, builtin, proto };
     match (method, call.r.name.is_empty(), call.sub.as_deref()) {
         (&Method::GET, true, None) | (&Method::GET, false, None | Some("status")) => call.read().await,
         (&Method::POST | &Method::DELETE, true, None)
@@ -90,6 +90,8 @@ struct Call<'a> {
     served: Arc<Served>,
     output: Output,
     shape: Option<Shape>,
+    /// A built-in kind: it has a protobuf form.
+    builtin: bool,
     /// The answer is protobuf: a built-in kind, and the client prefers it.
     proto: bool,
 }
@@ -187,7 +189,7 @@ impl Call<'_> {
             (&self.r, self.params, self.headers, self.body, &self.api.resources);
         match (self.method, r.name.is_empty(), self.sub.as_deref()) {
             (&Method::POST, true, None) => {
-                let body = protobuf::resource_body(headers, body).await?;
+                let body = protobuf::resource_body(headers, body, self.builtin).await?;
                 let (resources, r, options) = (Arc::clone(resources), r.clone(), write_options(params, headers)?);
                 let written =
                     heavy::run(body.len(), async move { resources.create(&r, &body, &options).await }).await?;
@@ -195,7 +197,7 @@ impl Call<'_> {
             }
             (&Method::DELETE, true, None) => self.delete_collection().await,
             (&Method::PUT, false, None) => {
-                let body = protobuf::resource_body(headers, body).await?;
+                let body = protobuf::resource_body(headers, body, self.builtin).await?;
                 let (resources, r, options) = (Arc::clone(resources), r.clone(), write_options(params, headers)?);
                 let written =
                     heavy::run(body.len(), async move { resources.update(&r, &body, &options).await }).await?;
@@ -247,7 +249,7 @@ impl Call<'_> {
         let (r, params) = (&self.r, self.params);
         let options = protobuf::delete_body(self.headers, self.body).await?;
         let deleted = self.api.resources.delete(r, &params.delete_options(&options)?).await?;
-        if deleted.gone {
+        if deleted.gone && !deleted.marked {
             // Kubernetes' store answers a delete that is done with a
             // Success Status naming what went (`finalizeDelete`).
             let uid = crate::apimachinery::meta::meta_str(&deleted.object, "uid");
@@ -267,7 +269,11 @@ impl Call<'_> {
             (&Method::GET, false, Some("scale")) => Ok(self.ok(&resources.get_scale(r).await?, &[])),
             (&Method::PUT, false, Some("status")) => {
                 let written = resources
-                    .update_status(r, &protobuf::resource_body(headers, body).await?, &write_options(params, headers)?)
+                    .update_status(
+                        r,
+                        &protobuf::resource_body(headers, body, self.builtin).await?,
+                        &write_options(params, headers)?,
+                    )
                     .await?;
                 Ok(self.answer(StatusCode::OK, written))
             }
@@ -275,7 +281,7 @@ impl Call<'_> {
                 let written = resources
                     .update_finalize(
                         r,
-                        &protobuf::resource_body(headers, body).await?,
+                        &protobuf::resource_body(headers, body, self.builtin).await?,
                         &write_options(params, headers)?,
                     )
                     .await?;

@@ -81,25 +81,15 @@ pub fn is_body(headers: &HeaderMap) -> bool {
     content_type.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case(MEDIA_TYPE)
 }
 
-/// A body as the domain's JSON: a protobuf CustomResourceDefinition is
-/// converted, anything else is `codec::json_body`'s.
-pub async fn definition_body(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>> {
+/// A body as JSON (`codec::json_body`'s), or, for a built-in kind
+/// (`builtin`: one with a protobuf form, whose refusal of another media
+/// type names protobuf too), its protobuf message converted.
+pub async fn resource_body(headers: &HeaderMap, body: &Bytes, builtin: bool) -> Result<Vec<u8>> {
     if !is_body(headers) {
         return codec::json_body(headers, body).await.map_err(|err| match err.reason {
-            Reason::UnsupportedMediaType => Error::unknown_media_type(BUILT_IN_MEDIA_TYPES),
+            Reason::UnsupportedMediaType if builtin => Error::unknown_media_type(BUILT_IN_MEDIA_TYPES),
             _ => err,
         });
-    }
-    let (type_meta, raw) = unwrap(body)?;
-    let message = ext::CustomResourceDefinition::decode(raw.as_slice()).map_err(decode_error)?;
-    json_with_type(type_meta, message.to_json())
-}
-
-/// A custom resource's body as JSON (`codec::json_body`'s), or, for a
-/// built-in kind, its protobuf message converted.
-pub async fn resource_body(headers: &HeaderMap, body: &Bytes) -> Result<Vec<u8>> {
-    if !is_body(headers) {
-        return codec::json_body(headers, body).await;
     }
     let (type_meta, raw) = unwrap(body)?;
     let named = |t: &rt::TypeMeta| (t.api_version.clone().unwrap_or_default(), t.kind.clone().unwrap_or_default());
@@ -202,7 +192,7 @@ const KINDS: &[Kind] = kinds![
 /// Whether `kind` is a built-in kind's object (not a list, a Status or a
 /// definition): what a custom resource's endpoint takes in protobuf.
 fn is_builtin_object(kind: &Kind) -> bool {
-    !kind.kind.ends_with("List") && !matches!(kind.kind, "Status" | "CustomResourceDefinition")
+    !kind.kind.ends_with("List") && kind.kind != "Status"
 }
 
 /// Whether objects of `kind` at `api_version` are answered in protobuf when

@@ -37,7 +37,8 @@ impl Catalog {
     /// An empty catalog whose definitions call conversion webhooks with
     /// `webhook_timeout`.
     pub fn new(webhook_timeout: Duration) -> Self {
-        Self { cache: RwLock::default(), builtins: Vec::new(), webhook_timeout }
+        let definitions = Arc::new(crate::resource::definitions::served());
+        Self { cache: RwLock::default(), builtins: vec![definitions], webhook_timeout }
     }
 
     /// Serves `builtins` beside the stored definitions (a later one of the

@@ -19,64 +19,10 @@ use crate::storage::{Revision, Storage};
 
 pub use crate::apimachinery::strategy::{NameRule, Scope};
 pub use catalog::Catalog;
+pub use hooks::KindHooks;
 
 mod catalog;
-
-/// The strategy hooks of a kind compiled into the binary (Kubernetes' own
-/// `Namespace`, `Lease`, `Event`), run by `ResourceStrategy` beside what
-/// every kind gets (its schema, the status split): what that kind's
-/// Kubernetes strategy adds. Custom resources have none.
-pub trait KindHooks: Send + Sync + std::fmt::Debug {
-    /// How the common metadata validation checks `metadata.name`.
-    fn name_rule(&self) -> NameRule {
-        NameRule::Dns1123Subdomain
-    }
-    /// After the contract's create preparation: the kind's defaults.
-    fn prepare_for_create(&self, _obj: &mut serde_json::Value) {}
-    /// After the contract's update preparation: what the main endpoint keeps.
-    fn prepare_for_update(&self, _obj: &mut serde_json::Value, _old: &serde_json::Value) {}
-    /// The kind's checks of a write (`old` on update), each at its path.
-    fn validate(&self, _obj: &serde_json::Value, _old: Option<&serde_json::Value>) -> Vec<crate::error::FieldError> {
-        Vec::new()
-    }
-    /// The kind's checks of a status write.
-    fn validate_status(&self, _obj: &serde_json::Value, _old: &serde_json::Value) -> Vec<crate::error::FieldError> {
-        Vec::new()
-    }
-    /// On delete: `Ok(true)` when the kind marks `obj` as being deleted
-    /// instead of removing it (and has marked it), as a namespace does; an
-    /// error refuses the delete.
-    fn on_delete(&self, _obj: &mut serde_json::Value) -> Result<bool> {
-        Ok(false)
-    }
-    /// Whether the kind's own finalizers (a namespace's `spec.finalizers`)
-    /// still keep a deleting object.
-    fn holds(&self, _obj: &serde_json::Value) -> bool {
-        false
-    }
-    /// The fields a field selector may name beyond `metadata.name` and
-    /// `metadata.namespace`, each with the JSON pointers of its value in
-    /// the stored object (the first set one; none set is "").
-    fn selectable_fields(&self) -> &'static [(&'static str, &'static [&'static str])] {
-        &[]
-    }
-    /// Whether the kind has the `finalize` subresource (a namespace).
-    fn finalizes(&self) -> bool {
-        false
-    }
-    /// The lists the kind's Go type tags `patchStrategy:"merge"`, with
-    /// their merge keys, beyond ObjectMeta's: how a strategic merge patch
-    /// merges them (`apimachinery::strategic`).
-    fn merge_lists(&self) -> &'static [crate::apimachinery::strategic::MergeList] {
-        &[]
-    }
-    /// The kind's own table of `objects` (Kubernetes' printer for it): the
-    /// columns and each object's cells; `None` for the version's printer
-    /// columns.
-    fn table(&self, _objects: &[serde_json::Value], _now: jiff::Timestamp) -> Option<TableCells> {
-        None
-    }
-}
+mod hooks;
 
 /// A kind's own table: its columns, and each object's cells.
 pub type TableCells = (Vec<PrinterColumn>, Vec<Vec<serde_json::Value>>);

@@ -70,7 +70,7 @@ impl Resources {
         let key = Self::key(served, r, &r.name);
         // A built-in kind may mark the object itself (a namespace).
         let marked = match &served.hooks {
-            Some(hooks) => hooks.on_delete(&mut obj)?,
+            Some(hooks) => hooks.on_delete(self.store.as_ref(), &mut obj)?,
             None => false,
         };
         // The collector's finalizers follow the policy, as the apiserver's
@@ -85,7 +85,7 @@ impl Resources {
         };
         let has_finalizers = marked || !meta::finalizers(&obj).is_empty();
         if !marked && has_finalizers && meta::deleting(&obj) && !changed {
-            return Ok(Some(Deleted { object: obj, gone: false }));
+            return Ok(Some(Deleted { object: obj, gone: false, marked }));
         }
         if changed && !has_finalizers {
             meta::metadata_mut(&mut obj).remove("finalizers");
@@ -94,8 +94,9 @@ impl Resources {
             if has_finalizers && !marked && !meta::deleting(&obj) {
                 meta::mark_deleting(&mut obj);
             }
-            return Ok(Some(Deleted { object: obj, gone: !has_finalizers }));
+            return Ok(Some(Deleted { object: obj, gone: !has_finalizers, marked }));
         }
+        let _serial = super::serial(served).await;
         let ops = if has_finalizers {
             if !marked && !meta::deleting(&obj) {
                 meta::mark_deleting(&mut obj);
@@ -104,14 +105,32 @@ impl Resources {
             let op = Op::update(key, current.mod_revision, strategy::to_stored(served, &obj));
             Self::tie(served).into_iter().chain([op]).collect()
         } else {
-            vec![Op::delete(key, current.mod_revision)]
+            // The kind's own removals with it (a definition's group).
+            let settled = self.settle(served, &r.name, None)?;
+            [Op::delete(key, current.mod_revision)].into_iter().chain(settled).collect()
         };
         let committed = match self.store.commit(ops).await {
             Err(StorageError::PreconditionFailed { .. }) => return Ok(None),
             other => other?,
         };
         meta::set_resource_version(&mut obj, committed.revision);
-        Ok(Some(Deleted { object: obj, gone: !has_finalizers }))
+        let gone = !has_finalizers || (marked && self.remove_marked(served, &r.name).await?);
+        Ok(Some(Deleted { object: obj, gone, marked }))
+    }
+
+    /// Removes an object its kind has just marked for deletion when the kind
+    /// says nothing holds it (`KindHooks::after_mark`); whether it went. A
+    /// write that got in first leaves it marked, for the kind's cleanup.
+    async fn remove_marked(&self, served: &Served, name: &str) -> Result<bool> {
+        let Some(hooks) = &served.hooks else { return Ok(false) };
+        let ops = hooks.after_mark(self.store.as_ref(), name)?;
+        if ops.is_empty() {
+            return Ok(false);
+        }
+        match self.store.commit(ops).await {
+            Err(StorageError::PreconditionFailed { .. }) => Ok(false),
+            other => other.map(|_| true).map_err(Into::into),
+        }
     }
 
     /// Deletes (or marks) every object the selectors match; returns each

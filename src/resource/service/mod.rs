@@ -10,6 +10,8 @@ pub use encoded::{JsonItems, JsonPage};
 mod lists;
 mod owners;
 mod patches;
+mod phases;
+use phases::{finished, forbid_create, serial};
 mod selectors;
 mod subresources;
 mod watch;
@@ -73,6 +75,10 @@ pub struct Deleted {
     pub object: Value,
     /// Gone (true) or waiting for its finalizers (false).
     pub gone: bool,
+    /// Its kind marked it before it went (a definition): the answer is the
+    /// object, as Kubernetes' store answers a delete that passed through
+    /// finalizers, rather than a Status.
+    pub marked: bool,
 }
 
 impl Resources {
@@ -221,21 +227,13 @@ impl Resources {
     ) -> Result<Option<Written>> {
         let served = self.served_object(r)?;
         if served.terminating {
-            // Kubernetes' forbidCreateAdmission.
-            let name = meta::meta_str(&request, "name");
-            let mut err = Error::forbidden(format!(
-                "{}.{} {} is forbidden: create not allowed while custom resource definition is terminating",
-                served.plural,
-                served.group,
-                crate::error::quoted(name)
-            ));
-            err.details.group = served.group.clone();
-            err.details.kind = served.plural.clone();
-            err.details.name = crate::error::shown(name).into_owned();
-            return Err(err);
+            return Err(forbid_create(&served, meta::meta_str(&request, "name")));
         }
         strategy::default_type_meta(&served, r, &mut request);
         strategy::check_identity(&served, r, &request, Operation::Create)?;
+        if let Some(hooks) = &served.hooks {
+            hooks.decode(&mut request)?;
+        }
         let admitted = match &self.admission {
             Some(admission) if served.namespaced() => {
                 admission.admit_create(self.store.as_ref(), &served, &r.namespace, meta::meta_str(&request, "name"))?
@@ -254,6 +252,9 @@ impl Resources {
         self.check_owner_scopes(&served, &obj)?;
         let name = meta::meta_str(&obj, "name").to_string();
         let key = Self::key(&served, r, &name);
+        let _serial = serial(&served).await;
+        let settled = self.settle(&served, &name, Some(&mut obj))?;
+        warnings.extend(served.hooks.iter().flat_map(|hooks| hooks.warnings(&obj, None)));
         // Checked and defaulted at the request version, stored at the
         // storage version; the answer converted back (dry run too).
         let obj = stored::to_storage(&served, &r.version, obj).await?;
@@ -272,16 +273,19 @@ impl Resources {
         let mut ops: Vec<Op> = Self::tie(&served).into_iter().chain(admitted).collect();
         let at = ops.len();
         ops.push(Op::create(key, storing.take_bytes(None)));
+        ops.extend(settled);
         match self.store.commit(ops).await {
             Ok(committed) => {
                 let kv = committed.current(at).ok_or_else(|| Error::internal("create left no object"))?;
+                served.hooks.iter().for_each(|hooks| hooks.created(&name, kv.mod_revision));
                 meta::set_resource_version(&mut answer, kv.mod_revision);
                 let json = stored::spliced(&served, &r.version, kv);
                 Ok(Some(Written::with_json(answer, warnings, json)))
             }
             // The definition (or the namespace) changed since it was
-            // resolved: resolve again.
-            Err(StorageError::PreconditionFailed { index, .. }) if index < at => Ok(None),
+            // resolved, or another object the kind settles with this one:
+            // resolve again.
+            Err(StorageError::PreconditionFailed { index, .. }) if index != at => Ok(None),
             Err(StorageError::PreconditionFailed { .. }) if generated => Ok(None),
             Err(StorageError::PreconditionFailed { .. }) => {
                 Err(Error::already_exists(&served.group, &served.plural, &name))
@@ -337,6 +341,9 @@ impl Resources {
         }
         strategy::default_type_meta(&served, r, &mut obj);
         strategy::check_identity(&served, r, &obj, Operation::Update)?;
+        if let Some(hooks) = &served.hooks {
+            hooks.decode(&mut obj)?;
+        }
         let current = self.load(&served, r)?;
         let main = ResourceStrategy { served: &served, version: &r.version };
         let subject = Self::subject(&served, r);
@@ -348,41 +355,17 @@ impl Resources {
         self.write_over(target, obj, duplicates).await
     }
 
-    fn subject<'a>(served: &'a Served, r: &'a Ref) -> meta::Subject<'a> {
-        meta::Subject { group: &served.group, resource: &served.plural, name: &r.name }
+    /// The operations the kind commits with a write of `obj` named `name`
+    /// (`None`: its removal), `obj` adjusted to them.
+    fn settle(&self, served: &Served, name: &str, obj: Option<&mut Value>) -> Result<Vec<Op>> {
+        match &served.hooks {
+            Some(hooks) => hooks.settle(self.store.as_ref(), name, obj),
+            None => Ok(Vec::new()),
+        }
     }
 
-    /// Prunes what the schema of `version` does not know and notes fields
-    /// the body repeated (refusing both under `Strict`, warning under
-    /// `Warn`), then applies its defaults. On the status endpoint only what
-    /// is under `status` counts.
-    fn admit(
-        served: &Served,
-        version: &str,
-        obj: &mut Value,
-        duplicates: &[String],
-        endpoint: Endpoint,
-        options: &WriteOptions,
-    ) -> Result<Vec<String>> {
-        let schema = served.schema(version);
-        let mut dropped = match schema {
-            Some(schema) => tracing::debug_span!("admission.prune").in_scope(|| crate::schema::prune(obj, schema)),
-            None => Vec::new(),
-        };
-        let mut duplicates = duplicates.to_vec();
-        if endpoint == Endpoint::Status {
-            let in_status =
-                |path: &String| path == "status" || path.starts_with("status.") || path.starts_with("status[");
-            dropped.retain(in_status);
-            duplicates.retain(in_status);
-        }
-        let mut unknown = decode::duplicate_fields(&duplicates);
-        unknown.extend(dropped.iter().map(|path| format!("unknown field {}", crate::error::quoted(path))));
-        let warnings = decode::field_validation(unknown, options.field_validation)?;
-        if let Some(schema) = schema {
-            tracing::debug_span!("admission.default").in_scope(|| crate::schema::apply_defaults(obj, schema));
-        }
-        Ok(warnings)
+    fn subject<'a>(served: &'a Served, r: &'a Ref) -> meta::Subject<'a> {
+        meta::Subject { group: &served.group, resource: &served.plural, name: &r.name }
     }
 
     /// Writes `body` over the object as read (`at.current`) through the
@@ -416,9 +399,12 @@ impl Resources {
         });
         self.check_owner_scopes(served, &obj)?;
         let key = Self::key(served, r, &r.name);
-        let finished = meta::deleting(&obj)
-            && meta::finalizers(&obj).is_empty()
-            && !served.hooks.as_ref().is_some_and(|hooks| hooks.holds(&obj));
+        let finished = finished(served, &obj);
+        let _serial = serial(served).await;
+        let settled = self.settle(served, &r.name, (!finished).then_some(&mut obj))?;
+        if endpoint == Endpoint::Main {
+            warnings.extend(served.hooks.iter().flat_map(|hooks| hooks.warnings(&obj, Some(&old))));
+        }
         let mut storing_slot = None;
         if finished {
             if options.dry_run {
@@ -446,12 +432,12 @@ impl Resources {
                 Op::update(key, current.mod_revision, storing.take_bytes(Some(current)))
             }
         };
-        let mut ops: Vec<Op> = Self::tie(served).into_iter().collect();
-        let at = ops.len();
-        ops.push(op);
-        let committed = match self.store.commit(ops).await {
-            // The definition changed since it was resolved: resolve again.
-            Err(StorageError::PreconditionFailed { index, .. }) if index < at => return Ok(None),
+        let tie = Self::tie(served);
+        let at = usize::from(tie.is_some());
+        let committed = match self.store.commit(tie.into_iter().chain([op]).chain(settled).collect()).await {
+            // The definition changed since it was resolved, or another
+            // object the kind settles with this one: resolve again.
+            Err(StorageError::PreconditionFailed { index, .. }) if index != at => return Ok(None),
             Err(StorageError::PreconditionFailed { current: None, .. }) => {
                 return Err(Self::not_found(served, &r.name))
             }
