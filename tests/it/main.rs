@@ -14,6 +14,7 @@ mod crash;
 mod declarative;
 mod definitions;
 mod deprecation;
+mod descriptors;
 mod gates;
 mod gateway;
 mod gc;
