@@ -40,6 +40,7 @@ mod structural_schemas;
 mod subresources;
 mod support;
 mod telemetry;
+mod transcoding;
 mod transport;
 mod watch;
 mod watch_checker;
