@@ -2,7 +2,11 @@
 //! tonic services and prost messages, and writes the encoded descriptor sets
 //! that the gRPC reflection service serves: crdstore's, and that of the
 //! `google.rpc` error types (tonic-types' own, under their canonical file
-//! names, so grpcurl finds `google/rpc/error_details.proto`).
+//! names, so grpcurl finds `google/rpc/error_details.proto`). crdstore's set
+//! is encoded by protox itself, with every import and the source info, so
+//! that it keeps the methods' `google.api.http` rules (prost's descriptor
+//! types drop extension options): it is also what `crdstore descriptors`
+//! prints for Envoy's transcoder.
 
 use prost::Message as _;
 use std::path::PathBuf;
@@ -15,13 +19,19 @@ const PROTOS: &[&str] = &[
     "proto/crdstore/v1/migrations.proto",
 ];
 
+/// googleapis' `google/api/annotations.proto` and `http.proto`, which the
+/// protos import for their HTTP rules (proto/third_party/googleapis).
+const GOOGLEAPIS: &str = "proto/third_party/googleapis";
+
 const GNOSTIC: &str = "proto/third_party/gnostic/openapiv2/OpenAPIv2.proto";
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=proto");
-    let fds = protox::compile(PROTOS, ["proto"])?;
+    let mut compiler = protox::Compiler::new(["proto", GOOGLEAPIS])?;
+    compiler.include_imports(true).include_source_info(true).open_files(PROTOS)?;
     let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
-    std::fs::write(out_dir.join("crdstore_descriptor.bin"), fds.encode_to_vec())?;
+    std::fs::write(out_dir.join("crdstore_descriptor.bin"), compiler.encode_file_descriptor_set())?;
+    let fds = compiler.file_descriptor_set();
     std::fs::write(out_dir.join("error_details_descriptor.bin"), error_details()?.encode_to_vec())?;
     // A watch event's object is shared bytes: every watcher of a change sends
     // the same rendering, not a copy of it each. So is a list's item: a page

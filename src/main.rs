@@ -2,6 +2,8 @@
 //! gRPC and HTTP) until SIGTERM or Ctrl-C, then drains, flushes and exits 0;
 //! `crdstore backup` and `crdstore restore` write and read snapshots;
 //! `crdstore migrate` migrates a definition's objects to its storage version;
+//! `crdstore descriptors` prints the protos' descriptor set for transcoding
+//! proxies (Envoy's `proto_descriptor`);
 //! `crdstore feature-gates` prints the field-level feature gates of the
 //! server in the current kubeconfig as a table, like `kubectl
 //! api-resources`; invoked as `kubectl-feature_gates` (a link to this
@@ -51,6 +53,10 @@ enum Command {
     /// on a running server, then trim its status.storedVersions; shows
     /// progress until it ends.
     Migrate(MigrateArgs),
+    /// Print the protos' FileDescriptorSet, with imports, source info and
+    /// the methods' google.api.http rules, for Envoy's grpc_json_transcoder
+    /// (`crdstore descriptors > crdstore.pb`).
+    Descriptors,
 }
 
 #[derive(clap::Args)]
@@ -227,6 +233,7 @@ async fn main() -> ExitCode {
             plain_logs();
             return backup::restore(args).await;
         }
+        Command::Descriptors => return cli::descriptors::descriptors(),
         Command::Migrate(args) => {
             plain_logs();
             return migrate::migrate(args).await;

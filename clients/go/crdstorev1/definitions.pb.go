@@ -31,6 +31,7 @@
 package crdstorev1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -937,7 +938,7 @@ var File_crdstore_v1_definitions_proto protoreflect.FileDescriptor
 
 const file_crdstore_v1_definitions_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcrdstore/v1/definitions.proto\x12\vcrdstore.v1\x1a\x18crdstore/v1/common.proto\"n\n" +
+	"\x1dcrdstore/v1/definitions.proto\x12\vcrdstore.v1\x1a\x18crdstore/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\"n\n" +
 	"\x17CreateDefinitionRequest\x12\x1e\n" +
 	"\n" +
 	"definition\x18\x01 \x01(\fR\n" +
@@ -1007,16 +1008,16 @@ const file_crdstore_v1_definitions_proto_rawDesc = "" +
 	"\teffective\x18\a \x01(\bR\teffective\x12\x14\n" +
 	"\x05paths\x18\b \x03(\tR\x05pathsB\n" +
 	"\n" +
-	"\b_enabled2\xd5\x05\n" +
-	"\x19CustomResourceDefinitions\x12U\n" +
-	"\x06Create\x12$.crdstore.v1.CreateDefinitionRequest\x1a%.crdstore.v1.CreateDefinitionResponse\x12L\n" +
-	"\x03Get\x12!.crdstore.v1.GetDefinitionRequest\x1a\".crdstore.v1.GetDefinitionResponse\x12Q\n" +
-	"\x04List\x12#.crdstore.v1.ListDefinitionsRequest\x1a$.crdstore.v1.ListDefinitionsResponse\x12H\n" +
-	"\x05Watch\x12$.crdstore.v1.WatchDefinitionsRequest\x1a\x17.crdstore.v1.WatchEvent0\x01\x12U\n" +
-	"\x06Update\x12$.crdstore.v1.UpdateDefinitionRequest\x1a%.crdstore.v1.UpdateDefinitionResponse\x12g\n" +
-	"\fUpdateStatus\x12*.crdstore.v1.UpdateDefinitionStatusRequest\x1a+.crdstore.v1.UpdateDefinitionStatusResponse\x12U\n" +
-	"\x06Delete\x12$.crdstore.v1.DeleteDefinitionRequest\x1a%.crdstore.v1.DeleteDefinitionResponse\x12_\n" +
-	"\x10ListFeatureGates\x12$.crdstore.v1.ListFeatureGatesRequest\x1a%.crdstore.v1.ListFeatureGatesResponseB?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3"
+	"\b_enabled2\xa6\b\n" +
+	"\x19CustomResourceDefinitions\x12\x7f\n" +
+	"\x06Create\x12$.crdstore.v1.CreateDefinitionRequest\x1a%.crdstore.v1.CreateDefinitionResponse\"(\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/customresourcedefinitions\x12z\n" +
+	"\x03Get\x12!.crdstore.v1.GetDefinitionRequest\x1a\".crdstore.v1.GetDefinitionResponse\",\x82\xd3\xe4\x93\x02&\x12$/v1/customresourcedefinitions/{name}\x12x\n" +
+	"\x04List\x12#.crdstore.v1.ListDefinitionsRequest\x1a$.crdstore.v1.ListDefinitionsResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/v1/customresourcedefinitions\x12u\n" +
+	"\x05Watch\x12$.crdstore.v1.WatchDefinitionsRequest\x1a\x17.crdstore.v1.WatchEvent\"+\x82\xd3\xe4\x93\x02%\x12#/v1/watch/customresourcedefinitions0\x01\x12\x7f\n" +
+	"\x06Update\x12$.crdstore.v1.UpdateDefinitionRequest\x1a%.crdstore.v1.UpdateDefinitionResponse\"(\x82\xd3\xe4\x93\x02\":\x01*\x1a\x1d/v1/customresourcedefinitions\x12\x98\x01\n" +
+	"\fUpdateStatus\x12*.crdstore.v1.UpdateDefinitionStatusRequest\x1a+.crdstore.v1.UpdateDefinitionStatusResponse\"/\x82\xd3\xe4\x93\x02):\x01*\x1a$/v1/customresourcedefinitions:status\x12\x83\x01\n" +
+	"\x06Delete\x12$.crdstore.v1.DeleteDefinitionRequest\x1a%.crdstore.v1.DeleteDefinitionResponse\",\x82\xd3\xe4\x93\x02&*$/v1/customresourcedefinitions/{name}\x12y\n" +
+	"\x10ListFeatureGates\x12$.crdstore.v1.ListFeatureGatesRequest\x1a%.crdstore.v1.ListFeatureGatesResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/featuregatesB?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3"
 
 var (
 	file_crdstore_v1_definitions_proto_rawDescOnce sync.Once

@@ -16,6 +16,7 @@
 package crdstorev1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -146,15 +147,16 @@ var File_crdstore_v1_maintenance_proto protoreflect.FileDescriptor
 
 const file_crdstore_v1_maintenance_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcrdstore/v1/maintenance.proto\x12\vcrdstore.v1\"\x0f\n" +
+	"\x1dcrdstore/v1/maintenance.proto\x12\vcrdstore.v1\x1a\x1cgoogle/api/annotations.proto\"\x0f\n" +
 	"\rBackupRequest\"\x85\x01\n" +
 	"\vBackupChunk\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\fR\x04data\x12\x1a\n" +
 	"\brevision\x18\x02 \x01(\x03R\brevision\x12!\n" +
 	"\frecords_done\x18\x03 \x01(\x04R\vrecordsDone\x12#\n" +
-	"\rrecords_total\x18\x04 \x01(\x04R\frecordsTotal2O\n" +
-	"\vMaintenance\x12@\n" +
-	"\x06Backup\x12\x1a.crdstore.v1.BackupRequest\x1a\x18.crdstore.v1.BackupChunk0\x01B?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3"
+	"\rrecords_total\x18\x04 \x01(\x04R\frecordsTotal2c\n" +
+	"\vMaintenance\x12T\n" +
+	"\x06Backup\x12\x1a.crdstore.v1.BackupRequest\x1a\x18.crdstore.v1.BackupChunk\"\x12\x82\xd3\xe4\x93\x02\f\x12\n" +
+	"/v1/backup0\x01B?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3"
 
 var (
 	file_crdstore_v1_maintenance_proto_rawDescOnce sync.Once

@@ -20,6 +20,7 @@
 package crdstorev1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -379,7 +380,7 @@ var File_crdstore_v1_migrations_proto protoreflect.FileDescriptor
 
 const file_crdstore_v1_migrations_proto_rawDesc = "" +
 	"\n" +
-	"\x1ccrdstore/v1/migrations.proto\x12\vcrdstore.v1\"K\n" +
+	"\x1ccrdstore/v1/migrations.proto\x12\vcrdstore.v1\x1a\x1cgoogle/api/annotations.proto\"K\n" +
 	"\x15StartMigrationRequest\x12\x1e\n" +
 	"\n" +
 	"definition\x18\x01 \x01(\tR\n" +
@@ -405,12 +406,12 @@ const file_crdstore_v1_migrations_proto_rawDesc = "" +
 	"\ascanned\x18\x06 \x01(\x04R\ascanned\x12\x14\n" +
 	"\x05total\x18\a \x01(\x04R\x05total\x12\x18\n" +
 	"\amessage\x18\b \x01(\tR\amessage\x12\x16\n" +
-	"\x06object\x18\t \x01(\fR\x06object2\xb8\x02\n" +
-	"\x18StorageVersionMigrations\x12C\n" +
-	"\x05Start\x12\".crdstore.v1.StartMigrationRequest\x1a\x16.crdstore.v1.Migration\x12?\n" +
-	"\x03Get\x12 .crdstore.v1.GetMigrationRequest\x1a\x16.crdstore.v1.Migration\x12O\n" +
-	"\x04List\x12\".crdstore.v1.ListMigrationsRequest\x1a#.crdstore.v1.ListMigrationsResponse\x12E\n" +
-	"\x05Watch\x12\".crdstore.v1.WatchMigrationRequest\x1a\x16.crdstore.v1.Migration0\x01B?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3"
+	"\x06object\x18\t \x01(\fR\x06object2\xe7\x03\n" +
+	"\x18StorageVersionMigrations\x12l\n" +
+	"\x05Start\x12\".crdstore.v1.StartMigrationRequest\x1a\x16.crdstore.v1.Migration\"'\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/storageversionmigrations\x12l\n" +
+	"\x03Get\x12 .crdstore.v1.GetMigrationRequest\x1a\x16.crdstore.v1.Migration\"+\x82\xd3\xe4\x93\x02%\x12#/v1/storageversionmigrations/{name}\x12u\n" +
+	"\x04List\x12\".crdstore.v1.ListMigrationsRequest\x1a#.crdstore.v1.ListMigrationsResponse\"$\x82\xd3\xe4\x93\x02\x1e\x12\x1c/v1/storageversionmigrations\x12x\n" +
+	"\x05Watch\x12\".crdstore.v1.WatchMigrationRequest\x1a\x16.crdstore.v1.Migration\"1\x82\xd3\xe4\x93\x02+\x12)/v1/watch/storageversionmigrations/{name}0\x01B?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3"
 
 var (
 	file_crdstore_v1_migrations_proto_rawDescOnce sync.Once

@@ -23,9 +23,10 @@ _sym_db = _symbol_database.Default()
 
 
 from crdstore.v1 import common_pb2 as crdstore_dot_v1_dot_common__pb2
+from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x63rdstore/v1/definitions.proto\x12\x0b\x63rdstore.v1\x1a\x18\x63rdstore/v1/common.proto\"Y\n\x17\x43reateDefinitionRequest\x12\x12\n\ndefinition\x18\x01 \x01(\x0c\x12*\n\x07options\x18\x02 \x01(\x0b\x32\x19.crdstore.v1.WriteOptions\".\n\x18\x43reateDefinitionResponse\x12\x12\n\ndefinition\x18\x01 \x01(\x0c\"$\n\x14GetDefinitionRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"+\n\x15GetDefinitionResponse\x12\x12\n\ndefinition\x18\x01 \x01(\x0c\"C\n\x16ListDefinitionsRequest\x12)\n\x07options\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ListOptions\"x\n\x17ListDefinitionsResponse\x12\r\n\x05items\x18\x01 \x03(\x0c\x12\x18\n\x10resource_version\x18\x02 \x01(\t\x12\x16\n\x0e\x63ontinue_token\x18\x03 \x01(\t\x12\x1c\n\x14remaining_item_count\x18\x04 \x01(\x03\"E\n\x17WatchDefinitionsRequest\x12*\n\x07options\x18\x01 \x01(\x0b\x32\x19.crdstore.v1.WatchOptions\"Y\n\x17UpdateDefinitionRequest\x12\x12\n\ndefinition\x18\x01 \x01(\x0c\x12*\n\x07options\x18\x02 \x01(\x0b\x32\x19.crdstore.v1.WriteOptions\".\n\x18UpdateDefinitionResponse\x12\x12\n\ndefinition\x18\x01 \x01(\x0c\"_\n\x1dUpdateDefinitionStatusRequest\x12\x12\n\ndefinition\x18\x01 \x01(\x0c\x12*\n\x07options\x18\x02 \x01(\x0b\x32\x19.crdstore.v1.WriteOptions\"4\n\x1eUpdateDefinitionStatusResponse\x12\x12\n\ndefinition\x18\x01 \x01(\x0c\"T\n\x17\x44\x65leteDefinitionRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12+\n\x07options\x18\x02 \x01(\x0b\x32\x1a.crdstore.v1.DeleteOptions\"?\n\x18\x44\x65leteDefinitionResponse\x12\x12\n\ndefinition\x18\x01 \x01(\x0c\x12\x0f\n\x07\x64\x65leted\x18\x02 \x01(\x08\"@\n\x17ListFeatureGatesRequest\x12\x12\n\ndefinition\x18\x01 \x01(\t\x12\x11\n\tcomponent\x18\x02 \x01(\t\"C\n\x18ListFeatureGatesResponse\x12\'\n\x05gates\x18\x01 \x03(\x0b\x32\x18.crdstore.v1.FeatureGate\"\xa6\x01\n\x0b\x46\x65\x61tureGate\x12\x12\n\ndefinition\x18\x01 \x01(\t\x12\x11\n\tcomponent\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\r\n\x05stage\x18\x04 \x01(\t\x12\x0f\n\x07\x64\x65\x66\x61ult\x18\x05 \x01(\x08\x12\x14\n\x07\x65nabled\x18\x06 \x01(\x08H\x00\x88\x01\x01\x12\x11\n\teffective\x18\x07 \x01(\x08\x12\r\n\x05paths\x18\x08 \x03(\tB\n\n\x08_enabled2\xd5\x05\n\x19\x43ustomResourceDefinitions\x12U\n\x06\x43reate\x12$.crdstore.v1.CreateDefinitionRequest\x1a%.crdstore.v1.CreateDefinitionResponse\x12L\n\x03Get\x12!.crdstore.v1.GetDefinitionRequest\x1a\".crdstore.v1.GetDefinitionResponse\x12Q\n\x04List\x12#.crdstore.v1.ListDefinitionsRequest\x1a$.crdstore.v1.ListDefinitionsResponse\x12H\n\x05Watch\x12$.crdstore.v1.WatchDefinitionsRequest\x1a\x17.crdstore.v1.WatchEvent0\x01\x12U\n\x06Update\x12$.crdstore.v1.UpdateDefinitionRequest\x1a%.crdstore.v1.UpdateDefinitionResponse\x12g\n\x0cUpdateStatus\x12*.crdstore.v1.UpdateDefinitionStatusRequest\x1a+.crdstore.v1.UpdateDefinitionStatusResponse\x12U\n\x06\x44\x65lete\x12$.crdstore.v1.DeleteDefinitionRequest\x1a%.crdstore.v1.DeleteDefinitionResponse\x12_\n\x10ListFeatureGates\x12$.crdstore.v1.ListFeatureGatesRequest\x1a%.crdstore.v1.ListFeatureGatesResponseB?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x63rdstore/v1/definitions.proto\x12\x0b\x63rdstore.v1\x1a\x18\x63rdstore/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\"Y\n\x17\x43reateDefinitionRequest\x12\x12\n\ndefinition\x18\x01 \x01(\x0c\x12*\n\x07options\x18\x02 \x01(\x0b\x32\x19.crdstore.v1.WriteOptions\".\n\x18\x43reateDefinitionResponse\x12\x12\n\ndefinition\x18\x01 \x01(\x0c\"$\n\x14GetDefinitionRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"+\n\x15GetDefinitionResponse\x12\x12\n\ndefinition\x18\x01 \x01(\x0c\"C\n\x16ListDefinitionsRequest\x12)\n\x07options\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ListOptions\"x\n\x17ListDefinitionsResponse\x12\r\n\x05items\x18\x01 \x03(\x0c\x12\x18\n\x10resource_version\x18\x02 \x01(\t\x12\x16\n\x0e\x63ontinue_token\x18\x03 \x01(\t\x12\x1c\n\x14remaining_item_count\x18\x04 \x01(\x03\"E\n\x17WatchDefinitionsRequest\x12*\n\x07options\x18\x01 \x01(\x0b\x32\x19.crdstore.v1.WatchOptions\"Y\n\x17UpdateDefinitionRequest\x12\x12\n\ndefinition\x18\x01 \x01(\x0c\x12*\n\x07options\x18\x02 \x01(\x0b\x32\x19.crdstore.v1.WriteOptions\".\n\x18UpdateDefinitionResponse\x12\x12\n\ndefinition\x18\x01 \x01(\x0c\"_\n\x1dUpdateDefinitionStatusRequest\x12\x12\n\ndefinition\x18\x01 \x01(\x0c\x12*\n\x07options\x18\x02 \x01(\x0b\x32\x19.crdstore.v1.WriteOptions\"4\n\x1eUpdateDefinitionStatusResponse\x12\x12\n\ndefinition\x18\x01 \x01(\x0c\"T\n\x17\x44\x65leteDefinitionRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12+\n\x07options\x18\x02 \x01(\x0b\x32\x1a.crdstore.v1.DeleteOptions\"?\n\x18\x44\x65leteDefinitionResponse\x12\x12\n\ndefinition\x18\x01 \x01(\x0c\x12\x0f\n\x07\x64\x65leted\x18\x02 \x01(\x08\"@\n\x17ListFeatureGatesRequest\x12\x12\n\ndefinition\x18\x01 \x01(\t\x12\x11\n\tcomponent\x18\x02 \x01(\t\"C\n\x18ListFeatureGatesResponse\x12\'\n\x05gates\x18\x01 \x03(\x0b\x32\x18.crdstore.v1.FeatureGate\"\xa6\x01\n\x0b\x46\x65\x61tureGate\x12\x12\n\ndefinition\x18\x01 \x01(\t\x12\x11\n\tcomponent\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\r\n\x05stage\x18\x04 \x01(\t\x12\x0f\n\x07\x64\x65\x66\x61ult\x18\x05 \x01(\x08\x12\x14\n\x07\x65nabled\x18\x06 \x01(\x08H\x00\x88\x01\x01\x12\x11\n\teffective\x18\x07 \x01(\x08\x12\r\n\x05paths\x18\x08 \x03(\tB\n\n\x08_enabled2\xa6\x08\n\x19\x43ustomResourceDefinitions\x12\x7f\n\x06\x43reate\x12$.crdstore.v1.CreateDefinitionRequest\x1a%.crdstore.v1.CreateDefinitionResponse\"(\x82\xd3\xe4\x93\x02\"\"\x1d/v1/customresourcedefinitions:\x01*\x12z\n\x03Get\x12!.crdstore.v1.GetDefinitionRequest\x1a\".crdstore.v1.GetDefinitionResponse\",\x82\xd3\xe4\x93\x02&\x12$/v1/customresourcedefinitions/{name}\x12x\n\x04List\x12#.crdstore.v1.ListDefinitionsRequest\x1a$.crdstore.v1.ListDefinitionsResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/v1/customresourcedefinitions\x12u\n\x05Watch\x12$.crdstore.v1.WatchDefinitionsRequest\x1a\x17.crdstore.v1.WatchEvent\"+\x82\xd3\xe4\x93\x02%\x12#/v1/watch/customresourcedefinitions0\x01\x12\x7f\n\x06Update\x12$.crdstore.v1.UpdateDefinitionRequest\x1a%.crdstore.v1.UpdateDefinitionResponse\"(\x82\xd3\xe4\x93\x02\"\x1a\x1d/v1/customresourcedefinitions:\x01*\x12\x98\x01\n\x0cUpdateStatus\x12*.crdstore.v1.UpdateDefinitionStatusRequest\x1a+.crdstore.v1.UpdateDefinitionStatusResponse\"/\x82\xd3\xe4\x93\x02)\x1a$/v1/customresourcedefinitions:status:\x01*\x12\x83\x01\n\x06\x44\x65lete\x12$.crdstore.v1.DeleteDefinitionRequest\x1a%.crdstore.v1.DeleteDefinitionResponse\",\x82\xd3\xe4\x93\x02&*$/v1/customresourcedefinitions/{name}\x12y\n\x10ListFeatureGates\x12$.crdstore.v1.ListFeatureGatesRequest\x1a%.crdstore.v1.ListFeatureGatesResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/featuregatesB?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,38 +34,54 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'crdstore.v1.definitions_pb2
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1'
-  _globals['_CREATEDEFINITIONREQUEST']._serialized_start=72
-  _globals['_CREATEDEFINITIONREQUEST']._serialized_end=161
-  _globals['_CREATEDEFINITIONRESPONSE']._serialized_start=163
-  _globals['_CREATEDEFINITIONRESPONSE']._serialized_end=209
-  _globals['_GETDEFINITIONREQUEST']._serialized_start=211
-  _globals['_GETDEFINITIONREQUEST']._serialized_end=247
-  _globals['_GETDEFINITIONRESPONSE']._serialized_start=249
-  _globals['_GETDEFINITIONRESPONSE']._serialized_end=292
-  _globals['_LISTDEFINITIONSREQUEST']._serialized_start=294
-  _globals['_LISTDEFINITIONSREQUEST']._serialized_end=361
-  _globals['_LISTDEFINITIONSRESPONSE']._serialized_start=363
-  _globals['_LISTDEFINITIONSRESPONSE']._serialized_end=483
-  _globals['_WATCHDEFINITIONSREQUEST']._serialized_start=485
-  _globals['_WATCHDEFINITIONSREQUEST']._serialized_end=554
-  _globals['_UPDATEDEFINITIONREQUEST']._serialized_start=556
-  _globals['_UPDATEDEFINITIONREQUEST']._serialized_end=645
-  _globals['_UPDATEDEFINITIONRESPONSE']._serialized_start=647
-  _globals['_UPDATEDEFINITIONRESPONSE']._serialized_end=693
-  _globals['_UPDATEDEFINITIONSTATUSREQUEST']._serialized_start=695
-  _globals['_UPDATEDEFINITIONSTATUSREQUEST']._serialized_end=790
-  _globals['_UPDATEDEFINITIONSTATUSRESPONSE']._serialized_start=792
-  _globals['_UPDATEDEFINITIONSTATUSRESPONSE']._serialized_end=844
-  _globals['_DELETEDEFINITIONREQUEST']._serialized_start=846
-  _globals['_DELETEDEFINITIONREQUEST']._serialized_end=930
-  _globals['_DELETEDEFINITIONRESPONSE']._serialized_start=932
-  _globals['_DELETEDEFINITIONRESPONSE']._serialized_end=995
-  _globals['_LISTFEATUREGATESREQUEST']._serialized_start=997
-  _globals['_LISTFEATUREGATESREQUEST']._serialized_end=1061
-  _globals['_LISTFEATUREGATESRESPONSE']._serialized_start=1063
-  _globals['_LISTFEATUREGATESRESPONSE']._serialized_end=1130
-  _globals['_FEATUREGATE']._serialized_start=1133
-  _globals['_FEATUREGATE']._serialized_end=1299
-  _globals['_CUSTOMRESOURCEDEFINITIONS']._serialized_start=1302
-  _globals['_CUSTOMRESOURCEDEFINITIONS']._serialized_end=2027
+  _globals['_CUSTOMRESOURCEDEFINITIONS'].methods_by_name['Create']._loaded_options = None
+  _globals['_CUSTOMRESOURCEDEFINITIONS'].methods_by_name['Create']._serialized_options = b'\202\323\344\223\002\"\"\035/v1/customresourcedefinitions:\001*'
+  _globals['_CUSTOMRESOURCEDEFINITIONS'].methods_by_name['Get']._loaded_options = None
+  _globals['_CUSTOMRESOURCEDEFINITIONS'].methods_by_name['Get']._serialized_options = b'\202\323\344\223\002&\022$/v1/customresourcedefinitions/{name}'
+  _globals['_CUSTOMRESOURCEDEFINITIONS'].methods_by_name['List']._loaded_options = None
+  _globals['_CUSTOMRESOURCEDEFINITIONS'].methods_by_name['List']._serialized_options = b'\202\323\344\223\002\037\022\035/v1/customresourcedefinitions'
+  _globals['_CUSTOMRESOURCEDEFINITIONS'].methods_by_name['Watch']._loaded_options = None
+  _globals['_CUSTOMRESOURCEDEFINITIONS'].methods_by_name['Watch']._serialized_options = b'\202\323\344\223\002%\022#/v1/watch/customresourcedefinitions'
+  _globals['_CUSTOMRESOURCEDEFINITIONS'].methods_by_name['Update']._loaded_options = None
+  _globals['_CUSTOMRESOURCEDEFINITIONS'].methods_by_name['Update']._serialized_options = b'\202\323\344\223\002\"\032\035/v1/customresourcedefinitions:\001*'
+  _globals['_CUSTOMRESOURCEDEFINITIONS'].methods_by_name['UpdateStatus']._loaded_options = None
+  _globals['_CUSTOMRESOURCEDEFINITIONS'].methods_by_name['UpdateStatus']._serialized_options = b'\202\323\344\223\002)\032$/v1/customresourcedefinitions:status:\001*'
+  _globals['_CUSTOMRESOURCEDEFINITIONS'].methods_by_name['Delete']._loaded_options = None
+  _globals['_CUSTOMRESOURCEDEFINITIONS'].methods_by_name['Delete']._serialized_options = b'\202\323\344\223\002&*$/v1/customresourcedefinitions/{name}'
+  _globals['_CUSTOMRESOURCEDEFINITIONS'].methods_by_name['ListFeatureGates']._loaded_options = None
+  _globals['_CUSTOMRESOURCEDEFINITIONS'].methods_by_name['ListFeatureGates']._serialized_options = b'\202\323\344\223\002\022\022\020/v1/featuregates'
+  _globals['_CREATEDEFINITIONREQUEST']._serialized_start=102
+  _globals['_CREATEDEFINITIONREQUEST']._serialized_end=191
+  _globals['_CREATEDEFINITIONRESPONSE']._serialized_start=193
+  _globals['_CREATEDEFINITIONRESPONSE']._serialized_end=239
+  _globals['_GETDEFINITIONREQUEST']._serialized_start=241
+  _globals['_GETDEFINITIONREQUEST']._serialized_end=277
+  _globals['_GETDEFINITIONRESPONSE']._serialized_start=279
+  _globals['_GETDEFINITIONRESPONSE']._serialized_end=322
+  _globals['_LISTDEFINITIONSREQUEST']._serialized_start=324
+  _globals['_LISTDEFINITIONSREQUEST']._serialized_end=391
+  _globals['_LISTDEFINITIONSRESPONSE']._serialized_start=393
+  _globals['_LISTDEFINITIONSRESPONSE']._serialized_end=513
+  _globals['_WATCHDEFINITIONSREQUEST']._serialized_start=515
+  _globals['_WATCHDEFINITIONSREQUEST']._serialized_end=584
+  _globals['_UPDATEDEFINITIONREQUEST']._serialized_start=586
+  _globals['_UPDATEDEFINITIONREQUEST']._serialized_end=675
+  _globals['_UPDATEDEFINITIONRESPONSE']._serialized_start=677
+  _globals['_UPDATEDEFINITIONRESPONSE']._serialized_end=723
+  _globals['_UPDATEDEFINITIONSTATUSREQUEST']._serialized_start=725
+  _globals['_UPDATEDEFINITIONSTATUSREQUEST']._serialized_end=820
+  _globals['_UPDATEDEFINITIONSTATUSRESPONSE']._serialized_start=822
+  _globals['_UPDATEDEFINITIONSTATUSRESPONSE']._serialized_end=874
+  _globals['_DELETEDEFINITIONREQUEST']._serialized_start=876
+  _globals['_DELETEDEFINITIONREQUEST']._serialized_end=960
+  _globals['_DELETEDEFINITIONRESPONSE']._serialized_start=962
+  _globals['_DELETEDEFINITIONRESPONSE']._serialized_end=1025
+  _globals['_LISTFEATUREGATESREQUEST']._serialized_start=1027
+  _globals['_LISTFEATUREGATESREQUEST']._serialized_end=1091
+  _globals['_LISTFEATUREGATESRESPONSE']._serialized_start=1093
+  _globals['_LISTFEATUREGATESRESPONSE']._serialized_end=1160
+  _globals['_FEATUREGATE']._serialized_start=1163
+  _globals['_FEATUREGATE']._serialized_end=1329
+  _globals['_CUSTOMRESOURCEDEFINITIONS']._serialized_start=1332
+  _globals['_CUSTOMRESOURCEDEFINITIONS']._serialized_end=2394
 # @@protoc_insertion_point(module_scope)

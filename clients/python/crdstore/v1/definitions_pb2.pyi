@@ -1,4 +1,5 @@
 from crdstore.v1 import common_pb2 as _common_pb2
+from google.api import annotations_pb2 as _annotations_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message

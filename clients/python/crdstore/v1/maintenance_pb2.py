@@ -22,9 +22,10 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x63rdstore/v1/maintenance.proto\x12\x0b\x63rdstore.v1\"\x0f\n\rBackupRequest\"Z\n\x0b\x42\x61\x63kupChunk\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x10\n\x08revision\x18\x02 \x01(\x03\x12\x14\n\x0crecords_done\x18\x03 \x01(\x04\x12\x15\n\rrecords_total\x18\x04 \x01(\x04\x32O\n\x0bMaintenance\x12@\n\x06\x42\x61\x63kup\x12\x1a.crdstore.v1.BackupRequest\x1a\x18.crdstore.v1.BackupChunk0\x01\x42?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x63rdstore/v1/maintenance.proto\x12\x0b\x63rdstore.v1\x1a\x1cgoogle/api/annotations.proto\"\x0f\n\rBackupRequest\"Z\n\x0b\x42\x61\x63kupChunk\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x10\n\x08revision\x18\x02 \x01(\x03\x12\x14\n\x0crecords_done\x18\x03 \x01(\x04\x12\x15\n\rrecords_total\x18\x04 \x01(\x04\x32\x63\n\x0bMaintenance\x12T\n\x06\x42\x61\x63kup\x12\x1a.crdstore.v1.BackupRequest\x1a\x18.crdstore.v1.BackupChunk\"\x12\x82\xd3\xe4\x93\x02\x0c\x12\n/v1/backup0\x01\x42?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,10 +33,12 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'crdstore.v1.maintenance_pb2
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1'
-  _globals['_BACKUPREQUEST']._serialized_start=46
-  _globals['_BACKUPREQUEST']._serialized_end=61
-  _globals['_BACKUPCHUNK']._serialized_start=63
-  _globals['_BACKUPCHUNK']._serialized_end=153
-  _globals['_MAINTENANCE']._serialized_start=155
-  _globals['_MAINTENANCE']._serialized_end=234
+  _globals['_MAINTENANCE'].methods_by_name['Backup']._loaded_options = None
+  _globals['_MAINTENANCE'].methods_by_name['Backup']._serialized_options = b'\202\323\344\223\002\014\022\n/v1/backup'
+  _globals['_BACKUPREQUEST']._serialized_start=76
+  _globals['_BACKUPREQUEST']._serialized_end=91
+  _globals['_BACKUPCHUNK']._serialized_start=93
+  _globals['_BACKUPCHUNK']._serialized_end=183
+  _globals['_MAINTENANCE']._serialized_start=185
+  _globals['_MAINTENANCE']._serialized_end=284
 # @@protoc_insertion_point(module_scope)

@@ -22,9 +22,10 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x63rdstore/v1/migrations.proto\x12\x0b\x63rdstore.v1\"9\n\x15StartMigrationRequest\x12\x12\n\ndefinition\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\"#\n\x13GetMigrationRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\x17\n\x15ListMigrationsRequest\"D\n\x16ListMigrationsResponse\x12*\n\nmigrations\x18\x01 \x03(\x0b\x32\x16.crdstore.v1.Migration\"%\n\x15WatchMigrationRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\xa7\x01\n\tMigration\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\ndefinition\x18\x02 \x01(\t\x12\r\n\x05phase\x18\x03 \x01(\t\x12\x16\n\x0etarget_version\x18\x04 \x01(\t\x12\x10\n\x08migrated\x18\x05 \x01(\x04\x12\x0f\n\x07scanned\x18\x06 \x01(\x04\x12\r\n\x05total\x18\x07 \x01(\x04\x12\x0f\n\x07message\x18\x08 \x01(\t\x12\x0e\n\x06object\x18\t \x01(\x0c\x32\xb8\x02\n\x18StorageVersionMigrations\x12\x43\n\x05Start\x12\".crdstore.v1.StartMigrationRequest\x1a\x16.crdstore.v1.Migration\x12?\n\x03Get\x12 .crdstore.v1.GetMigrationRequest\x1a\x16.crdstore.v1.Migration\x12O\n\x04List\x12\".crdstore.v1.ListMigrationsRequest\x1a#.crdstore.v1.ListMigrationsResponse\x12\x45\n\x05Watch\x12\".crdstore.v1.WatchMigrationRequest\x1a\x16.crdstore.v1.Migration0\x01\x42?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x63rdstore/v1/migrations.proto\x12\x0b\x63rdstore.v1\x1a\x1cgoogle/api/annotations.proto\"9\n\x15StartMigrationRequest\x12\x12\n\ndefinition\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\"#\n\x13GetMigrationRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\x17\n\x15ListMigrationsRequest\"D\n\x16ListMigrationsResponse\x12*\n\nmigrations\x18\x01 \x03(\x0b\x32\x16.crdstore.v1.Migration\"%\n\x15WatchMigrationRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\xa7\x01\n\tMigration\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\ndefinition\x18\x02 \x01(\t\x12\r\n\x05phase\x18\x03 \x01(\t\x12\x16\n\x0etarget_version\x18\x04 \x01(\t\x12\x10\n\x08migrated\x18\x05 \x01(\x04\x12\x0f\n\x07scanned\x18\x06 \x01(\x04\x12\r\n\x05total\x18\x07 \x01(\x04\x12\x0f\n\x07message\x18\x08 \x01(\t\x12\x0e\n\x06object\x18\t \x01(\x0c\x32\xe7\x03\n\x18StorageVersionMigrations\x12l\n\x05Start\x12\".crdstore.v1.StartMigrationRequest\x1a\x16.crdstore.v1.Migration\"\'\x82\xd3\xe4\x93\x02!\"\x1c/v1/storageversionmigrations:\x01*\x12l\n\x03Get\x12 .crdstore.v1.GetMigrationRequest\x1a\x16.crdstore.v1.Migration\"+\x82\xd3\xe4\x93\x02%\x12#/v1/storageversionmigrations/{name}\x12u\n\x04List\x12\".crdstore.v1.ListMigrationsRequest\x1a#.crdstore.v1.ListMigrationsResponse\"$\x82\xd3\xe4\x93\x02\x1e\x12\x1c/v1/storageversionmigrations\x12x\n\x05Watch\x12\".crdstore.v1.WatchMigrationRequest\x1a\x16.crdstore.v1.Migration\"1\x82\xd3\xe4\x93\x02+\x12)/v1/watch/storageversionmigrations/{name}0\x01\x42?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,18 +33,26 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'crdstore.v1.migrations_pb2'
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1'
-  _globals['_STARTMIGRATIONREQUEST']._serialized_start=45
-  _globals['_STARTMIGRATIONREQUEST']._serialized_end=102
-  _globals['_GETMIGRATIONREQUEST']._serialized_start=104
-  _globals['_GETMIGRATIONREQUEST']._serialized_end=139
-  _globals['_LISTMIGRATIONSREQUEST']._serialized_start=141
-  _globals['_LISTMIGRATIONSREQUEST']._serialized_end=164
-  _globals['_LISTMIGRATIONSRESPONSE']._serialized_start=166
-  _globals['_LISTMIGRATIONSRESPONSE']._serialized_end=234
-  _globals['_WATCHMIGRATIONREQUEST']._serialized_start=236
-  _globals['_WATCHMIGRATIONREQUEST']._serialized_end=273
-  _globals['_MIGRATION']._serialized_start=276
-  _globals['_MIGRATION']._serialized_end=443
-  _globals['_STORAGEVERSIONMIGRATIONS']._serialized_start=446
-  _globals['_STORAGEVERSIONMIGRATIONS']._serialized_end=758
+  _globals['_STORAGEVERSIONMIGRATIONS'].methods_by_name['Start']._loaded_options = None
+  _globals['_STORAGEVERSIONMIGRATIONS'].methods_by_name['Start']._serialized_options = b'\202\323\344\223\002!\"\034/v1/storageversionmigrations:\001*'
+  _globals['_STORAGEVERSIONMIGRATIONS'].methods_by_name['Get']._loaded_options = None
+  _globals['_STORAGEVERSIONMIGRATIONS'].methods_by_name['Get']._serialized_options = b'\202\323\344\223\002%\022#/v1/storageversionmigrations/{name}'
+  _globals['_STORAGEVERSIONMIGRATIONS'].methods_by_name['List']._loaded_options = None
+  _globals['_STORAGEVERSIONMIGRATIONS'].methods_by_name['List']._serialized_options = b'\202\323\344\223\002\036\022\034/v1/storageversionmigrations'
+  _globals['_STORAGEVERSIONMIGRATIONS'].methods_by_name['Watch']._loaded_options = None
+  _globals['_STORAGEVERSIONMIGRATIONS'].methods_by_name['Watch']._serialized_options = b'\202\323\344\223\002+\022)/v1/watch/storageversionmigrations/{name}'
+  _globals['_STARTMIGRATIONREQUEST']._serialized_start=75
+  _globals['_STARTMIGRATIONREQUEST']._serialized_end=132
+  _globals['_GETMIGRATIONREQUEST']._serialized_start=134
+  _globals['_GETMIGRATIONREQUEST']._serialized_end=169
+  _globals['_LISTMIGRATIONSREQUEST']._serialized_start=171
+  _globals['_LISTMIGRATIONSREQUEST']._serialized_end=194
+  _globals['_LISTMIGRATIONSRESPONSE']._serialized_start=196
+  _globals['_LISTMIGRATIONSRESPONSE']._serialized_end=264
+  _globals['_WATCHMIGRATIONREQUEST']._serialized_start=266
+  _globals['_WATCHMIGRATIONREQUEST']._serialized_end=303
+  _globals['_MIGRATION']._serialized_start=306
+  _globals['_MIGRATION']._serialized_end=473
+  _globals['_STORAGEVERSIONMIGRATIONS']._serialized_start=476
+  _globals['_STORAGEVERSIONMIGRATIONS']._serialized_end=963
 # @@protoc_insertion_point(module_scope)

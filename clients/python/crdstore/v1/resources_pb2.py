@@ -23,9 +23,10 @@ _sym_db = _symbol_database.Default()
 
 
 from crdstore.v1 import common_pb2 as crdstore_dot_v1_dot_common__pb2
+from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1b\x63rdstore/v1/resources.proto\x12\x0b\x63rdstore.v1\x1a\x18\x63rdstore/v1/common.proto\"`\n\x0bResourceRef\x12\r\n\x05group\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x10\n\x08resource\x18\x03 \x01(\t\x12\x11\n\tnamespace\x18\x04 \x01(\t\x12\x0c\n\x04name\x18\x05 \x01(\t\"z\n\x15\x43reateResourceRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12\x0e\n\x06object\x18\x02 \x01(\x0c\x12*\n\x07options\x18\x03 \x01(\x0b\x32\x19.crdstore.v1.WriteOptions\"(\n\x16\x43reateResourceResponse\x12\x0e\n\x06object\x18\x01 \x01(\x0c\"U\n\x12GetResourceRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12\x18\n\x10resource_version\x18\x02 \x01(\t\"%\n\x13GetResourceResponse\x12\x0e\n\x06object\x18\x01 \x01(\x0c\"h\n\x14ListResourcesRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12)\n\x07options\x18\x02 \x01(\x0b\x32\x18.crdstore.v1.ListOptions\"v\n\x15ListResourcesResponse\x12\r\n\x05items\x18\x01 \x03(\x0c\x12\x18\n\x10resource_version\x18\x02 \x01(\t\x12\x16\n\x0e\x63ontinue_token\x18\x03 \x01(\t\x12\x1c\n\x14remaining_item_count\x18\x04 \x01(\x03\"j\n\x15WatchResourcesRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12*\n\x07options\x18\x02 \x01(\x0b\x32\x19.crdstore.v1.WatchOptions\"z\n\x15UpdateResourceRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12\x0e\n\x06object\x18\x02 \x01(\x0c\x12*\n\x07options\x18\x03 \x01(\x0b\x32\x19.crdstore.v1.WriteOptions\"(\n\x16UpdateResourceResponse\x12\x0e\n\x06object\x18\x01 \x01(\x0c\"\xe2\x01\n\x14PatchResourceRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12*\n\npatch_type\x18\x02 \x01(\x0e\x32\x16.crdstore.v1.PatchType\x12\r\n\x05patch\x18\x03 \x01(\x0c\x12-\n\x0bsubresource\x18\x04 \x01(\x0e\x32\x18.crdstore.v1.Subresource\x12*\n\x07options\x18\x05 \x01(\x0b\x32\x19.crdstore.v1.WriteOptions\x12\r\n\x05\x66orce\x18\x06 \x01(\x08\"\'\n\x15PatchResourceResponse\x12\x0e\n\x06object\x18\x01 \x01(\x0c\"k\n\x15\x44\x65leteResourceRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12+\n\x07options\x18\x02 \x01(\x0b\x32\x1a.crdstore.v1.DeleteOptions\"9\n\x16\x44\x65leteResourceResponse\x12\x0e\n\x06object\x18\x01 \x01(\x0c\x12\x0f\n\x07\x64\x65leted\x18\x02 \x01(\x08\"\x9d\x01\n\x17\x44\x65leteCollectionRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12.\n\x0clist_options\x18\x02 \x01(\x0b\x32\x18.crdstore.v1.ListOptions\x12+\n\x07options\x18\x03 \x01(\x0b\x32\x1a.crdstore.v1.DeleteOptions\")\n\x18\x44\x65leteCollectionResponse\x12\r\n\x05items\x18\x01 \x03(\x0c\"x\n\x13UpdateStatusRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12\x0e\n\x06object\x18\x02 \x01(\x0c\x12*\n\x07options\x18\x03 \x01(\x0b\x32\x19.crdstore.v1.WriteOptions\"&\n\x14UpdateStatusResponse\x12\x0e\n\x06object\x18\x01 \x01(\x0c\"8\n\x0fGetScaleRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\"!\n\x10GetScaleResponse\x12\r\n\x05scale\x18\x01 \x01(\x0c\"v\n\x12UpdateScaleRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12\r\n\x05scale\x18\x02 \x01(\x0c\x12*\n\x07options\x18\x03 \x01(\x0b\x32\x19.crdstore.v1.WriteOptions\"$\n\x13UpdateScaleResponse\x12\r\n\x05scale\x18\x01 \x01(\x0c\"[\n\x0e\x43onvertRequest\x12\r\n\x05group\x18\x01 \x01(\t\x12\x10\n\x08resource\x18\x02 \x01(\t\x12\x17\n\x0f\x64\x65sired_version\x18\x03 \x01(\t\x12\x0f\n\x07objects\x18\x04 \x03(\x0c\"\"\n\x0f\x43onvertResponse\x12\x0f\n\x07objects\x18\x01 \x03(\x0c\"\xb3\x01\n\x14\x41pplyResourceRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12\x0e\n\x06object\x18\x02 \x01(\x0c\x12\x15\n\rfield_manager\x18\x03 \x01(\t\x12\r\n\x05\x66orce\x18\x04 \x01(\x08\x12\x0f\n\x07\x64ry_run\x18\x05 \x01(\x08\x12-\n\x0bsubresource\x18\x06 \x01(\x0e\x32\x18.crdstore.v1.Subresource\"8\n\x15\x41pplyResourceResponse\x12\x0e\n\x06object\x18\x01 \x01(\x0c\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08*Y\n\x0bSubresource\x12\x1b\n\x17SUBRESOURCE_UNSPECIFIED\x10\x00\x12\x16\n\x12SUBRESOURCE_STATUS\x10\x01\x12\x15\n\x11SUBRESOURCE_SCALE\x10\x02*\x88\x01\n\tPatchType\x12\x1a\n\x16PATCH_TYPE_UNSPECIFIED\x10\x00\x12\x14\n\x10PATCH_TYPE_MERGE\x10\x01\x12\x13\n\x0fPATCH_TYPE_JSON\x10\x02\x12\x1e\n\x1aPATCH_TYPE_STRATEGIC_MERGE\x10\x03\x12\x14\n\x10PATCH_TYPE_APPLY\x10\x04\x32\xa2\x08\n\x0f\x43ustomResources\x12Q\n\x06\x43reate\x12\".crdstore.v1.CreateResourceRequest\x1a#.crdstore.v1.CreateResourceResponse\x12H\n\x03Get\x12\x1f.crdstore.v1.GetResourceRequest\x1a .crdstore.v1.GetResourceResponse\x12M\n\x04List\x12!.crdstore.v1.ListResourcesRequest\x1a\".crdstore.v1.ListResourcesResponse\x12\x46\n\x05Watch\x12\".crdstore.v1.WatchResourcesRequest\x1a\x17.crdstore.v1.WatchEvent0\x01\x12Q\n\x06Update\x12\".crdstore.v1.UpdateResourceRequest\x1a#.crdstore.v1.UpdateResourceResponse\x12N\n\x05Patch\x12!.crdstore.v1.PatchResourceRequest\x1a\".crdstore.v1.PatchResourceResponse\x12Q\n\x06\x44\x65lete\x12\".crdstore.v1.DeleteResourceRequest\x1a#.crdstore.v1.DeleteResourceResponse\x12_\n\x10\x44\x65leteCollection\x12$.crdstore.v1.DeleteCollectionRequest\x1a%.crdstore.v1.DeleteCollectionResponse\x12S\n\x0cUpdateStatus\x12 .crdstore.v1.UpdateStatusRequest\x1a!.crdstore.v1.UpdateStatusResponse\x12G\n\x08GetScale\x12\x1c.crdstore.v1.GetScaleRequest\x1a\x1d.crdstore.v1.GetScaleResponse\x12P\n\x0bUpdateScale\x12\x1f.crdstore.v1.UpdateScaleRequest\x1a .crdstore.v1.UpdateScaleResponse\x12\x44\n\x07\x43onvert\x12\x1b.crdstore.v1.ConvertRequest\x1a\x1c.crdstore.v1.ConvertResponse\x12N\n\x05\x41pply\x12!.crdstore.v1.ApplyResourceRequest\x1a\".crdstore.v1.ApplyResourceResponseB?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1b\x63rdstore/v1/resources.proto\x12\x0b\x63rdstore.v1\x1a\x18\x63rdstore/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\"`\n\x0bResourceRef\x12\r\n\x05group\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x10\n\x08resource\x18\x03 \x01(\t\x12\x11\n\tnamespace\x18\x04 \x01(\t\x12\x0c\n\x04name\x18\x05 \x01(\t\"z\n\x15\x43reateResourceRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12\x0e\n\x06object\x18\x02 \x01(\x0c\x12*\n\x07options\x18\x03 \x01(\x0b\x32\x19.crdstore.v1.WriteOptions\"(\n\x16\x43reateResourceResponse\x12\x0e\n\x06object\x18\x01 \x01(\x0c\"U\n\x12GetResourceRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12\x18\n\x10resource_version\x18\x02 \x01(\t\"%\n\x13GetResourceResponse\x12\x0e\n\x06object\x18\x01 \x01(\x0c\"h\n\x14ListResourcesRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12)\n\x07options\x18\x02 \x01(\x0b\x32\x18.crdstore.v1.ListOptions\"v\n\x15ListResourcesResponse\x12\r\n\x05items\x18\x01 \x03(\x0c\x12\x18\n\x10resource_version\x18\x02 \x01(\t\x12\x16\n\x0e\x63ontinue_token\x18\x03 \x01(\t\x12\x1c\n\x14remaining_item_count\x18\x04 \x01(\x03\"j\n\x15WatchResourcesRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12*\n\x07options\x18\x02 \x01(\x0b\x32\x19.crdstore.v1.WatchOptions\"z\n\x15UpdateResourceRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12\x0e\n\x06object\x18\x02 \x01(\x0c\x12*\n\x07options\x18\x03 \x01(\x0b\x32\x19.crdstore.v1.WriteOptions\"(\n\x16UpdateResourceResponse\x12\x0e\n\x06object\x18\x01 \x01(\x0c\"\xe2\x01\n\x14PatchResourceRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12*\n\npatch_type\x18\x02 \x01(\x0e\x32\x16.crdstore.v1.PatchType\x12\r\n\x05patch\x18\x03 \x01(\x0c\x12-\n\x0bsubresource\x18\x04 \x01(\x0e\x32\x18.crdstore.v1.Subresource\x12*\n\x07options\x18\x05 \x01(\x0b\x32\x19.crdstore.v1.WriteOptions\x12\r\n\x05\x66orce\x18\x06 \x01(\x08\"\'\n\x15PatchResourceResponse\x12\x0e\n\x06object\x18\x01 \x01(\x0c\"k\n\x15\x44\x65leteResourceRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12+\n\x07options\x18\x02 \x01(\x0b\x32\x1a.crdstore.v1.DeleteOptions\"9\n\x16\x44\x65leteResourceResponse\x12\x0e\n\x06object\x18\x01 \x01(\x0c\x12\x0f\n\x07\x64\x65leted\x18\x02 \x01(\x08\"\x9d\x01\n\x17\x44\x65leteCollectionRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12.\n\x0clist_options\x18\x02 \x01(\x0b\x32\x18.crdstore.v1.ListOptions\x12+\n\x07options\x18\x03 \x01(\x0b\x32\x1a.crdstore.v1.DeleteOptions\")\n\x18\x44\x65leteCollectionResponse\x12\r\n\x05items\x18\x01 \x03(\x0c\"x\n\x13UpdateStatusRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12\x0e\n\x06object\x18\x02 \x01(\x0c\x12*\n\x07options\x18\x03 \x01(\x0b\x32\x19.crdstore.v1.WriteOptions\"&\n\x14UpdateStatusResponse\x12\x0e\n\x06object\x18\x01 \x01(\x0c\"8\n\x0fGetScaleRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\"!\n\x10GetScaleResponse\x12\r\n\x05scale\x18\x01 \x01(\x0c\"v\n\x12UpdateScaleRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12\r\n\x05scale\x18\x02 \x01(\x0c\x12*\n\x07options\x18\x03 \x01(\x0b\x32\x19.crdstore.v1.WriteOptions\"$\n\x13UpdateScaleResponse\x12\r\n\x05scale\x18\x01 \x01(\x0c\"[\n\x0e\x43onvertRequest\x12\r\n\x05group\x18\x01 \x01(\t\x12\x10\n\x08resource\x18\x02 \x01(\t\x12\x17\n\x0f\x64\x65sired_version\x18\x03 \x01(\t\x12\x0f\n\x07objects\x18\x04 \x03(\x0c\"\"\n\x0f\x43onvertResponse\x12\x0f\n\x07objects\x18\x01 \x03(\x0c\"\xb3\x01\n\x14\x41pplyResourceRequest\x12%\n\x03ref\x18\x01 \x01(\x0b\x32\x18.crdstore.v1.ResourceRef\x12\x0e\n\x06object\x18\x02 \x01(\x0c\x12\x15\n\rfield_manager\x18\x03 \x01(\t\x12\r\n\x05\x66orce\x18\x04 \x01(\x08\x12\x0f\n\x07\x64ry_run\x18\x05 \x01(\x08\x12-\n\x0bsubresource\x18\x06 \x01(\x0e\x32\x18.crdstore.v1.Subresource\"8\n\x15\x41pplyResourceResponse\x12\x0e\n\x06object\x18\x01 \x01(\x0c\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08*Y\n\x0bSubresource\x12\x1b\n\x17SUBRESOURCE_UNSPECIFIED\x10\x00\x12\x16\n\x12SUBRESOURCE_STATUS\x10\x01\x12\x15\n\x11SUBRESOURCE_SCALE\x10\x02*\x88\x01\n\tPatchType\x12\x1a\n\x16PATCH_TYPE_UNSPECIFIED\x10\x00\x12\x14\n\x10PATCH_TYPE_MERGE\x10\x01\x12\x13\n\x0fPATCH_TYPE_JSON\x10\x02\x12\x1e\n\x1aPATCH_TYPE_STRATEGIC_MERGE\x10\x03\x12\x14\n\x10PATCH_TYPE_APPLY\x10\x04\x32\x8a\x17\n\x0f\x43ustomResources\x12\xd9\x01\n\x06\x43reate\x12\".crdstore.v1.CreateResourceRequest\x1a#.crdstore.v1.CreateResourceResponse\"\x85\x01\x82\xd3\xe4\x93\x02\x7f\"G/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}:\x01*Z1\",/v1/{ref.group}/{ref.version}/{ref.resource}:\x01*\x12\xe1\x01\n\x03Get\x12\x1f.crdstore.v1.GetResourceRequest\x1a .crdstore.v1.GetResourceResponse\"\x96\x01\x82\xd3\xe4\x93\x02\x8f\x01\x12R/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}/{ref.name}Z9\x12\x37/v1/{ref.group}/{ref.version}/{ref.resource}/{ref.name}\x12\xce\x01\n\x04List\x12!.crdstore.v1.ListResourcesRequest\x1a\".crdstore.v1.ListResourcesResponse\"\x7f\x82\xd3\xe4\x93\x02y\x12G/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}Z.\x12,/v1/{ref.group}/{ref.version}/{ref.resource}\x12\xd5\x01\n\x05Watch\x12\".crdstore.v1.WatchResourcesRequest\x1a\x17.crdstore.v1.WatchEvent\"\x8c\x01\x82\xd3\xe4\x93\x02\x85\x01\x12M/v1/{ref.group}/{ref.version}/watch/namespaces/{ref.namespace}/{ref.resource}Z4\x12\x32/v1/{ref.group}/{ref.version}/watch/{ref.resource}0\x01\x12\xf0\x01\n\x06Update\x12\".crdstore.v1.UpdateResourceRequest\x1a#.crdstore.v1.UpdateResourceResponse\"\x9c\x01\x82\xd3\xe4\x93\x02\x95\x01\x1aR/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}/{ref.name}:\x01*Z<\x1a\x37/v1/{ref.group}/{ref.version}/{ref.resource}/{ref.name}:\x01*\x12\xed\x01\n\x05Patch\x12!.crdstore.v1.PatchResourceRequest\x1a\".crdstore.v1.PatchResourceResponse\"\x9c\x01\x82\xd3\xe4\x93\x02\x95\x01\x32R/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}/{ref.name}:\x01*Z<27/v1/{ref.group}/{ref.version}/{ref.resource}/{ref.name}:\x01*\x12\xea\x01\n\x06\x44\x65lete\x12\".crdstore.v1.DeleteResourceRequest\x1a#.crdstore.v1.DeleteResourceResponse\"\x96\x01\x82\xd3\xe4\x93\x02\x8f\x01*R/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}/{ref.name}Z9*7/v1/{ref.group}/{ref.version}/{ref.resource}/{ref.name}\x12\xe0\x01\n\x10\x44\x65leteCollection\x12$.crdstore.v1.DeleteCollectionRequest\x1a%.crdstore.v1.DeleteCollectionResponse\"\x7f\x82\xd3\xe4\x93\x02y*G/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}Z.*,/v1/{ref.group}/{ref.version}/{ref.resource}\x12\x80\x02\n\x0cUpdateStatus\x12 .crdstore.v1.UpdateStatusRequest\x1a!.crdstore.v1.UpdateStatusResponse\"\xaa\x01\x82\xd3\xe4\x93\x02\xa3\x01\x1aY/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}/{ref.name}/status:\x01*ZC\x1a>/v1/{ref.group}/{ref.version}/{ref.resource}/{ref.name}/status:\x01*\x12\xec\x01\n\x08GetScale\x12\x1c.crdstore.v1.GetScaleRequest\x1a\x1d.crdstore.v1.GetScaleResponse\"\xa2\x01\x82\xd3\xe4\x93\x02\x9b\x01\x12X/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}/{ref.name}/scaleZ?\x12=/v1/{ref.group}/{ref.version}/{ref.resource}/{ref.name}/scale\x12\xfb\x01\n\x0bUpdateScale\x12\x1f.crdstore.v1.UpdateScaleRequest\x1a .crdstore.v1.UpdateScaleResponse\"\xa8\x01\x82\xd3\xe4\x93\x02\xa1\x01\x1aX/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}/{ref.name}/scale:\x01*ZB\x1a=/v1/{ref.group}/{ref.version}/{ref.resource}/{ref.name}/scale:\x01*\x12o\n\x07\x43onvert\x12\x1b.crdstore.v1.ConvertRequest\x1a\x1c.crdstore.v1.ConvertResponse\")\x82\xd3\xe4\x93\x02#\"\x1e/v1/{group}/{resource}:convert:\x01*\x12\xf9\x01\n\x05\x41pply\x12!.crdstore.v1.ApplyResourceRequest\x1a\".crdstore.v1.ApplyResourceResponse\"\xa8\x01\x82\xd3\xe4\x93\x02\xa1\x01\"X/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}/{ref.name}:apply:\x01*ZB\"=/v1/{ref.group}/{ref.version}/{ref.resource}/{ref.name}:apply:\x01*B?Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,62 +34,88 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'crdstore.v1.resources_pb2',
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'Z=github.com/crdstore/crdstore/clients/go/crdstorev1;crdstorev1'
-  _globals['_SUBRESOURCE']._serialized_start=2383
-  _globals['_SUBRESOURCE']._serialized_end=2472
-  _globals['_PATCHTYPE']._serialized_start=2475
-  _globals['_PATCHTYPE']._serialized_end=2611
-  _globals['_RESOURCEREF']._serialized_start=70
-  _globals['_RESOURCEREF']._serialized_end=166
-  _globals['_CREATERESOURCEREQUEST']._serialized_start=168
-  _globals['_CREATERESOURCEREQUEST']._serialized_end=290
-  _globals['_CREATERESOURCERESPONSE']._serialized_start=292
-  _globals['_CREATERESOURCERESPONSE']._serialized_end=332
-  _globals['_GETRESOURCEREQUEST']._serialized_start=334
-  _globals['_GETRESOURCEREQUEST']._serialized_end=419
-  _globals['_GETRESOURCERESPONSE']._serialized_start=421
-  _globals['_GETRESOURCERESPONSE']._serialized_end=458
-  _globals['_LISTRESOURCESREQUEST']._serialized_start=460
-  _globals['_LISTRESOURCESREQUEST']._serialized_end=564
-  _globals['_LISTRESOURCESRESPONSE']._serialized_start=566
-  _globals['_LISTRESOURCESRESPONSE']._serialized_end=684
-  _globals['_WATCHRESOURCESREQUEST']._serialized_start=686
-  _globals['_WATCHRESOURCESREQUEST']._serialized_end=792
-  _globals['_UPDATERESOURCEREQUEST']._serialized_start=794
-  _globals['_UPDATERESOURCEREQUEST']._serialized_end=916
-  _globals['_UPDATERESOURCERESPONSE']._serialized_start=918
-  _globals['_UPDATERESOURCERESPONSE']._serialized_end=958
-  _globals['_PATCHRESOURCEREQUEST']._serialized_start=961
-  _globals['_PATCHRESOURCEREQUEST']._serialized_end=1187
-  _globals['_PATCHRESOURCERESPONSE']._serialized_start=1189
-  _globals['_PATCHRESOURCERESPONSE']._serialized_end=1228
-  _globals['_DELETERESOURCEREQUEST']._serialized_start=1230
-  _globals['_DELETERESOURCEREQUEST']._serialized_end=1337
-  _globals['_DELETERESOURCERESPONSE']._serialized_start=1339
-  _globals['_DELETERESOURCERESPONSE']._serialized_end=1396
-  _globals['_DELETECOLLECTIONREQUEST']._serialized_start=1399
-  _globals['_DELETECOLLECTIONREQUEST']._serialized_end=1556
-  _globals['_DELETECOLLECTIONRESPONSE']._serialized_start=1558
-  _globals['_DELETECOLLECTIONRESPONSE']._serialized_end=1599
-  _globals['_UPDATESTATUSREQUEST']._serialized_start=1601
-  _globals['_UPDATESTATUSREQUEST']._serialized_end=1721
-  _globals['_UPDATESTATUSRESPONSE']._serialized_start=1723
-  _globals['_UPDATESTATUSRESPONSE']._serialized_end=1761
-  _globals['_GETSCALEREQUEST']._serialized_start=1763
-  _globals['_GETSCALEREQUEST']._serialized_end=1819
-  _globals['_GETSCALERESPONSE']._serialized_start=1821
-  _globals['_GETSCALERESPONSE']._serialized_end=1854
-  _globals['_UPDATESCALEREQUEST']._serialized_start=1856
-  _globals['_UPDATESCALEREQUEST']._serialized_end=1974
-  _globals['_UPDATESCALERESPONSE']._serialized_start=1976
-  _globals['_UPDATESCALERESPONSE']._serialized_end=2012
-  _globals['_CONVERTREQUEST']._serialized_start=2014
-  _globals['_CONVERTREQUEST']._serialized_end=2105
-  _globals['_CONVERTRESPONSE']._serialized_start=2107
-  _globals['_CONVERTRESPONSE']._serialized_end=2141
-  _globals['_APPLYRESOURCEREQUEST']._serialized_start=2144
-  _globals['_APPLYRESOURCEREQUEST']._serialized_end=2323
-  _globals['_APPLYRESOURCERESPONSE']._serialized_start=2325
-  _globals['_APPLYRESOURCERESPONSE']._serialized_end=2381
-  _globals['_CUSTOMRESOURCES']._serialized_start=2614
-  _globals['_CUSTOMRESOURCES']._serialized_end=3672
+  _globals['_CUSTOMRESOURCES'].methods_by_name['Create']._loaded_options = None
+  _globals['_CUSTOMRESOURCES'].methods_by_name['Create']._serialized_options = b'\202\323\344\223\002\177\"G/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}:\001*Z1\",/v1/{ref.group}/{ref.version}/{ref.resource}:\001*'
+  _globals['_CUSTOMRESOURCES'].methods_by_name['Get']._loaded_options = None
+  _globals['_CUSTOMRESOURCES'].methods_by_name['Get']._serialized_options = b'\202\323\344\223\002\217\001\022R/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}/{ref.name}Z9\0227/v1/{ref.group}/{ref.version}/{ref.resource}/{ref.name}'
+  _globals['_CUSTOMRESOURCES'].methods_by_name['List']._loaded_options = None
+  _globals['_CUSTOMRESOURCES'].methods_by_name['List']._serialized_options = b'\202\323\344\223\002y\022G/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}Z.\022,/v1/{ref.group}/{ref.version}/{ref.resource}'
+  _globals['_CUSTOMRESOURCES'].methods_by_name['Watch']._loaded_options = None
+  _globals['_CUSTOMRESOURCES'].methods_by_name['Watch']._serialized_options = b'\202\323\344\223\002\205\001\022M/v1/{ref.group}/{ref.version}/watch/namespaces/{ref.namespace}/{ref.resource}Z4\0222/v1/{ref.group}/{ref.version}/watch/{ref.resource}'
+  _globals['_CUSTOMRESOURCES'].methods_by_name['Update']._loaded_options = None
+  _globals['_CUSTOMRESOURCES'].methods_by_name['Update']._serialized_options = b'\202\323\344\223\002\225\001\032R/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}/{ref.name}:\001*Z<\0327/v1/{ref.group}/{ref.version}/{ref.resource}/{ref.name}:\001*'
+  _globals['_CUSTOMRESOURCES'].methods_by_name['Patch']._loaded_options = None
+  _globals['_CUSTOMRESOURCES'].methods_by_name['Patch']._serialized_options = b'\202\323\344\223\002\225\0012R/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}/{ref.name}:\001*Z<27/v1/{ref.group}/{ref.version}/{ref.resource}/{ref.name}:\001*'
+  _globals['_CUSTOMRESOURCES'].methods_by_name['Delete']._loaded_options = None
+  _globals['_CUSTOMRESOURCES'].methods_by_name['Delete']._serialized_options = b'\202\323\344\223\002\217\001*R/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}/{ref.name}Z9*7/v1/{ref.group}/{ref.version}/{ref.resource}/{ref.name}'
+  _globals['_CUSTOMRESOURCES'].methods_by_name['DeleteCollection']._loaded_options = None
+  _globals['_CUSTOMRESOURCES'].methods_by_name['DeleteCollection']._serialized_options = b'\202\323\344\223\002y*G/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}Z.*,/v1/{ref.group}/{ref.version}/{ref.resource}'
+  _globals['_CUSTOMRESOURCES'].methods_by_name['UpdateStatus']._loaded_options = None
+  _globals['_CUSTOMRESOURCES'].methods_by_name['UpdateStatus']._serialized_options = b'\202\323\344\223\002\243\001\032Y/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}/{ref.name}/status:\001*ZC\032>/v1/{ref.group}/{ref.version}/{ref.resource}/{ref.name}/status:\001*'
+  _globals['_CUSTOMRESOURCES'].methods_by_name['GetScale']._loaded_options = None
+  _globals['_CUSTOMRESOURCES'].methods_by_name['GetScale']._serialized_options = b'\202\323\344\223\002\233\001\022X/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}/{ref.name}/scaleZ?\022=/v1/{ref.group}/{ref.version}/{ref.resource}/{ref.name}/scale'
+  _globals['_CUSTOMRESOURCES'].methods_by_name['UpdateScale']._loaded_options = None
+  _globals['_CUSTOMRESOURCES'].methods_by_name['UpdateScale']._serialized_options = b'\202\323\344\223\002\241\001\032X/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}/{ref.name}/scale:\001*ZB\032=/v1/{ref.group}/{ref.version}/{ref.resource}/{ref.name}/scale:\001*'
+  _globals['_CUSTOMRESOURCES'].methods_by_name['Convert']._loaded_options = None
+  _globals['_CUSTOMRESOURCES'].methods_by_name['Convert']._serialized_options = b'\202\323\344\223\002#\"\036/v1/{group}/{resource}:convert:\001*'
+  _globals['_CUSTOMRESOURCES'].methods_by_name['Apply']._loaded_options = None
+  _globals['_CUSTOMRESOURCES'].methods_by_name['Apply']._serialized_options = b'\202\323\344\223\002\241\001\"X/v1/{ref.group}/{ref.version}/namespaces/{ref.namespace}/{ref.resource}/{ref.name}:apply:\001*ZB\"=/v1/{ref.group}/{ref.version}/{ref.resource}/{ref.name}:apply:\001*'
+  _globals['_SUBRESOURCE']._serialized_start=2413
+  _globals['_SUBRESOURCE']._serialized_end=2502
+  _globals['_PATCHTYPE']._serialized_start=2505
+  _globals['_PATCHTYPE']._serialized_end=2641
+  _globals['_RESOURCEREF']._serialized_start=100
+  _globals['_RESOURCEREF']._serialized_end=196
+  _globals['_CREATERESOURCEREQUEST']._serialized_start=198
+  _globals['_CREATERESOURCEREQUEST']._serialized_end=320
+  _globals['_CREATERESOURCERESPONSE']._serialized_start=322
+  _globals['_CREATERESOURCERESPONSE']._serialized_end=362
+  _globals['_GETRESOURCEREQUEST']._serialized_start=364
+  _globals['_GETRESOURCEREQUEST']._serialized_end=449
+  _globals['_GETRESOURCERESPONSE']._serialized_start=451
+  _globals['_GETRESOURCERESPONSE']._serialized_end=488
+  _globals['_LISTRESOURCESREQUEST']._serialized_start=490
+  _globals['_LISTRESOURCESREQUEST']._serialized_end=594
+  _globals['_LISTRESOURCESRESPONSE']._serialized_start=596
+  _globals['_LISTRESOURCESRESPONSE']._serialized_end=714
+  _globals['_WATCHRESOURCESREQUEST']._serialized_start=716
+  _globals['_WATCHRESOURCESREQUEST']._serialized_end=822
+  _globals['_UPDATERESOURCEREQUEST']._serialized_start=824
+  _globals['_UPDATERESOURCEREQUEST']._serialized_end=946
+  _globals['_UPDATERESOURCERESPONSE']._serialized_start=948
+  _globals['_UPDATERESOURCERESPONSE']._serialized_end=988
+  _globals['_PATCHRESOURCEREQUEST']._serialized_start=991
+  _globals['_PATCHRESOURCEREQUEST']._serialized_end=1217
+  _globals['_PATCHRESOURCERESPONSE']._serialized_start=1219
+  _globals['_PATCHRESOURCERESPONSE']._serialized_end=1258
+  _globals['_DELETERESOURCEREQUEST']._serialized_start=1260
+  _globals['_DELETERESOURCEREQUEST']._serialized_end=1367
+  _globals['_DELETERESOURCERESPONSE']._serialized_start=1369
+  _globals['_DELETERESOURCERESPONSE']._serialized_end=1426
+  _globals['_DELETECOLLECTIONREQUEST']._serialized_start=1429
+  _globals['_DELETECOLLECTIONREQUEST']._serialized_end=1586
+  _globals['_DELETECOLLECTIONRESPONSE']._serialized_start=1588
+  _globals['_DELETECOLLECTIONRESPONSE']._serialized_end=1629
+  _globals['_UPDATESTATUSREQUEST']._serialized_start=1631
+  _globals['_UPDATESTATUSREQUEST']._serialized_end=1751
+  _globals['_UPDATESTATUSRESPONSE']._serialized_start=1753
+  _globals['_UPDATESTATUSRESPONSE']._serialized_end=1791
+  _globals['_GETSCALEREQUEST']._serialized_start=1793
+  _globals['_GETSCALEREQUEST']._serialized_end=1849
+  _globals['_GETSCALERESPONSE']._serialized_start=1851
+  _globals['_GETSCALERESPONSE']._serialized_end=1884
+  _globals['_UPDATESCALEREQUEST']._serialized_start=1886
+  _globals['_UPDATESCALEREQUEST']._serialized_end=2004
+  _globals['_UPDATESCALERESPONSE']._serialized_start=2006
+  _globals['_UPDATESCALERESPONSE']._serialized_end=2042
+  _globals['_CONVERTREQUEST']._serialized_start=2044
+  _globals['_CONVERTREQUEST']._serialized_end=2135
+  _globals['_CONVERTRESPONSE']._serialized_start=2137
+  _globals['_CONVERTRESPONSE']._serialized_end=2171
+  _globals['_APPLYRESOURCEREQUEST']._serialized_start=2174
+  _globals['_APPLYRESOURCEREQUEST']._serialized_end=2353
+  _globals['_APPLYRESOURCERESPONSE']._serialized_start=2355
+  _globals['_APPLYRESOURCERESPONSE']._serialized_end=2411
+  _globals['_CUSTOMRESOURCES']._serialized_start=2644
+  _globals['_CUSTOMRESOURCES']._serialized_end=5598
 # @@protoc_insertion_point(module_scope)

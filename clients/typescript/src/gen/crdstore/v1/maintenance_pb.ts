@@ -13,13 +13,14 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file crdstore/v1/maintenance.proto.
  */
 export const file_crdstore_v1_maintenance: GenFile = /*@__PURE__*/
-  fileDesc("Ch1jcmRzdG9yZS92MS9tYWludGVuYW5jZS5wcm90bxILY3Jkc3RvcmUudjEiDwoNQmFja3VwUmVxdWVzdCJaCgtCYWNrdXBDaHVuaxIMCgRkYXRhGAEgASgMEhAKCHJldmlzaW9uGAIgASgDEhQKDHJlY29yZHNfZG9uZRgDIAEoBBIVCg1yZWNvcmRzX3RvdGFsGAQgASgEMk8KC01haW50ZW5hbmNlEkAKBkJhY2t1cBIaLmNyZHN0b3JlLnYxLkJhY2t1cFJlcXVlc3QaGC5jcmRzdG9yZS52MS5CYWNrdXBDaHVuazABQj9aPWdpdGh1Yi5jb20vY3Jkc3RvcmUvY3Jkc3RvcmUvY2xpZW50cy9nby9jcmRzdG9yZXYxO2NyZHN0b3JldjFiBnByb3RvMw");
+  fileDesc("Ch1jcmRzdG9yZS92MS9tYWludGVuYW5jZS5wcm90bxILY3Jkc3RvcmUudjEiDwoNQmFja3VwUmVxdWVzdCJaCgtCYWNrdXBDaHVuaxIMCgRkYXRhGAEgASgMEhAKCHJldmlzaW9uGAIgASgDEhQKDHJlY29yZHNfZG9uZRgDIAEoBBIVCg1yZWNvcmRzX3RvdGFsGAQgASgEMmMKC01haW50ZW5hbmNlElQKBkJhY2t1cBIaLmNyZHN0b3JlLnYxLkJhY2t1cFJlcXVlc3QaGC5jcmRzdG9yZS52MS5CYWNrdXBDaHVuayISgtPkkwIMEgovdjEvYmFja3VwMAFCP1o9Z2l0aHViLmNvbS9jcmRzdG9yZS9jcmRzdG9yZS9jbGllbnRzL2dvL2NyZHN0b3JldjE7Y3Jkc3RvcmV2MWIGcHJvdG8z", [file_google_api_annotations]);
 
 /**
  * Asks for a snapshot of the whole store.
