@@ -115,7 +115,7 @@ async fn main() {
         reset: Set::new(),
         now: "2026-01-01T00:00:00Z".into(),
     };
-    let base = resources.get(&r).await.expect("get");
+    let base = resources.get(&r, Default::default()).await.expect("get").into_value().expect("JSON");
     let start = Instant::now();
     for i in 0..n {
         let mut next = base.clone();

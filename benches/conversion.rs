@@ -357,7 +357,8 @@ async fn declarative_with(variant: Variant) {
     }
     let (stored, cold, declarative) = (median(stored), median(cold), median(warm));
     let (cold_ratio, warm_ratio) = (median(cold_ratio), median(warm_ratio));
-    let sample = resources.get(&reference("v2", "w00001")).await.expect("get");
+    let sample =
+        resources.get(&reference("v2", "w00001"), Default::default()).await.expect("get").into_value().expect("JSON");
     match variant {
         Variant::Payload => assert_eq!(sample["spec"]["payload"].as_str().map(|p| &p[..2]), Some("b:"), "{sample}"),
         Variant::Short => assert_eq!(sample["spec"]["timeout"], "30s", "{sample}"),

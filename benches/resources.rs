@@ -146,7 +146,7 @@ async fn gets(resources: &Arc<Resources>, namespace: &str, names: usize) -> f64 
                     for _ in 0..256 {
                         let j = i % names;
                         let name = format!("w{:02}-{:05}", j % 64, j);
-                        resources.get(&reference(&namespace, &name)).await.expect("get");
+                        resources.get(&reference(&namespace, &name), Default::default()).await.expect("get");
                         i += 7;
                     }
                     done.fetch_add(256, Ordering::Relaxed);

@@ -51,8 +51,8 @@ impl CustomResourceDefinitions for DefinitionsService {
         &self,
         request: Request<pb::GetDefinitionRequest>,
     ) -> Result<Response<pb::GetDefinitionResponse>, Status> {
-        let found = self.resources.get(&at(&request.into_inner().name)).await?;
-        Ok(Response::new(pb::GetDefinitionResponse { definition: convert::json(&found) }))
+        let found = self.resources.get(&at(&request.into_inner().name), Default::default()).await?;
+        Ok(Response::new(pb::GetDefinitionResponse { definition: found.into_json() }))
     }
 
     async fn list(

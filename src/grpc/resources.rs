@@ -97,8 +97,8 @@ impl CustomResources for ResourcesService {
         let req = request.into_inner();
         let r = reference(req.r#ref);
         let result = async {
-            let found = self.resources.get_json_at_least(&r, ResourceVersion::parse(&req.resource_version)?).await?;
-            Ok(Response::new(pb::GetResourceResponse { object: found }))
+            let found = self.resources.get(&r, ResourceVersion::parse(&req.resource_version)?).await?;
+            Ok(Response::new(pb::GetResourceResponse { object: found.into_json() }))
         };
         self.warned(&r, result.await)
     }

@@ -217,7 +217,7 @@ impl Migrations {
     async fn trim(&self, served: &Served) -> Result<bool> {
         let version = served.storage_version.as_str();
         let at = crate::resource::definitions::at(&served.definition);
-        let mut crd = self.resources.get(&at).await?;
+        let mut crd = self.resources.get(&at, Default::default()).await?.into_value()?;
         if crd["metadata"]["resourceVersion"].as_str() != Some(served.revision.to_string().as_str()) {
             return Ok(false);
         }

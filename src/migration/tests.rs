@@ -154,7 +154,7 @@ async fn held_write_during_migration(point: Point) {
     });
     at_gate.await.expect("the patch reaches the gate");
 
-    let mut crd = resources.get(&definition).await.unwrap();
+    let mut crd = resources.get(&definition, Default::default()).await.unwrap().into_value().unwrap();
     crd["spec"]["versions"][0]["storage"] = json!(false);
     crd["spec"]["versions"][1]["storage"] = json!(true);
     let body = serde_json::to_vec(&crd).unwrap();
@@ -173,7 +173,10 @@ async fn held_write_during_migration(point: Point) {
     }
     let ended = last.unwrap().record;
     assert_eq!(ended.phase(), Phase::Succeeded, "{}", ended.message());
-    assert_eq!(resources.get(&definition).await.unwrap()["status"]["storedVersions"], json!(["v2"]));
+    assert_eq!(
+        resources.get(&definition, Default::default()).await.unwrap().into_value().unwrap()["status"]["storedVersions"],
+        json!(["v2"])
+    );
 
     release.send(()).unwrap();
     let patched = patching.await.unwrap().expect("the held patch succeeds");
@@ -183,10 +186,13 @@ async fn held_write_during_migration(point: Point) {
     // The trim holds: the object is stored at v2, as storedVersions says.
     let kv = store.get(&key).unwrap();
     assert_eq!(stored::api_version(&kv.value).as_deref(), Some("example.com/v2"), "held at {point:?}");
-    assert_eq!(resources.get(&definition).await.unwrap()["status"]["storedVersions"], json!(["v2"]));
+    assert_eq!(
+        resources.get(&definition, Default::default()).await.unwrap().into_value().unwrap()["status"]["storedVersions"],
+        json!(["v2"])
+    );
     // And the store still serves, at both versions.
     for version in ["v1", "v2"] {
-        let read: Value = resources.get(&widget(version, "w")).await.unwrap();
+        let read: Value = resources.get(&widget(version, "w"), Default::default()).await.unwrap().into_value().unwrap();
         assert_eq!(read["apiVersion"], format!("example.com/{version}"));
         assert_eq!(read["spec"]["n"], 2);
     }

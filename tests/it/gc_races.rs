@@ -147,9 +147,9 @@ async fn delete(s: &Setup, name: &str, policy: &str) {
 async fn gone(s: &Setup, name: &str) {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        match s.resources.get(&widget(name)).await {
+        match s.resources.get(&widget(name), Default::default()).await {
             Err(err) if err.reason == Reason::NotFound => return,
-            Ok(obj) => assert!(Instant::now() < deadline, "{name} was never collected: {obj}"),
+            Ok(obj) => assert!(Instant::now() < deadline, "{name} was never collected: {obj:?}"),
             Err(err) => panic!("{err}"),
         }
         tokio::time::sleep(Duration::from_millis(20)).await;

@@ -141,22 +141,16 @@ impl Call<'_> {
                     .unwrap_or_else(|| list_json(&served.api_version(&r.version), &served.list_kind, &page));
                 Ok(self.ok(&body, &[]))
             }
-            (&Method::GET, false, None | Some("status")) if output == Output::Json && !proto => {
-                let found = resources
-                    .get_json_at_least(r, ResourceVersion::parse(params.get("resourceVersion").unwrap_or(""))?)
-                    .await?;
-                if self.sub.is_some() && !served.has_status(&r.version) {
-                    return Err(not_found(&format!("{}/{}/status", r.resource, r.name)).into());
-                }
-                Ok(respond_json(StatusCode::OK, found))
-            }
             (&Method::GET, false, None | Some("status")) => {
-                let found = resources
-                    .get_at_least(r, ResourceVersion::parse(params.get("resourceVersion").unwrap_or(""))?)
-                    .await?;
+                let rv = ResourceVersion::parse(params.get("resourceVersion").unwrap_or(""))?;
+                let found = resources.get(r, rv).await?;
                 if self.sub.is_some() && !served.has_status(&r.version) {
                     return Err(not_found(&format!("{}/{}/status", r.resource, r.name)).into());
                 }
+                if output == Output::Json && !proto {
+                    return Ok(respond_json(StatusCode::OK, found.into_json()));
+                }
+                let found = found.into_value()?;
                 let body = self.tabled(std::slice::from_ref(&found), None).unwrap_or(found);
                 Ok(self.ok(&body, &[]))
             }

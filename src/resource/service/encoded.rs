@@ -1,7 +1,7 @@
-//! Reads answered as JSON bytes (`get_json`, `list_json`), for transports
-//! that send JSON: each object is rendered from its stored bytes
-//! (`stored::render`), never built as a value when its mark allows, and
-//! selectors read only the head of each stored object.
+//! Reads: one object (`get`, a `Found` in the form its read made it) and
+//! pages as JSON bytes (`list_json`): each object is rendered from its
+//! stored bytes (`stored::render`), never built as a value when its mark
+//! allows, and selectors read only the head of each stored object.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -30,24 +30,48 @@ impl Selectors {
     }
 }
 
-impl Resources {
-    /// `get`, as the JSON of the object.
-    pub async fn get_json(&self, r: &Ref) -> Result<Vec<u8>> {
-        let served = self.served_object(r)?;
-        let kv = self.load(&served, r)?;
-        if served.converts(&r.version) {
-            let obj = stored::read(&served, &r.version, &kv).await?;
-            return Ok(serde_json::to_vec(&obj).expect("JSON values serialize"));
+/// One object as a read made it; each transport takes the form it sends
+/// (the JSON as it is, or the object parsed from it).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Found {
+    Json(Vec<u8>),
+    Value(serde_json::Value),
+}
+
+impl Found {
+    /// The object's compact JSON.
+    pub fn into_json(self) -> Vec<u8> {
+        match self {
+            Found::Json(json) => json,
+            Found::Value(value) => serde_json::to_vec(&value).expect("JSON values serialize"),
         }
-        stored::render(&served, &r.version, &kv)
     }
 
-    /// `get_at_least`, as the JSON of the object.
-    pub async fn get_json_at_least(&self, r: &Ref, resource_version: ResourceVersion) -> Result<Vec<u8>> {
+    /// The object.
+    pub fn into_value(self) -> Result<serde_json::Value> {
+        match self {
+            Found::Json(json) => serde_json::from_slice(&json)
+                .map_err(|e| crate::error::Error::internal(format!("a rendered object is not JSON: {e}"))),
+            Found::Value(value) => Ok(value),
+        }
+    }
+}
+
+impl Resources {
+    /// Reads one object at the request version, as of a state not older
+    /// than `resource_version` ("" or "0": the latest), waiting briefly for
+    /// a revision not yet reached: its JSON rendered from the stored bytes,
+    /// or at a version that converts, the converted object.
+    pub async fn get(&self, r: &Ref, resource_version: ResourceVersion) -> Result<Found> {
         if let Some(rv) = resource_version.revision() {
             list::wait_for_revision(self.store.as_ref(), rv).await?;
         }
-        self.get_json(r).await
+        let served = self.served_object(r)?;
+        let kv = self.load(&served, r)?;
+        if served.converts(&r.version) {
+            return Ok(Found::Value(stored::read(&served, &r.version, &kv).await?));
+        }
+        Ok(Found::Json(stored::render(&served, &r.version, &kv)?))
     }
 
     /// `list`, each item as the JSON of the object. At a version that

@@ -6,7 +6,7 @@ mod apply;
 mod convert;
 mod delete;
 mod encoded;
-pub use encoded::{JsonItems, JsonPage};
+pub use encoded::{Found, JsonItems, JsonPage};
 mod lists;
 mod owners;
 mod patches;
@@ -26,8 +26,7 @@ use self::selectors::Selectors;
 use super::served::{Admission, Catalog, Served};
 use super::stored::{self, Storing};
 use super::strategy::{self, Ref, ResourceStrategy};
-use crate::apimachinery::list;
-use crate::apimachinery::options::{ResourceVersion, WriteOptions, Written};
+use crate::apimachinery::options::{WriteOptions, Written};
 pub use crate::apimachinery::strategy::Endpoint;
 use crate::apimachinery::strategy::{before_create_tracked, before_update_tracked, require_resource_version, retry};
 use crate::apimachinery::strategy::{FinalizeStrategy, Operation, StatusStrategy};
@@ -178,21 +177,6 @@ impl Resources {
 
     fn load(&self, served: &Served, r: &Ref) -> Result<KeyValue> {
         self.store.get(&Self::key(served, r, &r.name)).ok_or_else(|| Self::not_found(served, &r.name))
-    }
-
-    /// Reads one object at the requested version, at the latest revision.
-    pub async fn get(&self, r: &Ref) -> Result<Value> {
-        let served = self.served_object(r)?;
-        stored::read(&served, &r.version, &self.load(&served, r)?).await
-    }
-
-    /// Reads one object as of a state not older than `resource_version`
-    /// ("" or "0": any), waiting briefly for a revision not yet reached.
-    pub async fn get_at_least(&self, r: &Ref, resource_version: ResourceVersion) -> Result<Value> {
-        if let Some(rv) = resource_version.revision() {
-            list::wait_for_revision(self.store.as_ref(), rv).await?;
-        }
-        self.get(r).await
     }
 
     /// Creates an object. The commit is tied to the definition's revision,

@@ -55,7 +55,7 @@ async fn answers(resources: &Resources, r: &Ref, written: &Written, read: bool) 
         "the answer's JSON is its object's"
     );
     if read {
-        let got = resources.get_json(r).await.unwrap();
+        let got = resources.get(r, Default::default()).await.unwrap().into_json();
         assert_eq!(String::from_utf8_lossy(&json), String::from_utf8_lossy(&got), "a get answers the same bytes");
     }
     written.spliced()
@@ -120,7 +120,7 @@ async fn a_converted_answer_is_serialised() {
     let created = resources.create(&widget("v2", ""), &body("v2", "w", json!({"bytes": 5})), &options).await.unwrap();
     assert_eq!(created.object["spec"]["bytes"], 5, "{}", created.object);
     assert!(!answers(resources, &r, &created, true).await, "converted to v2: not the stored bytes");
-    let stored = resources.get(&widget("v1", "w")).await.unwrap();
+    let stored = resources.get(&widget("v1", "w"), Default::default()).await.unwrap().into_value().unwrap();
     assert_eq!(stored["spec"]["size"], 5, "stored at v1: {stored}");
     let mut object = stored.clone();
     object["spec"]["replicas"] = json!(2);
