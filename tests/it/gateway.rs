@@ -341,6 +341,43 @@ async fn definitions_are_served_at_the_apiextensions_endpoint() {
     assert_eq!(deleted["metadata"]["name"], "gadgets.example.com");
 }
 
+/// Definitions are one more kind of the store, so they take the verbs every
+/// kind takes: a delete of a selected collection (`kubectl delete crd -l`,
+/// refused with 405 while definitions had a handler of their own), a field
+/// selector on the name, and a read not older than a resourceVersion.
+#[tokio::test]
+async fn definitions_take_every_verb_of_the_resource_table() {
+    let server = TestServer::start().await;
+    let http = Http::new(&server);
+    const DEFINITIONS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let mut last = Value::Null;
+    for (kind, team) in [("Alpha", "a"), ("Bravo", "a"), ("Charlie", "b")] {
+        let mut crd = Crd::new("verbs.example.com", kind);
+        crd.value["metadata"]["labels"] = json!({"team": team});
+        let (status, created) = http.json(Method::POST, DEFINITIONS, Some(crd.value)).await;
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+        last = created;
+    }
+    let rv = last["metadata"]["resourceVersion"].as_str().unwrap().to_string();
+    let name = last["metadata"]["name"].as_str().unwrap().to_string();
+    let (status, read) = http.json(Method::GET, &format!("{DEFINITIONS}/{name}?resourceVersion={rv}"), None).await;
+    assert_eq!((status, &read["metadata"]["resourceVersion"]), (StatusCode::OK, &json!(rv)), "{read}");
+    let (_, selected) =
+        http.json(Method::GET, &format!("{DEFINITIONS}?fieldSelector=metadata.name={name}"), None).await;
+    assert_eq!(selected["items"].as_array().map(Vec::len), Some(1), "{selected}");
+
+    let (status, deleted) = http.json(Method::DELETE, &format!("{DEFINITIONS}?labelSelector=team=a"), None).await;
+    assert_eq!(status, StatusCode::OK, "{deleted}");
+    let mut names: Vec<&str> =
+        deleted["items"].as_array().unwrap().iter().map(|d| d["metadata"]["name"].as_str().unwrap()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["alphas.verbs.example.com", "bravos.verbs.example.com"]);
+    let (_, left) = http.json(Method::GET, DEFINITIONS, None).await;
+    let left: Vec<&str> =
+        left["items"].as_array().unwrap().iter().map(|d| d["metadata"]["name"].as_str().unwrap()).collect();
+    assert_eq!(left, ["charlies.verbs.example.com"], "without instances they go at once");
+}
+
 #[tokio::test]
 async fn watches_asked_for_tables_send_one_row_per_event() {
     let server = TestServer::start().await;
