@@ -130,6 +130,12 @@ struct ServeArgs {
     /// (`1h`, `90s`, `1h0m0s`); Kubernetes' `--event-ttl`.
     #[arg(long, env = "CRDSTORE_EVENT_TTL", default_value = "1h", value_parser = parse_duration)]
     event_ttl: Duration,
+    /// Origins (`https://app.example.com`, comma-separated or repeated; `*`
+    /// for any) whose browser pages may call the gRPC port over gRPC-Web:
+    /// their CORS preflights are answered, and a request from any other
+    /// origin is refused with 403. None by default: no CORS headers.
+    #[arg(long, env = "CRDSTORE_CORS_ALLOWED_ORIGINS", value_delimiter = ',')]
+    cors_allowed_origins: Vec<String>,
 }
 
 /// `--namespace-lifecycle`.
@@ -177,6 +183,7 @@ impl ServeArgs {
             },
             event_ttl: self.event_ttl,
             gc: crdstore::gc::GcOptions { rate: self.gc_rate },
+            cors_allowed_origins: self.cors_allowed_origins,
         }
     }
 }
