@@ -73,8 +73,10 @@ struct ServeArgs {
     /// How often history outside the window is compacted, in seconds.
     #[arg(long, env = "CRDSTORE_COMPACTION_SECONDS", default_value_t = 10)]
     compaction_seconds: u64,
-    /// How often watches that allow bookmarks get one, in seconds.
-    #[arg(long, env = "CRDSTORE_BOOKMARK_SECONDS", default_value_t = 60)]
+    /// How long a watch that allows bookmarks may go without an event
+    /// before it gets a bookmark, in seconds (below proxies' idle timeouts).
+    #[arg(long, env = "CRDSTORE_BOOKMARK_SECONDS",
+          default_value_t = crdstore::watch::stream::DEFAULT_BOOKMARK_INTERVAL.as_secs())]
     bookmark_seconds: u64,
     /// Close an HTTP connection that has not sent a whole request head in
     /// this many seconds (a new connection or an idle keep-alive one).
