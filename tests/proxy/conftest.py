@@ -367,6 +367,9 @@ class HttpWatch:
     def names(self, kind: str = "ADDED") -> List[str]:
         return [e["object"]["metadata"]["name"] for e in self.events if e["type"] == kind]
 
+    def count(self, kind: str) -> int:
+        return sum(e["type"] == kind for e in self.events)
+
     def last_resource_version(self) -> str:
         return self.events[-1]["object"]["metadata"]["resourceVersion"]
 
