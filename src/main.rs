@@ -79,8 +79,10 @@ struct ServeArgs {
     /// How often history outside the window is compacted, in seconds.
     #[arg(long, env = "CRDSTORE_COMPACTION_SECONDS", default_value_t = 10)]
     compaction_seconds: u64,
-    /// How often watches that allow bookmarks get one, in seconds.
-    #[arg(long, env = "CRDSTORE_BOOKMARK_SECONDS", default_value_t = 60)]
+    /// How long a watch that allows bookmarks may go without an event
+    /// before it gets a bookmark, in seconds (below proxies' idle timeouts).
+    #[arg(long, env = "CRDSTORE_BOOKMARK_SECONDS",
+          default_value_t = crdstore::watch::stream::DEFAULT_BOOKMARK_INTERVAL.as_secs())]
     bookmark_seconds: u64,
     /// Close an HTTP connection that has not sent a whole request head in
     /// this many seconds (a new connection or an idle keep-alive one).
@@ -136,6 +138,12 @@ struct ServeArgs {
     /// (`1h`, `90s`, `1h0m0s`); Kubernetes' `--event-ttl`.
     #[arg(long, env = "CRDSTORE_EVENT_TTL", default_value = "1h", value_parser = parse_duration)]
     event_ttl: Duration,
+    /// Origins (`https://app.example.com`, comma-separated or repeated; `*`
+    /// for any) whose browser pages may call the gRPC port over gRPC-Web:
+    /// their CORS preflights are answered, and a request from any other
+    /// origin is refused with 403. None by default: no CORS headers.
+    #[arg(long, env = "CRDSTORE_CORS_ALLOWED_ORIGINS", value_delimiter = ',')]
+    cors_allowed_origins: Vec<String>,
 }
 
 /// `--namespace-lifecycle`.
@@ -183,6 +191,7 @@ impl ServeArgs {
             },
             event_ttl: self.event_ttl,
             gc: crdstore::gc::GcOptions { rate: self.gc_rate },
+            cors_allowed_origins: self.cors_allowed_origins,
         }
     }
 }

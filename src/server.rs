@@ -67,6 +67,9 @@ pub struct Config {
     pub event_ttl: Duration,
     /// How fast the garbage collector deletes and patches.
     pub gc: crate::gc::GcOptions,
+    /// The origins browsers may make gRPC-Web calls from
+    /// (`--cors-allowed-origins`; `*` for any); empty: no CORS headers.
+    pub cors_allowed_origins: Vec<String>,
 }
 
 /// The default `Config::head_timeout`.
@@ -99,6 +102,7 @@ impl Config {
             namespace_lifecycle: crate::builtin::Lifecycle::default(),
             event_ttl: crate::builtin::ttl::DEFAULT_TTL,
             gc: crate::gc::GcOptions::default(),
+            cors_allowed_origins: Vec::new(),
         }
     }
 }
@@ -424,7 +428,8 @@ impl Server {
         // A backup's client that takes nothing for as long as a body may
         // take to arrive frees its slot.
         let stall = config.body_timeout;
-        let limits = crate::grpc::Limits { watches, pool: watch_pool, max_backups: config.max_backups, stall };
+        let cors = crate::grpc::web::Origins::parse(&config.cors_allowed_origins)?;
+        let limits = crate::grpc::Limits { watches, pool: watch_pool, max_backups: config.max_backups, stall, cors };
         let routes = crate::grpc::routes(store.clone(), registry, resources, migrations.clone(), limits).await?;
         // Migrations that had not ended when the server last stopped go on,
         // and each one created from now on runs.
@@ -432,7 +437,9 @@ impl Server {
 
         // The builder's TCP settings apply only to listeners it binds itself:
         // `incoming` sets them on the connections this one accepts.
+        // HTTP/1.1 too, for gRPC-Web (`grpc::web`); plain gRPC stays HTTP/2.
         let grpc = tonic::transport::Server::builder()
+            .accept_http1(true)
             .initial_stream_window_size(HTTP2_STREAM_WINDOW)
             .initial_connection_window_size(HTTP2_CONNECTION_WINDOW)
             .max_concurrent_streams(HTTP2_MAX_CONCURRENT_STREAMS)

@@ -1,6 +1,6 @@
 //! The gRPC transport: the services over the domain, the standard health
 //! service and server reflection, and the one mapping of domain errors to
-//! gRPC statuses (`status`).
+//! gRPC statuses (`status`); gRPC-Web and CORS over all of it (`web`).
 
 pub mod convert;
 pub mod definitions;
@@ -8,6 +8,7 @@ pub mod maintenance;
 pub mod migrations;
 pub mod resources;
 pub mod status;
+pub mod web;
 
 use std::sync::Arc;
 
@@ -34,10 +35,12 @@ pub struct Limits {
     pub pool: Arc<Pool>,
     pub max_backups: usize,
     pub stall: std::time::Duration,
+    /// The origins browsers may call from over gRPC-Web; `None`: no CORS.
+    pub cors: Option<web::Origins>,
 }
 
 /// Every gRPC service crdstore serves, with health reporting SERVING for
-/// them, and reflection over the crdstore protos. `store` is what
+/// them, and reflection over the crdstore protos, over gRPC and gRPC-Web. `store` is what
 /// `Maintenance` backs up; `migrations` serves `StorageVersionMigrations`.
 pub async fn routes(
     store: Arc<dyn Storage>,
@@ -50,7 +53,7 @@ pub async fn routes(
     use pb::v1::custom_resources_server::CustomResourcesServer;
     use pb::v1::maintenance_server::MaintenanceServer;
     use pb::v1::storage_version_migrations_server::StorageVersionMigrationsServer;
-    let Limits { watches, pool, max_backups, stall } = limits;
+    let Limits { watches, pool, max_backups, stall, cors } = limits;
     let (health_reporter, health) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<CustomResourceDefinitionsServer<definitions::DefinitionsService>>().await;
     health_reporter.set_serving::<CustomResourcesServer<resources::ResourcesService>>().await;
@@ -83,7 +86,9 @@ pub async fn routes(
         .add_service(maintenance)
         .add_service(StorageVersionMigrationsServer::new(migrations::MigrationsService::new(migrations)));
     let router = routes.into_axum_router().layer(axum::middleware::from_fn(observe));
-    Ok(Routes::from(router.layer(axum::middleware::from_fn(oversize))))
+    let router = router.layer(axum::middleware::from_fn(oversize));
+    // Outside both: they see a gRPC-Web call as the gRPC call it becomes.
+    Ok(Routes::from(web::serve(router, cors)))
 }
 
 /// tonic's decoder answers a message over `MAX_MESSAGE_BYTES` with

@@ -1,8 +1,9 @@
 //! Watch streams in Kubernetes terms, over a storage watch: initial ADDED
 //! events, the initial-events-end bookmark, ADDED/MODIFIED/DELETED as the
 //! watch's selectors see each change (an object that stops matching is
-//! DELETED, one that starts matching is ADDED), periodic bookmarks at a
-//! revision that is safe to resume from, and a server-side timeout.
+//! DELETED, one that starts matching is ADDED), bookmarks at a revision
+//! safe to resume from (one after every interval without an event, so that
+//! a proxy's idle timeout never cuts the watch), and a server-side timeout.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,9 +35,13 @@ pub struct WatchDefaults {
     pub min_timeout: Duration,
 }
 
+/// The default `WatchDefaults::bookmark_interval`: below proxies' idle
+/// timeouts (nginx's read timeouts, 60 s; Debian's HAProxy's, 50 s).
+pub const DEFAULT_BOOKMARK_INTERVAL: Duration = Duration::from_secs(30);
+
 impl Default for WatchDefaults {
     fn default() -> Self {
-        Self { bookmark_interval: Duration::from_secs(60), min_timeout: Duration::from_secs(30 * 60) }
+        Self { bookmark_interval: DEFAULT_BOOKMARK_INTERVAL, min_timeout: Duration::from_secs(30 * 60) }
     }
 }
 
@@ -278,59 +283,61 @@ fn changes_from<'a>(
         tokio::pin!(timeout);
         tokio::pin!(stopped);
         let mut ends = ends;
+        // Ticks after an interval without an event: each event resets it.
         let mut bookmarks = tokio::time::interval(spec.bookmark_interval);
         bookmarks.tick().await;
         let (mut reached, mut bookmarked) = (from, from);
         loop {
             tokio::select! {
-                message = changes.next() => match message {
-                    Some(Ok(WatchMessage::Events(batch))) => {
-                        let mut sent = false;
-                        for event in batch.iter() {
-                            reached = event.revision();
-                            match translate(lens, event).await {
-                                Ok(Some(out)) => {
-                                    sent = true;
-                                    yield Ok(out);
-                                }
-                                Ok(None) => {}
-                                Err(err) => {
-                                    yield Err(err);
-                                    return;
+                message = changes.next() => {
+                    let sent = match message {
+                        Some(Ok(WatchMessage::Events(batch))) => {
+                            let mut sent = false;
+                            for event in batch.iter() {
+                                reached = event.revision();
+                                match translate(lens, event).await {
+                                    Ok(Some(out)) => {
+                                        sent = true;
+                                        bookmarks.reset();
+                                        yield Ok(out);
+                                    }
+                                    Ok(None) => {}
+                                    Err(err) => {
+                                        yield Err(err);
+                                        return;
+                                    }
                                 }
                             }
+                            sent
                         }
-                        // Every change filtered out: tell a client that asked
-                        // for bookmarks how far it got, once per batch.
-                        if !sent && spec.options.allow_bookmarks && reached > bookmarked {
-                            bookmarked = reached;
-                            yield Ok(WatchEvent { kind: EventType::Bookmark, object: Rendered::new((spec.bookmark)(reached, false)) });
+                        Some(Ok(WatchMessage::Progress(revision))) => {
+                            reached = reached.max(revision);
+                            false
                         }
-                    }
-                    Some(Ok(WatchMessage::Progress(revision))) => {
-                        reached = reached.max(revision);
-                        // Past changes this watch does not see (other
-                        // namespaces, say): one bookmark per progress note.
-                        if spec.options.allow_bookmarks && reached > bookmarked {
-                            bookmarked = reached;
-                            yield Ok(WatchEvent { kind: EventType::Bookmark, object: Rendered::new((spec.bookmark)(reached, false)) });
+                        Some(Err(err)) => {
+                            yield Err(err.into());
+                            return;
                         }
-                    }
-                    Some(Err(err)) => {
-                        yield Err(err.into());
-                        return;
-                    }
-                    None => return,
-                },
-                _ = bookmarks.tick(), if spec.options.allow_bookmarks => {
-                    if reached > bookmarked {
+                        None => return,
+                    };
+                    // Changes this watch does not see (filtered out, or past
+                    // it: other namespaces): a client that asked for
+                    // bookmarks hears how far it got, once per batch or note.
+                    if !sent && spec.options.allow_bookmarks && reached > bookmarked {
                         bookmarked = reached;
-                        yield Ok(WatchEvent { kind: EventType::Bookmark, object: Rendered::new((spec.bookmark)(reached, false)) });
+                        bookmarks.reset();
+                        yield Ok(bookmark(spec, reached));
                     }
+                }
+                // A whole interval without an event: a bookmark, advanced
+                // or not, keeps the stream from looking idle.
+                _ = bookmarks.tick(), if spec.options.allow_bookmarks => {
+                    bookmarked = reached;
+                    yield Ok(bookmark(spec, reached));
                 }
                 _ = &mut timeout => {
                     if spec.options.allow_bookmarks {
-                        yield Ok(WatchEvent { kind: EventType::Bookmark, object: Rendered::new((spec.bookmark)(reached, false)) });
+                        yield Ok(bookmark(spec, reached));
                     }
                     return;
                 }
@@ -339,6 +346,11 @@ fn changes_from<'a>(
             }
         }
     }
+}
+
+/// A bookmark at `reached`.
+fn bookmark(spec: &Watched, reached: Revision) -> WatchEvent {
+    WatchEvent { kind: EventType::Bookmark, object: Rendered::new((spec.bookmark)(reached, false)) }
 }
 
 /// Translates one storage event as the watch's selectors see it (the old

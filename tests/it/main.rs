@@ -20,6 +20,7 @@ mod gateway;
 mod gc;
 mod gc_races;
 mod grpc_apply;
+mod grpc_web;
 mod hostile;
 mod input_bounds;
 mod kubectl;

@@ -6,7 +6,8 @@
 // clientv3. scripts/bench builds both servers and runs it.
 //
 // With -scale N it instead loads N objects into each system and reports
-// the memory each object costs and the time a restart takes to serve.
+// the memory each object costs and the time a restart takes to serve; with
+// -proxied it measures gets direct and through nginx (proxied.go).
 package main
 
 import (
@@ -39,6 +40,10 @@ type config struct {
 	// only names the parts to run (write, get, list, watch), or none for the
 	// whole suite.
 	only []string
+
+	// proxied runs proxied.go's figures instead, with nginxBin in front.
+	proxied  bool
+	nginxBin string
 }
 
 func main() {
@@ -63,6 +68,8 @@ func main() {
 	flag.DurationVar(&c.drain, "drain", 10*time.Second, "how long after the last write watchers may take to receive everything")
 	flag.IntVar(&c.scale, "scale", 0, "instead of the suite: load this many objects and report RSS per object and restart time")
 	flag.StringVar(&only, "only", "", "run only these parts instead of the whole suite, comma-separated: write (creates and updates), get, list (whole and paged lists of 10,000 and the server CPU per list), watch (writes without watchers, then the watch load, then RSS; about a minute a round)")
+	flag.StringVar(&c.nginxBin, "nginx", "nginx", "the nginx binary of -proxied")
+	flag.BoolVar(&c.proxied, "proxied", false, "instead of the suite: gets direct and through nginx's grpc_pass, interleaved, with crdstore's and nginx's CPU per get")
 	flag.BoolVar(&quick, "quick", false, "small counts for a smoke test: 1 round, 1,000 objects, 100 watchers, 1 s figures")
 	flag.Parse()
 	if quick {
@@ -88,7 +95,9 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if c.scale > 0 {
+	if c.proxied {
+		err = runProxied(ctx, &c)
+	} else if c.scale > 0 {
 		err = runScale(ctx, &c)
 	} else {
 		err = runSuite(ctx, &c)

@@ -253,8 +253,11 @@ func (m cpuMark) showPer(srv *server, n int64, show func(string, float64), serve
 }
 
 // cpu is the server's CPU time so far, user and system (utime + stime).
-func (s *server) cpu() (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid()))
+func (s *server) cpu() (time.Duration, error) { return pidCPU(s.pid()) }
+
+// pidCPU is a process's CPU time so far, user and system.
+func pidCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
 	}
