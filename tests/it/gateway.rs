@@ -366,6 +366,13 @@ async fn definitions_take_every_verb_of_the_resource_table() {
         http.json(Method::GET, &format!("{DEFINITIONS}?fieldSelector=metadata.name={name}"), None).await;
     assert_eq!(selected["items"].as_array().map(Vec::len), Some(1), "{selected}");
 
+    // A patch is decoded as the definitions' type, as a create or an update
+    // is: a value of the wrong type is a BadRequest naming its path.
+    let (status, mistyped) =
+        http.patch(&format!("{DEFINITIONS}/{name}"), JSON_MERGE, json!({"spec": {"versions": "v1"}})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{mistyped}");
+    assert!(mistyped["message"].as_str().unwrap().contains("spec.versions"), "{mistyped}");
+
     let (status, deleted) = http.json(Method::DELETE, &format!("{DEFINITIONS}?labelSelector=team=a"), None).await;
     assert_eq!(status, StatusCode::OK, "{deleted}");
     let mut names: Vec<&str> =

@@ -215,9 +215,6 @@ impl Resources {
         }
         strategy::default_type_meta(&served, r, &mut request);
         strategy::check_identity(&served, r, &request, Operation::Create)?;
-        if let Some(hooks) = &served.hooks {
-            hooks.decode(&mut request)?;
-        }
         let admitted = match &self.admission {
             Some(admission) if served.namespaced() => {
                 admission.admit_create(self.store.as_ref(), &served, &r.namespace, meta::meta_str(&request, "name"))?
@@ -325,9 +322,6 @@ impl Resources {
         }
         strategy::default_type_meta(&served, r, &mut obj);
         strategy::check_identity(&served, r, &obj, Operation::Update)?;
-        if let Some(hooks) = &served.hooks {
-            hooks.decode(&mut obj)?;
-        }
         let current = self.load(&served, r)?;
         let main = ResourceStrategy { served: &served, version: &r.version };
         let subject = Self::subject(&served, r);

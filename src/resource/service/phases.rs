@@ -1,5 +1,5 @@
 //! The phases of a write that every verb shares, beside the strategy
-//! contract: admission's pruning and defaulting by the version's schema
+//! contract: admission's decoding by the kind's type, pruning and defaulting by the version's schema
 //! (with `fieldValidation`'s verdict on what they dropped), the lock a kind
 //! holds while it settles, and the checks a kind's state makes.
 
@@ -13,10 +13,11 @@ use crate::error::{Error, Result};
 use crate::resource::served::Served;
 
 impl Resources {
-    /// Prunes what the schema of `version` does not know and notes fields
-    /// the body repeated (refusing both under `Strict`, warning under
-    /// `Warn`), then applies its defaults. On the status endpoint only what
-    /// is under `status` counts.
+    /// Decodes the body as its kind's type when the kind has one
+    /// (`KindHooks::decode`), prunes what the schema of `version` does not
+    /// know and notes fields the body repeated (refusing both under
+    /// `Strict`, warning under `Warn`), then applies its defaults. On the
+    /// status endpoint only what is under `status` counts.
     pub(super) fn admit(
         served: &Served,
         version: &str,
@@ -25,6 +26,9 @@ impl Resources {
         endpoint: Endpoint,
         options: &WriteOptions,
     ) -> Result<Vec<String>> {
+        if let Some(hooks) = &served.hooks {
+            hooks.decode(obj)?;
+        }
         let schema = served.schema(version);
         let mut dropped = match schema {
             Some(schema) => tracing::debug_span!("admission.prune").in_scope(|| crate::schema::prune(obj, schema)),
