@@ -106,7 +106,7 @@ impl KindHooks for Hooks {
     /// `Delete` in pkg/registry/core/namespace/storage); while its
     /// finalizers remain, a delete is a conflict; then it goes as any
     /// object does.
-    fn on_delete(&self, _store: &dyn crate::storage::Storage, obj: &mut Value) -> Result<bool> {
+    fn on_delete(&self, obj: &mut Value) -> Result<bool> {
         let name = meta::meta_str(obj, "name").to_string();
         if IMMORTAL.contains(&name.as_str()) {
             return Err(Error::forbidden(format!(
@@ -241,15 +241,13 @@ mod tests {
 
     #[test]
     fn delete_marks_terminating_then_conflicts_while_finalizers_remain() {
-        let dir = tempfile::tempdir().unwrap();
-        let (store, _background) = crate::storage::sled::SledStore::open(dir.path(), Default::default()).unwrap();
         let mut ns =
             json!({"metadata": {"name": "x"}, "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}});
-        assert!(Hooks.on_delete(&store, &mut ns).unwrap());
+        assert!(Hooks.on_delete(&mut ns).unwrap());
         assert_eq!(ns["status"]["phase"], "Terminating");
         assert!(meta::deleting(&ns));
-        assert_eq!(Hooks.on_delete(&store, &mut ns).unwrap_err().reason, crate::error::Reason::Conflict);
+        assert_eq!(Hooks.on_delete(&mut ns).unwrap_err().reason, crate::error::Reason::Conflict);
         let mut default = json!({"metadata": {"name": "default"}});
-        assert_eq!(Hooks.on_delete(&store, &mut default).unwrap_err().reason, crate::error::Reason::Forbidden);
+        assert_eq!(Hooks.on_delete(&mut default).unwrap_err().reason, crate::error::Reason::Forbidden);
     }
 }

@@ -1,6 +1,6 @@
 //! The typed schema of a definition, as server-side apply tracks its
 //! fields: the schema the definitions' kind is served with
-//! (`builtin::definitions`).
+//! (`resource::definitions`).
 
 use serde_json::{json, Value};
 
@@ -29,7 +29,7 @@ pub fn definition_schema_json() -> Value {
     let condition = json!({"type": "object", "properties": {
         "type": s, "status": s, "lastTransitionTime": s, "reason": s, "message": s,
         "observedGeneration": {"type": "integer"}}});
-    let definition = json!({"type": "object", "properties": {
+    json!({"type": "object", "properties": {
         "spec": {"type": "object", "properties": {
             "group": s, "names": names, "scope": s, "versions": atomic, "conversion": conversion,
             "preserveUnknownFields": {"type": "boolean"}}},
@@ -37,6 +37,5 @@ pub fn definition_schema_json() -> Value {
             "conditions": {"type": "array", "items": condition,
                 "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"]},
             "acceptedNames": names,
-            "storedVersions": strings}}}});
-    definition
+            "storedVersions": strings}}}})
 }

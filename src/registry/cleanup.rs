@@ -1,9 +1,10 @@
-//! The server's own writes of a definition's cleanup (the deletion itself
-//! is the one store's, `builtin::definitions`'s `on_delete` marking it):
-//! the `Terminating` condition while the cleanup task deletes the
-//! instances, then the cleanup finalizer released, and the definition
-//! removed unless other finalizers hold it, with its group settled in the
-//! same commit.
+//! What follows a definition's delete (the delete itself is the one
+//! store's, `resource::definitions`' `on_delete` marking it): its removal
+//! right after the mark when nothing holds it, else the cleanup task woken;
+//! and the server's own writes of the cleanup: the `Terminating` condition
+//! while the task deletes the instances, then the cleanup finalizer
+//! released, and the definition removed unless other finalizers hold it,
+//! its group settled in the same commit.
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
@@ -11,7 +12,49 @@ use super::definition;
 use super::group::{self, Stored};
 use super::{conditions, name_of, Registry, CLEANUP_FINALIZER, GROUP, RESOURCE};
 use crate::error::{Error, Result};
-use crate::storage::{keys, Op, StorageError};
+use crate::storage::{keys, KeyValue, Op, Storage, StorageError};
+
+/// Wakes the cleanup task when a definition with instances starts
+/// terminating.
+static CLEANUP: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Resolves when a definition may need cleaning up.
+pub async fn cleanup_requested() {
+    CLEANUP.notified().await
+}
+
+/// Just after the delete of `name` marked it terminating: the commit that
+/// removes it at once, its group settled, when neither instances nor other
+/// finalizers hold it. With instances, none, and the cleanup task is woken
+/// to delete them; held only by other finalizers, none: the cleanup's next
+/// pass releases it to them, as Kubernetes' asynchronous finalizer
+/// controller, so meanwhile it reads `Terminating=True`
+/// (InstanceDeletionPending), as clients wait for
+/// (TestApplyCRDuringCRDFinalization).
+pub fn removal_after_mark(store: &dyn Storage, name: &str) -> Result<Vec<Op>> {
+    let Some(kv) = store.get(&keys::definition_key(name)) else { return Ok(Vec::new()) };
+    let crd = definition::decode(&kv)?;
+    if has_instances(store, &crd) {
+        CLEANUP.notify_one();
+        return Ok(Vec::new());
+    }
+    if held_by_others(&crd) {
+        return Ok(Vec::new());
+    }
+    removal(store, name, &kv)
+}
+
+/// The commit that removes the definition `name` stored as `kv`, its group
+/// settled.
+fn removal(store: &dyn Storage, name: &str, kv: &KeyValue) -> Result<Vec<Op>> {
+    let mut ops = vec![Op::delete(keys::definition_key(name), kv.mod_revision)];
+    ops.extend(group::settle(store, name, None)?);
+    Ok(ops)
+}
+
+fn has_instances(store: &dyn Storage, crd: &CustomResourceDefinition) -> bool {
+    store.count(&keys::resource_prefix(&crd.spec.group, &crd.spec.names.plural)) > 0
+}
 
 impl Registry {
     fn load(&self, name: &str) -> Option<Result<Stored>> {
@@ -27,8 +70,7 @@ impl Registry {
         let _serial = group::WRITES.lock().await;
         let Some(current) = self.load(name) else { return Ok(true) };
         let current = current?;
-        let instances = keys::resource_prefix(&current.crd.spec.group, &current.crd.spec.names.plural);
-        if current.crd.metadata.deletion_timestamp.is_none() || self.store.count(&instances) > 0 {
+        if current.crd.metadata.deletion_timestamp.is_none() || has_instances(self.store.as_ref(), &current.crd) {
             return Ok(false);
         }
         self.release(current).await?;
@@ -60,11 +102,8 @@ impl Registry {
     /// its finalizers are all gone.
     async fn release(&self, terminating: Stored) -> Result<()> {
         let name = name_of(&terminating.crd).to_string();
-        let key = keys::definition_key(&name);
         let ops = if !held_by_others(&terminating.crd) {
-            let mut ops = vec![Op::delete(key, terminating.kv.mod_revision)];
-            ops.extend(group::settle(self.store.as_ref(), &name, None)?);
-            ops
+            removal(self.store.as_ref(), &name, &terminating.kv)?
         } else if terminating.crd.metadata.finalizers.iter().flatten().any(|f| f == CLEANUP_FINALIZER) {
             let mut crd = terminating.crd.clone();
             crd.metadata.resource_version = None;
@@ -75,7 +114,7 @@ impl Registry {
                 crd.status.get_or_insert_with(Default::default),
                 conditions::condition("Terminating", "False", "InstanceDeletionCompleted", "removed all instances"),
             );
-            vec![Op::update(key, terminating.kv.mod_revision, definition::to_stored(&crd))]
+            vec![Op::update(keys::definition_key(&name), terminating.kv.mod_revision, definition::to_stored(&crd))]
         } else {
             return Ok(());
         };

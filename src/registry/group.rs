@@ -6,6 +6,7 @@
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 use super::definition::{self, Definition};
+use super::name_of;
 use super::naming::{self, Claimed};
 use crate::error::Result;
 use crate::storage::{keys, KeyValue, Op, ReadAt, Storage};
@@ -14,10 +15,6 @@ use crate::storage::{keys, KeyValue, Op, ReadAt, Storage};
 pub(super) struct Stored {
     pub kv: KeyValue,
     pub crd: Definition,
-}
-
-fn name_of(crd: &CustomResourceDefinition) -> &str {
-    crd.metadata.name.as_deref().unwrap_or("")
 }
 
 /// Every stored definition at the latest revision.
@@ -72,7 +69,3 @@ fn settle_others(group: &str, others: &mut [Stored], this: Option<&CustomResourc
 /// commit: each one re-reads the names of its whole group, which must not
 /// interleave with another. One for the process: a server has one store.
 pub static WRITES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
-/// Wakes the cleanup task when a definition with instances starts
-/// terminating.
-pub static CLEANUP: tokio::sync::Notify = tokio::sync::Notify::const_new();

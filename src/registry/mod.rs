@@ -3,10 +3,11 @@
 //! settled in each write's commit (`group`, `naming`), its conditions, and
 //! the reads and server writes the controllers make: the cleanup of a
 //! terminating definition (`cleanup`). Definitions are written by clients
-//! through the one resource store, as a kind (`builtin::definitions`).
+//! through the one resource store, as a kind (`resource::definitions`).
 
 pub mod apply;
 mod cleanup;
+pub use cleanup::{cleanup_requested, removal_after_mark};
 pub mod conditions;
 pub mod definition;
 pub mod discovery;

@@ -52,7 +52,7 @@ pub async fn run(
         let pause = if waiting { RECHECK } else { IDLE };
         tokio::select! {
             _ = &mut stop => return,
-            _ = crate::registry::group::CLEANUP.notified() => {}
+            _ = crate::registry::cleanup_requested() => {}
             _ = tokio::time::sleep(pause) => {}
         }
     }

@@ -4,8 +4,8 @@
 //! strategy (`registry::strategy`), their typed decoding, the warnings of
 //! unrecognized formats, the settlement of a group's names in the commit
 //! of each write (under one lock, as each write re-reads its group), and
-//! the delete that marks a definition terminating while instances or
-//! other finalizers hold it.
+//! the delete that marks a definition terminating, removed right after
+//! unless instances or other finalizers hold it.
 
 use serde_json::{json, Value};
 
@@ -65,7 +65,7 @@ pub fn of_body(body: &[u8]) -> Result<Ref> {
 }
 
 /// The definitions' hooks.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Hooks;
 
 fn typed(obj: &Value) -> Option<Definition> {
@@ -122,27 +122,10 @@ impl KindHooks for Hooks {
         Ok(ops)
     }
 
-    /// Without instances or other finalizers, the definition goes at once,
-    /// its group settled; with instances, the cleanup task deletes them and
-    /// releases it; held only by other finalizers, the cleanup's next pass
-    /// releases it to them, as Kubernetes' asynchronous finalizer
-    /// controller: meanwhile it reads `Terminating=True`
-    /// (InstanceDeletionPending), as clients wait for
-    /// (TestApplyCRDuringCRDFinalization).
+    /// The removal right after the mark when nothing holds the definition
+    /// (`registry::removal_after_mark`).
     fn after_mark(&self, store: &dyn Storage, name: &str) -> Result<Vec<Op>> {
-        let key = keys::definition_key(name);
-        let Some(kv) = store.get(&key) else { return Ok(Vec::new()) };
-        let crd = definition::decode(&kv)?;
-        if store.count(&keys::resource_prefix(&crd.spec.group, &crd.spec.names.plural)) > 0 {
-            group::CLEANUP.notify_one();
-            return Ok(Vec::new());
-        }
-        if crd.metadata.finalizers.iter().flatten().any(|f| f != CLEANUP_FINALIZER) {
-            return Ok(Vec::new());
-        }
-        let mut ops = vec![Op::delete(key, kv.mod_revision)];
-        ops.extend(group::settle(store, name, None)?);
-        Ok(ops)
+        crate::registry::removal_after_mark(store, name)
     }
 
     fn created(&self, name: &str, revision: Revision) {
@@ -155,7 +138,7 @@ impl KindHooks for Hooks {
 
     /// Marks the definition terminating (deletionTimestamp, the cleanup
     /// finalizer, `Terminating=True`), which stops new instances.
-    fn on_delete(&self, _store: &dyn Storage, obj: &mut Value) -> Result<bool> {
+    fn on_delete(&self, obj: &mut Value) -> Result<bool> {
         if meta::deleting(obj) {
             return Ok(false);
         }

@@ -31,7 +31,7 @@ pub trait KindHooks: Send + Sync + std::fmt::Debug {
     /// On delete: `Ok(true)` when the kind marks `obj` as being deleted
     /// instead of removing it (and has marked it), as a namespace does; an
     /// error refuses the delete.
-    fn on_delete(&self, _store: &dyn Storage, _obj: &mut serde_json::Value) -> Result<bool> {
+    fn on_delete(&self, _obj: &mut serde_json::Value) -> Result<bool> {
         Ok(false)
     }
     /// After a create of `name` is committed at `revision`: what the kind

@@ -70,7 +70,7 @@ impl Resources {
         let key = Self::key(served, r, &r.name);
         // A built-in kind may mark the object itself (a namespace).
         let marked = match &served.hooks {
-            Some(hooks) => hooks.on_delete(self.store.as_ref(), &mut obj)?,
+            Some(hooks) => hooks.on_delete(&mut obj)?,
             None => false,
         };
         // The collector's finalizers follow the policy, as the apiserver's
